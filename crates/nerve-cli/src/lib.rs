@@ -1,0 +1,166 @@
+//! The `nerve` command line.
+//!
+//! The same code serves the `nerve` binary and the `nerve` command the Python package installs
+//! (which calls [`main`] inside the extension module, so library, CLI and runtime always share
+//! one version).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+pub mod graph;
+mod new;
+
+/// nerve: run robot dataflows over zero-copy shared memory.
+#[derive(Debug, Parser)]
+#[command(name = "nerve", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run a dataflow on this machine until every node finishes or Ctrl-C.
+    Run(RunArgs),
+    /// Run the `build:` command of every node.
+    Build {
+        /// The dataflow YAML file.
+        dataflow: PathBuf,
+    },
+    /// Check a dataflow file without starting anything.
+    Validate {
+        /// The dataflow YAML file.
+        dataflow: PathBuf,
+    },
+    /// Draw a dataflow as a Mermaid flowchart (text, Markdown or an HTML page).
+    Graph(graph::GraphArgs),
+    /// Create a new node or dataflow project from a template.
+    New(new::NewArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The dataflow YAML file.
+    dataflow: PathBuf,
+    /// Run every node's `build:` command first.
+    #[arg(long)]
+    build: bool,
+    /// Seconds nodes get to exit after a stop before they are killed.
+    #[arg(long, default_value_t = 5.0, value_name = "SECS")]
+    grace: f64,
+    /// Seconds nodes get to connect and report ready.
+    #[arg(long, default_value_t = 60.0, value_name = "SECS")]
+    ready_timeout: f64,
+    /// Folder for the run's logs [default: <dataflow folder>/out/<run id>].
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Don't echo node output (it still goes to the log folder).
+    #[arg(long, short)]
+    quiet: bool,
+    /// Largest message a node may send, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 32)]
+    max_message: usize,
+}
+
+/// Runs the command line `args` (program name first) and returns the process exit code.
+pub fn main<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    init_logging();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            1
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("NERVE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second call (the CLI run twice in one Python process) keeps the first subscriber.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .without_time()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
+    // The spec error lists every problem with file, line and field.
+    nerve_spec::load(path).map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Run(args) => run(&args),
+        Command::Build { dataflow } => {
+            let df = load(&dataflow)?;
+            nerve_daemon::build(&df)?;
+            Ok(0)
+        }
+        Command::Validate { dataflow } => {
+            let df = load(&dataflow)?;
+            println!("{}: {} nodes, valid", dataflow.display(), df.nodes.len());
+            Ok(0)
+        }
+        Command::Graph(args) => graph::run(&args, &load(&args.dataflow)?),
+        Command::New(args) => new::run(&args),
+    }
+}
+
+fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(s).with_context(|| format!("--{what} must be a non-negative number of seconds"))
+}
+
+fn run(args: &RunArgs) -> anyhow::Result<i32> {
+    let df = load(&args.dataflow)?;
+    let opts = nerve_daemon::RunOptions {
+        build: args.build,
+        grace: secs(args.grace, "grace")?,
+        ready_timeout: secs(args.ready_timeout, "ready-timeout")?,
+        log_dir: args.log_dir.clone(),
+        python: std::env::var_os("NERVE_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from),
+        echo: !args.quiet,
+        max_message: args.max_message,
+        ..nerve_daemon::RunOptions::default()
+    };
+    let report = nerve_daemon::run(&df, &opts)?;
+    if report.success() {
+        eprintln!("nerve: dataflow finished (logs in {})", report.log_dir.display());
+        return Ok(0);
+    }
+    let failed: Vec<String> = report
+        .nodes
+        .iter()
+        .filter_map(|(id, o)| match o {
+            nerve_daemon::Outcome::Failed(how) => Some(format!("{id} ({how})")),
+            nerve_daemon::Outcome::KilledAfterGrace => Some(format!("{id} (did not stop within the grace period)")),
+            nerve_daemon::Outcome::Finished | nerve_daemon::Outcome::NotRun => None,
+        })
+        .collect();
+    if let Some(reason) = &report.aborted {
+        eprintln!("error: dataflow aborted: {reason}");
+    }
+    if !failed.is_empty() {
+        eprintln!("error: node(s) failed: {}", failed.join(", "));
+    }
+    eprintln!("nerve: logs in {}", report.log_dir.display());
+    Ok(1)
+}

@@ -1,0 +1,77 @@
+//! Errors of the runtime.
+
+use std::path::PathBuf;
+
+/// Why a run could not start or did not finish cleanly.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// Shared memory could not be set up.
+    #[error("setting up shared memory: {0}")]
+    Shm(#[from] nerve_shm::ShmError),
+    /// The control socket could not be created.
+    #[error("cannot create the control socket {path}: {source}")]
+    Socket {
+        /// Socket path.
+        path: PathBuf,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A node's build command failed.
+    #[error("build of node `{node}` failed: `{command}` {status}")]
+    Build {
+        /// Node id.
+        node: String,
+        /// The command.
+        command: String,
+        /// How it ended.
+        status: String,
+    },
+    /// After building, the node's program is still missing.
+    #[error("node `{node}`: `{path}` does not exist after its build; check `build:` and `path:`")]
+    BuildOutputMissing {
+        /// Node id.
+        node: String,
+        /// Expected program.
+        path: PathBuf,
+    },
+    /// A node's program is missing and `--build` was not given.
+    #[error("node `{node}`: `{path}` does not exist yet; run with `--build` to build it with `{command}`")]
+    NotBuilt {
+        /// Node id.
+        node: String,
+        /// Expected program.
+        path: PathBuf,
+        /// Its build command.
+        command: String,
+    },
+    /// A node could not be spawned.
+    #[error("cannot start node `{node}` ({program}): {source}")]
+    Spawn {
+        /// Node id.
+        node: String,
+        /// Program.
+        program: String,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The log folder could not be written.
+    #[error("cannot write logs to {path}: {source}")]
+    Logs {
+        /// Folder.
+        path: PathBuf,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Some other OS failure.
+    #[error("{what}: {source}")]
+    Os {
+        /// What was being done.
+        what: &'static str,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+}

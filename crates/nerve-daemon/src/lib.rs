@@ -1,0 +1,36 @@
+//! The nerve runtime on one host.
+//!
+//! [`run`] takes a validated [`nerve_spec::Dataflow`], creates every node's shared-memory
+//! inbox and block tables, spawns the nodes in process groups of their own, hands each its
+//! channel table over a Unix socket, starts them all at once when every one is ready, relays
+//! their output to the terminal and the run's log folder, and tears everything down at the
+//! end: stop events, a grace period, kills, and removal of every shared-memory object.
+//!
+//! The runtime is never in a message's path: nodes exchange data directly through shared
+//! memory, and the runtime only sees registrations and exits.
+//!
+//! ```no_run
+//! let df = nerve_spec::load(std::path::Path::new("dataflow.yml"))?;
+//! let report = nerve_daemon::run(&df, &nerve_daemon::RunOptions::default())?;
+//! assert!(report.success());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+mod logs;
+mod plan;
+mod reaper;
+mod run;
+mod spawn;
+
+pub use error::DaemonError;
+pub use plan::Plan;
+pub use run::{Outcome, RunOptions, RunReport, run};
+
+/// Runs the `build:` command of every node of `df`, in its folder.
+///
+/// # Errors
+/// The first build that fails.
+pub fn build(df: &nerve_spec::Dataflow) -> Result<(), DaemonError> {
+    spawn::build_all(&df.nodes, &df.base_dir)
+}

@@ -1,0 +1,120 @@
+//! From a validated dataflow to every node's channel table.
+
+use std::collections::BTreeSet;
+
+use nerve_message::ChannelTable;
+use nerve_message::channel_table::{InboxSpec, InputChannel, OutputChannel, QueuePolicy, QueueSpec, ReaderChannel};
+use nerve_spec::{Dataflow, InputSource};
+
+/// One reader edge of an output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    /// Reader node index.
+    pub reader: usize,
+    /// Reader's input id.
+    pub input: String,
+    /// Queue index in the reader's inbox.
+    pub queue: usize,
+    /// Edge number on the output (holder bit).
+    pub edge: usize,
+}
+
+/// Every node's channels, computed once before anything starts.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Per node: its inbox's queues (one per shared-memory input).
+    pub inboxes: Vec<Vec<QueueSpec>>,
+    /// Per node, per output: the output id and its reader edges.
+    pub outputs: Vec<Vec<(String, Vec<Edge>)>>,
+    /// Per node: its inputs' channels.
+    pub inputs: Vec<Vec<InputChannel>>,
+}
+
+impl Plan {
+    /// Lays out queues and edges for `df`.
+    #[must_use]
+    pub fn new(df: &Dataflow) -> Self {
+        let index = |id: &str| df.nodes.iter().position(|n| n.id == id);
+        let mut inboxes = vec![Vec::new(); df.nodes.len()];
+        let mut outputs: Vec<Vec<(String, Vec<Edge>)>> =
+            df.nodes.iter().map(|n| n.outputs.iter().map(|o| (o.clone(), Vec::new())).collect()).collect();
+        let mut inputs = vec![Vec::new(); df.nodes.len()];
+        for (r, node) in df.nodes.iter().enumerate() {
+            for input in &node.inputs {
+                match &input.source {
+                    InputSource::Timer { interval } => inputs[r].push(InputChannel::Timer {
+                        id: input.id.clone(),
+                        period_ns: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX),
+                    }),
+                    InputSource::Output { node: p, output } => {
+                        // Validation guarantees both exist; a miss here would be a spec bug.
+                        let (Some(p), Some(o)) =
+                            (index(p), df.node(p).and_then(|n| n.outputs.iter().position(|x| x == output)))
+                        else {
+                            continue;
+                        };
+                        let queue = inboxes[r].len();
+                        inboxes[r].push(QueueSpec {
+                            capacity: input.queue_size,
+                            policy: match input.policy {
+                                nerve_spec::QueuePolicy::DropOldest => QueuePolicy::DropOldest,
+                                nerve_spec::QueuePolicy::Backpressure => QueuePolicy::Backpressure,
+                            },
+                        });
+                        let edges = &mut outputs[p][o].1;
+                        let edge = edges.len();
+                        edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
+                        inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
+                    }
+                }
+            }
+        }
+        Self { inboxes, outputs, inputs }
+    }
+
+    /// The channel table handed to node `n`.
+    #[must_use]
+    pub fn table(
+        &self,
+        df: &Dataflow,
+        n: usize,
+        run_id: &str,
+        pool_capacity: usize,
+        max_message: usize,
+    ) -> ChannelTable {
+        let mut touched = BTreeSet::from([n]);
+        for input in &self.inputs[n] {
+            if let InputChannel::Shm { producer, .. } = input {
+                touched.insert(*producer);
+            }
+        }
+        let outputs = self.outputs[n]
+            .iter()
+            .enumerate()
+            .map(|(index, (id, edges))| {
+                touched.extend(edges.iter().map(|e| e.reader));
+                OutputChannel {
+                    id: id.clone(),
+                    index,
+                    readers: edges
+                        .iter()
+                        .map(|e| ReaderChannel { node: e.reader, queue: e.queue, edge: e.edge })
+                        .collect(),
+                }
+            })
+            .collect();
+        ChannelTable {
+            run_id: run_id.to_owned(),
+            node_id: df.nodes[n].id.clone(),
+            node_index: n,
+            nerve_version: nerve_message::NERVE_VERSION.to_owned(),
+            inputs: self.inputs[n].clone(),
+            outputs,
+            inboxes: touched.into_iter().map(|node| InboxSpec { node, queues: self.inboxes[node].clone() }).collect(),
+            pool_capacity,
+            max_message,
+            descriptor: df.descriptor.clone(),
+            config: df.nodes[n].config.clone(),
+        }
+    }
+}

@@ -1,0 +1,600 @@
+//! `nerve run`: one dataflow on this host, from spawn to clean-up.
+
+use std::collections::HashSet;
+use std::io::BufReader;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use nerve_message::channel_table::InputChannel;
+use nerve_message::daemon_to_node::DaemonMessage;
+use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::{NERVE_VERSION, frame, versions_compatible};
+use nerve_shm::inbox::{Inbox, QueueShape};
+use nerve_shm::names::RunNames;
+use nerve_shm::pool::BlockTable;
+use nerve_shm::ring::Policy;
+use nerve_spec::{Dataflow, NodePath};
+
+use crate::error::DaemonError;
+use crate::logs::LogSink;
+use crate::plan::Plan;
+use crate::reaper::Reaper;
+use crate::spawn::{Launch, build_all, program, spawn};
+
+/// How to run a dataflow.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Run every node's `build:` command first.
+    pub build: bool,
+    /// How long nodes get to exit after a stop before they are killed.
+    pub grace: Duration,
+    /// How long nodes get to connect and report ready.
+    pub ready_timeout: Duration,
+    /// Folder for the run's logs (default `<dataflow folder>/out/<run id>`).
+    pub log_dir: Option<PathBuf>,
+    /// Interpreter for `.py` nodes.
+    pub python: PathBuf,
+    /// Bytes an output's pool keeps before freeing unused blocks.
+    pub pool_capacity: usize,
+    /// Largest message a node may send.
+    pub max_message: usize,
+    /// Echo node output to stdout (it always goes to the log files).
+    pub echo: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        Self {
+            build: false,
+            grace: Duration::from_secs(5),
+            ready_timeout: Duration::from_secs(60),
+            log_dir: None,
+            python: PathBuf::from("python3"),
+            pool_capacity: nerve_shm::pool::DEFAULT_CAPACITY,
+            max_message: 1 << 32,
+            echo: true,
+        }
+    }
+}
+
+/// How one node ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exited with status 0.
+    Finished,
+    /// Exited otherwise; the text says how.
+    Failed(String),
+    /// Did not exit within the grace period after stop, and was killed.
+    KilledAfterGrace,
+    /// A dynamic node that never connected, or a node not started because the run aborted.
+    NotRun,
+}
+
+/// What a run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// The run's id.
+    pub run_id: String,
+    /// Where its logs are.
+    pub log_dir: PathBuf,
+    /// Each node and how it ended, in dataflow order.
+    pub nodes: Vec<(String, Outcome)>,
+    /// Why the run was aborted, if it was.
+    pub aborted: Option<String>,
+}
+
+impl RunReport {
+    /// Whether every node finished cleanly and nothing aborted the run.
+    #[must_use]
+    pub fn success(&self) -> bool {
+        self.aborted.is_none() && self.nodes.iter().all(|(_, o)| matches!(o, Outcome::Finished | Outcome::NotRun))
+    }
+}
+
+enum Ev {
+    Register { stream: UnixStream, node_id: String, version: String, pid: u32, accept: Sender<Option<usize>> },
+    Request(usize, NodeRequest),
+    Disconnected(usize),
+    Exited(usize, ExitStatus),
+    Signal,
+}
+
+struct NodeRt {
+    id: String,
+    pid: Option<u32>,
+    writer: Option<UnixStream>,
+    ready: bool,
+    exited: Option<Outcome>,
+    closed_outputs: HashSet<usize>,
+    pending_closed: Vec<String>,
+    killed: bool,
+}
+
+struct Run<'a> {
+    df: &'a Dataflow,
+    opts: &'a RunOptions,
+    plan: Plan,
+    run_id: String,
+    inboxes: Vec<Arc<Inbox>>,
+    tables: Vec<Vec<BlockTable>>,
+    nodes: Vec<NodeRt>,
+    started: bool,
+    stopping: Option<Instant>,
+    aborted: Option<String>,
+}
+
+/// Runs `df` to completion on this host.
+///
+/// Returns when every node has exited; on Ctrl-C (SIGINT) or SIGTERM the nodes get a stop
+/// event, then are killed after the grace period; a second signal kills them at once.
+///
+/// # Errors
+/// When the run cannot be set up (build, shared memory, socket, spawn); node failures are
+/// reported in the [`RunReport`] instead.
+pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
+    if opts.build {
+        build_all(&df.nodes, &df.base_dir)?;
+    }
+    let programs = df.nodes.iter().map(|n| program(n, &opts.python)).collect::<Result<Vec<_>, _>>()?;
+    let run_id = uuid::Uuid::now_v7().to_string();
+    let names = RunNames::new(&run_id);
+    let dir = nerve_message::runtime_dir();
+    create_private_dir(&dir)?;
+    let socket = dir.join(format!("{run_id}.sock"));
+    let reaper = Reaper::spawn(names.prefix(), &socket)?;
+    let result = run_inner(df, opts, &run_id, &names, &socket, programs, reaper);
+    // Whatever happened, nothing of the run stays in /dev/shm or the runtime folder.
+    let removed = names.sweep();
+    tracing::debug!(removed, "shared memory removed");
+    let _ = std::fs::remove_file(&socket);
+    result
+}
+
+fn create_private_dir(dir: &Path) -> Result<(), DaemonError> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let err = |source| DaemonError::Os { what: "creating the runtime folder", source };
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(err)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(err)
+}
+
+fn run_inner(
+    df: &Dataflow,
+    opts: &RunOptions,
+    run_id: &str,
+    names: &RunNames,
+    socket: &Path,
+    programs: Vec<Option<(PathBuf, Vec<String>)>>,
+    mut reaper: Reaper,
+) -> Result<RunReport, DaemonError> {
+    let plan = Plan::new(df);
+    let mut inboxes = Vec::new();
+    let mut tables = Vec::new();
+    for (n, node) in df.nodes.iter().enumerate() {
+        let shapes: Vec<QueueShape> = plan.inboxes[n]
+            .iter()
+            .map(|q| QueueShape {
+                capacity: q.capacity,
+                policy: match q.policy {
+                    nerve_message::channel_table::QueuePolicy::DropOldest => Policy::DropOldest,
+                    nerve_message::channel_table::QueuePolicy::Backpressure => Policy::Backpressure,
+                },
+            })
+            .collect();
+        inboxes.push(Arc::new(Inbox::create(&names.inbox(n), &shapes)?));
+        tables.push(
+            (0..node.outputs.len()).map(|o| BlockTable::create(&names.pool(n, o))).collect::<Result<Vec<_>, _>>()?,
+        );
+    }
+    let log_dir = opts.log_dir.clone().unwrap_or_else(|| df.base_dir.join("out").join(run_id));
+    std::fs::create_dir_all(&log_dir).map_err(|source| DaemonError::Logs { path: log_dir.clone(), source })?;
+
+    let _ = std::fs::remove_file(socket);
+    let listener =
+        UnixListener::bind(socket).map_err(|source| DaemonError::Socket { path: socket.to_owned(), source })?;
+    let (tx, rx) = mpsc::channel();
+    let done = Arc::new(AtomicBool::new(false));
+    spawn_acceptor(listener, tx.clone(), done.clone());
+    spawn_signal_forwarder(tx.clone())?;
+
+    let mut run = Run {
+        df,
+        opts,
+        plan,
+        run_id: run_id.to_owned(),
+        inboxes,
+        tables,
+        nodes: df
+            .nodes
+            .iter()
+            .map(|n| NodeRt {
+                id: n.id.clone(),
+                pid: None,
+                writer: None,
+                ready: false,
+                exited: None,
+                closed_outputs: HashSet::new(),
+                pending_closed: Vec::new(),
+                killed: false,
+            })
+            .collect(),
+        started: false,
+        stopping: None,
+        aborted: None,
+    };
+    tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
+    let mut pumps = Vec::new();
+    for (i, prog) in programs.into_iter().enumerate() {
+        let node = &df.nodes[i];
+        let Some((program, args)) = prog else {
+            run.nodes[i].exited = None;
+            continue;
+        };
+        let sink = LogSink::create(&log_dir, &node.id, opts.echo)?;
+        let launch = Launch { node, base_dir: &df.base_dir, socket, run_id };
+        match spawn(&launch, &program, &args, &sink) {
+            Ok((mut child, p)) => {
+                pumps.extend(p);
+                let pid = child.id();
+                reaper.track(pid);
+                run.nodes[i].pid = Some(pid);
+                let tx = tx.clone();
+                std::thread::spawn(move || {
+                    if let Ok(status) = child.wait() {
+                        let _ = tx.send(Ev::Exited(i, status));
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::error!("{e}");
+                run.abort(e.to_string());
+                break;
+            }
+        }
+    }
+    run.event_loop(&rx);
+    done.store(true, Ordering::SeqCst);
+    let _ = UnixStream::connect(socket); // wakes the acceptor so it sees `done`
+    let deadline = Instant::now() + Duration::from_secs(2);
+    for p in pumps {
+        // A node's orphaned child may hold the pipe; don't wait for it forever.
+        while !p.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    reaper.disarm();
+    Ok(RunReport {
+        run_id: run.run_id,
+        log_dir,
+        nodes: run.nodes.into_iter().map(|n| (n.id, n.exited.unwrap_or(Outcome::NotRun))).collect(),
+        aborted: run.aborted,
+    })
+}
+
+fn spawn_acceptor(listener: UnixListener, tx: Sender<Ev>, done: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            if done.load(Ordering::SeqCst) {
+                return;
+            }
+            let Ok(stream) = stream else { continue };
+            let tx = tx.clone();
+            std::thread::spawn(move || serve_connection(stream, &tx));
+        }
+    });
+}
+
+fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
+    let Ok(read_half) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(read_half);
+    // A peer that connects and says nothing must not hold a thread forever.
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let first = frame::read::<NodeRequest>(&mut reader);
+    let _ = stream.set_read_timeout(None);
+    let Ok(NodeRequest::Register { node_id, nerve_version, pid }) = first else {
+        tracing::warn!("ignoring a control connection that did not start with a registration");
+        return;
+    };
+    let (accept_tx, accept_rx) = mpsc::channel();
+    if tx.send(Ev::Register { stream, node_id, version: nerve_version, pid, accept: accept_tx }).is_err() {
+        return;
+    }
+    let Ok(Some(index)) = accept_rx.recv() else {
+        return;
+    };
+    while let Ok(req) = frame::read::<NodeRequest>(&mut reader) {
+        if tx.send(Ev::Request(index, req)).is_err() {
+            return;
+        }
+    }
+    let _ = tx.send(Ev::Disconnected(index));
+}
+
+fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), DaemonError> {
+    let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])
+        .map_err(|source| DaemonError::Os { what: "installing signal handlers", source })?;
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if tx.send(Ev::Signal).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(())
+}
+
+impl Run<'_> {
+    fn event_loop(&mut self, rx: &Receiver<Ev>) {
+        let ready_deadline = Instant::now() + self.opts.ready_timeout;
+        while !self.finished() {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(Ev::Register { stream, node_id, version, pid, accept }) => {
+                    let index = self.register(stream, &node_id, &version, pid);
+                    let _ = accept.send(index);
+                }
+                Ok(Ev::Request(i, NodeRequest::Ready)) => self.ready(i),
+                Ok(Ev::Request(i, NodeRequest::CloseOutputs { outputs })) => {
+                    let idx: Vec<usize> =
+                        outputs.iter().filter_map(|o| self.df.nodes[i].outputs.iter().position(|x| x == o)).collect();
+                    self.close_outputs(i, &idx);
+                }
+                Ok(Ev::Request(i, NodeRequest::Register { .. })) => {
+                    tracing::warn!(node = %self.nodes[i].id, "ignoring a second registration");
+                }
+                Ok(Ev::Exited(i, status)) => self.exited(i, status),
+                Ok(Ev::Disconnected(i)) => {
+                    // A node started by hand has no exit status: leaving is how it finishes.
+                    if self.nodes[i].pid.is_none() && self.nodes[i].exited.is_none() {
+                        self.finish_node(i, Outcome::Finished);
+                    }
+                }
+                Ok(Ev::Signal) => {
+                    if self.stopping.is_some() {
+                        eprintln!("nerve: second interrupt, killing every node");
+                        self.kill_all();
+                    } else {
+                        eprintln!("nerve: stopping (interrupt again to kill at once)");
+                        self.stop();
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            let now = Instant::now();
+            if self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
+                self.kill_all();
+            }
+            if !self.started && self.stopping.is_none() && now >= ready_deadline {
+                let late: Vec<&str> = self
+                    .nodes
+                    .iter()
+                    .filter(|n| n.pid.is_some() && n.exited.is_none() && !n.ready)
+                    .map(|n| n.id.as_str())
+                    .collect();
+                self.abort(format!(
+                    "node(s) {} did not become ready within {:?}; do they create a nerve Node?",
+                    late.join(", "),
+                    self.opts.ready_timeout
+                ));
+            }
+        }
+    }
+
+    /// Every spawned node exited and no node started by hand is still connected.
+    fn finished(&self) -> bool {
+        self.nodes.iter().all(|n| match n.pid {
+            Some(_) => n.exited.is_some(),
+            None => n.writer.is_none() || n.exited.is_some(),
+        })
+    }
+
+    fn send(&mut self, i: usize, msg: &DaemonMessage) {
+        if let Some(w) = self.nodes[i].writer.as_mut()
+            && let Err(e) = frame::write(w, msg)
+        {
+            tracing::debug!(node = %self.nodes[i].id, error = %e, "node unreachable");
+        }
+    }
+
+    fn register(&mut self, stream: UnixStream, node_id: &str, version: &str, pid: u32) -> Option<usize> {
+        let mut stream = stream;
+        let refuse = |stream: &mut UnixStream, reason: String| {
+            tracing::warn!(node = %node_id, "refused: {reason}");
+            let _ = frame::write(stream, &DaemonMessage::Refused { reason });
+            None
+        };
+        let Some(i) = self.df.nodes.iter().position(|n| n.id == node_id) else {
+            let known: Vec<&str> = self.df.nodes.iter().map(|n| n.id.as_str()).collect();
+            return refuse(
+                &mut stream,
+                format!("the dataflow has no node `{node_id}` (its nodes: {})", known.join(", ")),
+            );
+        };
+        if !versions_compatible(version, NERVE_VERSION) {
+            return refuse(
+                &mut stream,
+                format!(
+                    "the node uses nerve {version} but this runtime is nerve {NERVE_VERSION}; install matching versions \
+                     (Python: `pip install nerve=={NERVE_VERSION}` in the node's interpreter; Rust: `nerve-node = \"{NERVE_VERSION}\"`)"
+                ),
+            );
+        }
+        let rt = &self.nodes[i];
+        if rt.writer.is_some() || rt.exited.is_some() {
+            return refuse(&mut stream, format!("node `{node_id}` is already connected"));
+        }
+        match (rt.pid, &self.df.nodes[i].path) {
+            (None, NodePath::Dynamic) => {}
+            (None, _) => return refuse(&mut stream, format!("node `{node_id}` was not started")),
+            (Some(spawned), _) => {
+                // The node process, or a process it started (e.g. a shell wrapper's child).
+                let session = rustix::process::Pid::from_raw(pid.try_into().unwrap_or(0))
+                    .and_then(|p| rustix::process::getsid(Some(p)).ok())
+                    .map(|s| s.as_raw_nonzero().get().unsigned_abs());
+                if pid != spawned && session != Some(spawned) {
+                    return refuse(
+                        &mut stream,
+                        format!(
+                            "node `{node_id}` is started by nerve; declare it with `path: dynamic` to start it by hand"
+                        ),
+                    );
+                }
+            }
+        }
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+        let table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
+        if frame::write(&mut stream, &DaemonMessage::Registered(Box::new(table))).is_err() {
+            return None;
+        }
+        self.nodes[i].writer = Some(stream);
+        for input in std::mem::take(&mut self.nodes[i].pending_closed) {
+            self.send(i, &DaemonMessage::InputClosed { input });
+        }
+        if self.stopping.is_some() {
+            self.send(i, &DaemonMessage::Stop);
+        }
+        Some(i)
+    }
+
+    fn ready(&mut self, i: usize) {
+        self.nodes[i].ready = true;
+        if self.started {
+            self.send(i, &DaemonMessage::Start);
+        } else {
+            self.maybe_start();
+        }
+    }
+
+    /// Starts every ready node once all spawned nodes are ready (or already gone).
+    fn maybe_start(&mut self) {
+        let all = self.nodes.iter().all(|n| n.pid.is_none() || n.exited.is_some() || n.ready);
+        if all && !self.started && self.stopping.is_none() {
+            self.started = true;
+            tracing::info!("all nodes ready, starting");
+            for j in 0..self.nodes.len() {
+                if self.nodes[j].ready && self.nodes[j].exited.is_none() {
+                    self.send(j, &DaemonMessage::Start);
+                }
+            }
+        }
+    }
+
+    fn exited(&mut self, i: usize, status: ExitStatus) {
+        let rt = &mut self.nodes[i];
+        let outcome = if rt.killed {
+            Outcome::KilledAfterGrace
+        } else if status.success() {
+            Outcome::Finished
+        } else if let Some(sig) = status.signal() {
+            Outcome::Failed(format!("killed by signal {sig}"))
+        } else {
+            Outcome::Failed(format!("exit code {}", status.code().unwrap_or(-1)))
+        };
+        match &outcome {
+            Outcome::Finished => tracing::info!(node = %rt.id, "finished"),
+            Outcome::KilledAfterGrace => {
+                tracing::warn!(node = %rt.id, "killed after the grace period")
+            }
+            Outcome::Failed(how) => tracing::error!(node = %rt.id, "failed: {how}"),
+            Outcome::NotRun => {}
+        }
+        self.finish_node(i, outcome);
+    }
+
+    /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
+    /// start (or must abort) without it.
+    fn finish_node(&mut self, i: usize, outcome: Outcome) {
+        let failed_early = !self.started && !matches!(outcome, Outcome::Finished);
+        let rt = &mut self.nodes[i];
+        rt.exited = Some(outcome);
+        rt.writer = None;
+        self.release_reader(i);
+        let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
+        self.close_outputs(i, &all);
+        if failed_early && self.stopping.is_none() {
+            let id = self.nodes[i].id.clone();
+            self.abort(format!("node `{id}` exited before the dataflow started"));
+        } else {
+            // A node that finished without connecting may have been the last one awaited.
+            self.maybe_start();
+        }
+    }
+
+    /// A reader is gone: its queues refuse new messages, its references are dropped, and a
+    /// producer waiting on it for room is woken.
+    fn release_reader(&mut self, i: usize) {
+        for input in &self.plan.inputs[i] {
+            if let InputChannel::Shm { queue, producer, output, edge, .. } = input {
+                self.inboxes[i].ring(*queue).close();
+                self.tables[*producer][*output].release_all(1u64 << edge);
+                self.inboxes[*producer].doorbell().ring();
+            }
+        }
+    }
+
+    fn close_outputs(&mut self, i: usize, outputs: &[usize]) {
+        for &o in outputs {
+            if !self.nodes[i].closed_outputs.insert(o) {
+                continue;
+            }
+            let edges = self.plan.outputs[i][o].1.clone();
+            for e in edges {
+                let reader = &mut self.nodes[e.reader];
+                if reader.exited.is_some() {
+                    continue;
+                }
+                if reader.writer.is_some() {
+                    self.send(e.reader, &DaemonMessage::InputClosed { input: e.input });
+                } else {
+                    reader.pending_closed.push(e.input);
+                }
+            }
+        }
+    }
+
+    fn stop(&mut self) {
+        if self.stopping.is_some() {
+            return;
+        }
+        self.stopping = Some(Instant::now());
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].exited.is_none() {
+                self.send(i, &DaemonMessage::Stop);
+            }
+        }
+    }
+
+    fn abort(&mut self, reason: String) {
+        tracing::error!("{reason}");
+        if self.aborted.is_none() {
+            self.aborted = Some(reason);
+        }
+        self.stop();
+    }
+
+    fn kill_all(&mut self) {
+        let lingering: Vec<usize> =
+            (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].writer.is_some()).collect();
+        for i in lingering {
+            tracing::warn!(node = %self.nodes[i].id, "node started by hand did not leave within the grace period");
+            self.finish_node(i, Outcome::Failed("started by hand; still connected after the grace period".into()));
+        }
+        for n in &mut self.nodes {
+            if let (Some(pid), None) = (n.pid, &n.exited)
+                && !n.killed
+            {
+                n.killed = true;
+                if let Some(pgid) = rustix::process::Pid::from_raw(pid.try_into().unwrap_or(0)) {
+                    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+}

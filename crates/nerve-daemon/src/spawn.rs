@@ -1,0 +1,130 @@
+//! Building and starting node processes.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use nerve_message::env;
+use nerve_spec::{NodePath, NodeSpec};
+
+use crate::error::DaemonError;
+use crate::logs::LogSink;
+
+/// Runs the `build:` command of every node that has one, in the dataflow's folder.
+///
+/// # Errors
+/// The first build that fails, or a program still missing afterwards.
+pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), DaemonError> {
+    for node in nodes {
+        let Some(command) = &node.build else { continue };
+        println!("[{}] build: {command}", node.id);
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(base_dir)
+            .status()
+            .map_err(|source| DaemonError::Spawn { node: node.id.clone(), program: command.clone(), source })?;
+        if !status.success() {
+            return Err(DaemonError::Build {
+                node: node.id.clone(),
+                command: command.clone(),
+                status: status.to_string(),
+            });
+        }
+        if let NodePath::ToBuild(path) = &node.path
+            && !path.exists()
+        {
+            return Err(DaemonError::BuildOutputMissing { node: node.id.clone(), path: path.clone() });
+        }
+    }
+    Ok(())
+}
+
+/// What a node is started with.
+pub struct Launch<'a> {
+    /// The node.
+    pub node: &'a NodeSpec,
+    /// Working directory (the dataflow's folder).
+    pub base_dir: &'a Path,
+    /// The daemon's socket.
+    pub socket: &'a Path,
+    /// Run id.
+    pub run_id: &'a str,
+}
+
+/// Resolves the program and arguments of a node; `None` for a dynamic node.
+///
+/// # Errors
+/// When the program still has to be built.
+pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<String>)>, DaemonError> {
+    Ok(match &node.path {
+        NodePath::Dynamic => None,
+        NodePath::Python(script) => {
+            let mut args = vec![script.display().to_string()];
+            args.extend(node.args.iter().cloned());
+            Some((python.to_owned(), args))
+        }
+        NodePath::Executable(p) => Some((p.clone(), node.args.clone())),
+        NodePath::ToBuild(p) => {
+            if !p.exists() {
+                return Err(DaemonError::NotBuilt {
+                    node: node.id.clone(),
+                    path: p.clone(),
+                    command: node.build.clone().unwrap_or_default(),
+                });
+            }
+            Some((p.clone(), node.args.clone()))
+        }
+    })
+}
+
+/// Starts a node in a process group of its own, killed if the runtime dies, with stdout and
+/// stderr going to `logs`.
+///
+/// # Errors
+/// When the process cannot be started.
+pub fn spawn(
+    l: &Launch<'_>,
+    program: &Path,
+    args: &[String],
+    logs: &LogSink,
+) -> Result<(Child, Vec<std::thread::JoinHandle<()>>), DaemonError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(l.base_dir)
+        .envs(&l.node.env)
+        .env(env::SOCKET, l.socket)
+        .env(env::NODE_ID, &l.node.id)
+        .env(env::RUN_ID, l.run_id)
+        .env("PYTHONUNBUFFERED", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let parent = rustix::process::getpid();
+    // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
+    unsafe {
+        cmd.pre_exec(move || {
+            rustix::process::setsid().map_err(std::io::Error::from)?;
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
+                .map_err(std::io::Error::from)?;
+            // The runtime may have died between fork and the line above.
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::other("nerve exited while starting the node"));
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(|source| DaemonError::Spawn {
+        node: l.node.id.clone(),
+        program: program.display().to_string(),
+        source,
+    })?;
+    let mut pumps = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        pumps.push(logs.pump(out));
+    }
+    if let Some(err) = child.stderr.take() {
+        pumps.push(logs.pump(err));
+    }
+    Ok((child, pumps))
+}

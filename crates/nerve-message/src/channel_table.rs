@@ -1,0 +1,106 @@
+//! Everything a node needs to find its shared-memory channels.
+
+use serde::{Deserialize, Serialize};
+
+/// Policy of a full input queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueuePolicy {
+    /// The producer evicts the oldest message.
+    DropOldest,
+    /// The producer waits for room.
+    Backpressure,
+}
+
+/// Shape of one queue of an inbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueSpec {
+    /// Entries.
+    pub capacity: usize,
+    /// Full-queue policy.
+    pub policy: QueuePolicy,
+}
+
+/// The inbox of one node, as every node touching it must map it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxSpec {
+    /// Node index in the run.
+    pub node: usize,
+    /// Its queues, in input order.
+    pub queues: Vec<QueueSpec>,
+}
+
+/// Where one input's messages come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum InputChannel {
+    /// Another node's output, over shared memory.
+    Shm {
+        /// Input id.
+        id: String,
+        /// Queue index in this node's inbox.
+        queue: usize,
+        /// Producer node index.
+        producer: usize,
+        /// Output index within the producer.
+        output: usize,
+        /// This input's edge (holder bit) on that output.
+        edge: usize,
+    },
+    /// A timer ticking in the node itself.
+    Timer {
+        /// Input id.
+        id: String,
+        /// Period in nanoseconds.
+        period_ns: u64,
+    },
+}
+
+/// One reader of an output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReaderChannel {
+    /// Reader node index.
+    pub node: usize,
+    /// Queue index in the reader's inbox.
+    pub queue: usize,
+    /// Edge (holder bit) on the output.
+    pub edge: usize,
+}
+
+/// One output of the node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputChannel {
+    /// Output id.
+    pub id: String,
+    /// Output index within the node.
+    pub index: usize,
+    /// Its readers.
+    pub readers: Vec<ReaderChannel>,
+}
+
+/// A node's view of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChannelTable {
+    /// Run id: prefix of every shared-memory object.
+    pub run_id: String,
+    /// This node's id.
+    pub node_id: String,
+    /// This node's index.
+    pub node_index: usize,
+    /// Version of the runtime.
+    pub nerve_version: String,
+    /// Inputs in declaration order.
+    pub inputs: Vec<InputChannel>,
+    /// Outputs in declaration order.
+    pub outputs: Vec<OutputChannel>,
+    /// Inboxes this node maps: its own, its producers' and its readers'.
+    pub inboxes: Vec<InboxSpec>,
+    /// Bytes an output's pool may keep before freeing unused blocks.
+    pub pool_capacity: usize,
+    /// Largest message a node may send, in bytes.
+    pub max_message: usize,
+    /// The whole dataflow, as JSON.
+    pub descriptor: serde_json::Value,
+    /// This node's entry of the dataflow, as JSON.
+    pub config: serde_json::Value,
+}

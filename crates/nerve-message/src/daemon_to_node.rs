@@ -1,0 +1,27 @@
+//! What the daemon sends to a node.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ChannelTable;
+
+/// A daemon's message to a node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DaemonMessage {
+    /// Registration accepted: the node's channels.
+    Registered(Box<ChannelTable>),
+    /// Registration refused, with what to do about it.
+    Refused {
+        /// Human-readable reason.
+        reason: String,
+    },
+    /// Every node is ready: start.
+    Start,
+    /// The dataflow is stopping: finish up and exit.
+    Stop,
+    /// The producer of this input is gone; nothing more will arrive on it.
+    InputClosed {
+        /// Input id.
+        input: String,
+    },
+}

@@ -1,0 +1,81 @@
+//! Control-plane messages between a node and its daemon, over a Unix socket.
+//!
+//! The control plane only sets up and tears down: data never travels here. A node registers,
+//! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
+//! ready, and waits for the start signal; afterwards the daemon only sends stop and
+//! input-closed notices.
+//!
+//! ```
+//! use nerve_message::{frame, node_to_daemon::NodeRequest};
+//! let mut wire = Vec::new();
+//! frame::write(&mut wire, &NodeRequest::Ready)?;
+//! let back: NodeRequest = frame::read(&mut wire.as_slice())?;
+//! assert_eq!(back, NodeRequest::Ready);
+//! # Ok::<(), nerve_message::frame::FrameError>(())
+//! ```
+
+pub mod channel_table;
+pub mod daemon_to_node;
+pub mod frame;
+pub mod node_to_daemon;
+
+pub use channel_table::ChannelTable;
+
+/// Version of nerve this crate belongs to; node library and runtime must agree on it.
+pub const NERVE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Whether a node library of version `node` may talk to a runtime of version `runtime`:
+/// same major version, and same minor while the major is 0 (semver).
+#[must_use]
+pub fn versions_compatible(node: &str, runtime: &str) -> bool {
+    fn major_minor(v: &str) -> Option<(u64, u64)> {
+        let mut it = v.split('.');
+        Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+    }
+    match (major_minor(node), major_minor(runtime)) {
+        (Some((0, a)), Some((0, b))) => a == b,
+        (Some((a, _)), Some((b, _))) => a == b,
+        _ => false,
+    }
+}
+
+/// Environment variables the runtime sets for every node it spawns.
+pub mod env {
+    /// Path of the daemon's Unix socket.
+    pub const SOCKET: &str = "NERVE_DAEMON_SOCKET";
+    /// The node's id in the dataflow.
+    pub const NODE_ID: &str = "NERVE_NODE_ID";
+    /// The run's id.
+    pub const RUN_ID: &str = "NERVE_RUN_ID";
+}
+
+/// Per-user directory holding the sockets of running dataflows (mode 0700).
+///
+/// `$XDG_RUNTIME_DIR/nerve` when that is set, else `/tmp/nerve-<uid>`.
+#[must_use]
+pub fn runtime_dir() -> std::path::PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(d) if !d.is_empty() => std::path::Path::new(&d).join("nerve"),
+        _ => std::path::PathBuf::from(format!("/tmp/nerve-{}", current_uid())),
+    }
+}
+
+fn current_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    // The uid owning /proc/self is the process's uid, without an unsafe libc call.
+    std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::versions_compatible;
+
+    #[test]
+    fn version_rules() {
+        assert!(versions_compatible("0.1.0", "0.1.7"));
+        assert!(!versions_compatible("0.1.0", "0.2.0"));
+        assert!(versions_compatible("1.2.0", "1.9.1"));
+        assert!(!versions_compatible("1.2.0", "2.0.0"));
+        assert!(!versions_compatible("garbage", "0.1.0"));
+    }
+}

@@ -1,0 +1,25 @@
+//! Requests a node sends to its daemon.
+
+use serde::{Deserialize, Serialize};
+
+/// A node's request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum NodeRequest {
+    /// First message on a connection: who the node is and which nerve it was built with.
+    Register {
+        /// Node id from the dataflow.
+        node_id: String,
+        /// Version of the node library ([`crate::NERVE_VERSION`] on its side).
+        nerve_version: String,
+        /// Process id, so the daemon can tell a node started by hand.
+        pid: u32,
+    },
+    /// The node mapped its channels and waits for the start signal.
+    Ready,
+    /// The node will send nothing more on these outputs: their readers are told now.
+    CloseOutputs {
+        /// Output ids.
+        outputs: Vec<String>,
+    },
+}

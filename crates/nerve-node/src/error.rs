@@ -1,0 +1,97 @@
+//! Errors of the node API.
+
+use std::path::PathBuf;
+
+use nerve_message::frame::FrameError;
+use nerve_shm::ShmError;
+
+/// What went wrong talking to the runtime or sending data.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// The process was not started by nerve and no node id was given.
+    #[error(
+        "this process was not started by nerve ({var} is not set): run it with `nerve run dataflow.yml`, \
+         or give its id (`Node(\"my-node\")`) for a node declared with `path: dynamic`"
+    )]
+    NotStartedByNerve {
+        /// The missing environment variable.
+        var: &'static str,
+    },
+    /// The daemon's socket could not be reached.
+    #[error("cannot reach the nerve runtime at {path}: {source}")]
+    Connect {
+        /// Socket path.
+        path: PathBuf,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No running dataflow accepted this dynamic node.
+    #[error("no running dataflow accepts node `{node}`{details}")]
+    NoDataflow {
+        /// Node id.
+        node: String,
+        /// What each running dataflow answered.
+        details: String,
+    },
+    /// The runtime refused the node.
+    #[error("the nerve runtime refused node `{node}`: {reason}")]
+    Refused {
+        /// Node id.
+        node: String,
+        /// The runtime's reason.
+        reason: String,
+    },
+    /// The runtime is a version this library cannot talk to.
+    #[error(
+        "version mismatch: this node uses nerve {node} but the runtime is nerve {runtime}; \
+         rebuild the node against nerve {runtime} (Rust: set `nerve-node = \"{runtime}\"`; Python: \
+         reinstall nerve in the interpreter that runs the node)"
+    )]
+    VersionMismatch {
+        /// Library version.
+        node: String,
+        /// Runtime version.
+        runtime: String,
+    },
+    /// A control-plane failure.
+    #[error("control connection to the runtime failed: {0}")]
+    Control(#[from] FrameError),
+    /// The runtime sent something out of order.
+    #[error("unexpected message from the runtime: {0}")]
+    Protocol(String),
+    /// A shared-memory failure.
+    #[error(transparent)]
+    Shm(#[from] ShmError),
+    /// Sending on an output the node did not declare.
+    #[error(
+        "node `{node}` has no output `{output}` (declared outputs: {declared}); add it to `outputs:` in the dataflow"
+    )]
+    UnknownOutput {
+        /// Node id.
+        node: String,
+        /// Output asked for.
+        output: String,
+        /// Declared outputs.
+        declared: String,
+    },
+    /// A message larger than the run allows.
+    #[error("message of {len} bytes on output `{output}` exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// Output id.
+        output: String,
+        /// Message size.
+        len: usize,
+        /// Limit.
+        limit: usize,
+    },
+    /// The dataflow stopped while a send waited for a full back-pressured reader.
+    #[error("output `{output}`: the dataflow is stopping; the message was not delivered to every reader")]
+    Stopped {
+        /// Output id.
+        output: String,
+    },
+    /// Metadata that is not a JSON object of plain values.
+    #[error("metadata cannot be encoded: {0}")]
+    Metadata(String),
+}

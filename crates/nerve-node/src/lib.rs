@@ -1,0 +1,38 @@
+//! Write nerve dataflow nodes in Rust.
+//!
+//! A node is a process that `nerve run` starts from a dataflow YAML. It receives [`Event`]s for
+//! its declared inputs and sends Arrow arrays on its declared outputs. Data moves through
+//! shared memory: a sent array is written once into a block, and every reader's `data` views
+//! that block in place.
+//!
+//! ```no_run
+//! use arrow_array::{Array, UInt64Array};
+//! use nerve_node::{Event, Node, Parameters};
+//!
+//! let (node, mut events) = Node::init_from_env()?;
+//! while let Some(event) = events.recv() {
+//!     match event {
+//!         Event::Input { id, metadata, data } if id == "tick" => {
+//!             let counter = UInt64Array::from(vec![metadata.timestamp]);
+//!             node.send_output("counter", &Parameters::new(), &counter)?;
+//!         }
+//!         Event::Stop => break,
+//!         other => eprintln!("ignoring {other:?}"),
+//!     }
+//! }
+//! # Ok::<(), nerve_node::NodeError>(())
+//! ```
+
+mod clock;
+mod connect;
+mod error;
+mod event;
+mod node;
+mod stream;
+
+pub use arrow_array;
+pub use clock::monotonic_ns;
+pub use error::NodeError;
+pub use event::{Event, Metadata, Next, Parameters};
+pub use node::{Node, Sample};
+pub use stream::EventStream;

@@ -1,0 +1,446 @@
+//! The sending half of a node, and what it shares with its event stream.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::BufReader;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use arrow_array::Array;
+use arrow_schema::DataType;
+use nerve_message::daemon_to_node::DaemonMessage;
+use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::{ChannelTable, env, frame};
+use nerve_shm::channel::{Publisher, ReaderLink};
+use nerve_shm::inbox::Inbox;
+use nerve_shm::message::{Frame, encode_type};
+use nerve_shm::names::RunNames;
+use nerve_shm::pool::{Lease, OutputPool};
+
+use crate::clock::monotonic_ns;
+use crate::connect::{Registration, map_inboxes, register, register_dynamic};
+use crate::error::NodeError;
+use crate::event::Parameters;
+use crate::stream::EventStream;
+
+/// A notice from the runtime, waiting to become an event.
+#[derive(Debug)]
+pub(crate) enum Control {
+    Stop,
+    InputClosed(String),
+    Error(String),
+}
+
+/// State the node handle, its event stream and the control thread share.
+pub(crate) struct Shared {
+    pub table: ChannelTable,
+    pub inbox: Arc<Inbox>,
+    pub stop: AtomicBool,
+    control: Mutex<VecDeque<Control>>,
+    control_pending: AtomicUsize,
+    writer: Mutex<UnixStream>,
+}
+
+impl Shared {
+    pub(crate) fn push_control(&self, c: Control) {
+        if matches!(c, Control::Stop) {
+            self.stop.store(true, Ordering::Release);
+        }
+        lock(&self.control).push_back(c);
+        self.control_pending.fetch_add(1, Ordering::AcqRel);
+        self.inbox.doorbell().ring();
+    }
+
+    pub(crate) fn pop_control(&self) -> Option<Control> {
+        if self.control_pending.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let c = lock(&self.control).pop_front();
+        if c.is_some() {
+            self.control_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        c
+    }
+
+    pub(crate) fn has_control(&self) -> bool {
+        self.control_pending.load(Ordering::Acquire) != 0
+    }
+
+    fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
+        frame::write(&mut *lock(&self.writer), req)?;
+        Ok(())
+    }
+}
+
+/// Held by both halves of a node; when both are gone the control connection is shut down, so
+/// the runtime learns at once that the node left (the control thread holds a duplicate of the
+/// socket, which alone would keep it open).
+pub(crate) struct Link(pub(crate) Arc<Shared>);
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding these locks leaves plain data behind; carrying on is sound.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+struct OutputState {
+    publisher: Publisher,
+    last_type: Option<(DataType, Vec<u8>)>,
+}
+
+impl OutputState {
+    fn type_json(&mut self, t: &DataType) -> Result<Vec<u8>, NodeError> {
+        if let Some((cached, json)) = &self.last_type
+            && cached == t
+        {
+            return Ok(json.clone());
+        }
+        let json = encode_type(t)?;
+        self.last_type = Some((t.clone(), json.clone()));
+        Ok(json)
+    }
+}
+
+/// The sending half of a node.
+///
+/// Obtained with [`Node::init_from_env`] together with the node's [`EventStream`].
+pub struct Node {
+    shared: Arc<Shared>,
+    _link: Arc<Link>,
+    outputs: HashMap<String, Mutex<OutputState>>,
+}
+
+/// A block lent to the node to fill in place, then send with [`Node::send_sample`].
+///
+/// Dropping it unsent gives the block back.
+pub struct Sample {
+    output: String,
+    frame: Frame,
+    lease: Lease,
+}
+
+impl Sample {
+    /// The bytes to fill.
+    #[must_use]
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        let (start, end) = (self.frame.data_offset(), self.frame.total_len());
+        &mut self.lease.bytes_mut()[start..end]
+    }
+
+    /// Start of the bytes to fill; valid for [`Sample::len`] bytes while the sample lives.
+    #[must_use]
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.data_mut().as_mut_ptr()
+    }
+
+    /// Bytes to fill.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.frame.total_len() - self.frame.data_offset()
+    }
+
+    /// Whether the sample holds no bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A handle that keeps the sample's memory mapped even after it is sent (bindings hand out
+    /// raw views whose lifetime they cannot bound).
+    #[must_use]
+    pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.lease.mapping()
+    }
+
+    /// The output it will be sent on.
+    #[must_use]
+    pub fn output(&self) -> &str {
+        &self.output
+    }
+}
+
+impl Node {
+    /// Connects a node spawned by `nerve run` (it finds the runtime through its environment).
+    ///
+    /// Returns once every node of the dataflow is ready, so all start together.
+    ///
+    /// # Errors
+    /// When the process was not started by nerve, the runtime refuses it, or its channels
+    /// cannot be mapped.
+    pub fn init_from_env() -> Result<(Self, EventStream), NodeError> {
+        let socket = std::env::var_os(env::SOCKET).ok_or(NodeError::NotStartedByNerve { var: env::SOCKET })?;
+        let id = std::env::var(env::NODE_ID).map_err(|_| NodeError::NotStartedByNerve { var: env::NODE_ID })?;
+        Self::finish(register(std::path::Path::new(&socket), &id)?)
+    }
+
+    /// Connects as node `id`: the node nerve spawned under that id, or else a `path: dynamic`
+    /// node of a running dataflow, started by hand.
+    ///
+    /// # Errors
+    /// As [`Node::init_from_env`], and when no running dataflow declares `id`.
+    pub fn init(id: &str) -> Result<(Self, EventStream), NodeError> {
+        match (std::env::var_os(env::SOCKET), std::env::var(env::NODE_ID)) {
+            (Some(socket), Ok(own)) if own == id => Self::finish(register(std::path::Path::new(&socket), id)?),
+            _ => Self::finish(register_dynamic(id)?),
+        }
+    }
+
+    fn finish(reg: Registration) -> Result<(Self, EventStream), NodeError> {
+        let Registration { stream, table } = reg;
+        let names = RunNames::new(&table.run_id);
+        let inboxes = map_inboxes(&names, &table.inboxes)?;
+        let own = inboxes
+            .get(&table.node_index)
+            .cloned()
+            .ok_or_else(|| NodeError::Protocol("channel table lacks the node's own inbox".into()))?;
+        let inbox_of = |n: usize| {
+            inboxes.get(&n).cloned().ok_or_else(|| NodeError::Protocol(format!("channel table lacks inbox {n}")))
+        };
+        let mut outputs = HashMap::new();
+        for out in &table.outputs {
+            let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
+            let readers = out
+                .readers
+                .iter()
+                .map(|r| Ok(ReaderLink { inbox: inbox_of(r.node)?, queue: r.queue, edge: r.edge }))
+                .collect::<Result<Vec<_>, NodeError>>()?;
+            let publisher = Publisher::new(pool, readers, own.clone());
+            outputs.insert(out.id.clone(), Mutex::new(OutputState { publisher, last_type: None }));
+        }
+        let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
+        let shared = Arc::new(Shared {
+            table,
+            inbox: own,
+            stop: AtomicBool::new(false),
+            control: Mutex::new(VecDeque::new()),
+            control_pending: AtomicUsize::new(0),
+            writer: Mutex::new(stream),
+        });
+        let link = Arc::new(Link(shared.clone()));
+        let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
+        shared.request(&NodeRequest::Ready)?;
+        loop {
+            match frame::read(&mut reader)? {
+                DaemonMessage::Start => break,
+                DaemonMessage::Stop => {
+                    shared.push_control(Control::Stop);
+                    break;
+                }
+                DaemonMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                other => {
+                    return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
+                }
+            }
+        }
+        let control = shared.clone();
+        std::thread::Builder::new()
+            .name("nerve-control".into())
+            .spawn(move || control_loop(&control, reader))
+            .map_err(|e| NodeError::Control(e.into()))?;
+        Ok((Self { shared, _link: link, outputs }, events))
+    }
+
+    /// This node's id.
+    #[must_use]
+    pub fn id(&self) -> &str {
+        &self.shared.table.node_id
+    }
+
+    /// The whole dataflow, as JSON.
+    #[must_use]
+    pub fn dataflow_descriptor(&self) -> &serde_json::Value {
+        &self.shared.table.descriptor
+    }
+
+    /// This node's entry of the dataflow, as JSON.
+    #[must_use]
+    pub fn node_config(&self) -> &serde_json::Value {
+        &self.shared.table.config
+    }
+
+    /// Declared output ids.
+    pub fn outputs(&self) -> impl Iterator<Item = &str> {
+        self.shared.table.outputs.iter().map(|o| o.id.as_str())
+    }
+
+    /// Whether the runtime asked this node to stop.
+    #[must_use]
+    pub fn stop_requested(&self) -> bool {
+        self.shared.stop.load(Ordering::Acquire)
+    }
+
+    fn output(&self, output: &str) -> Result<&Mutex<OutputState>, NodeError> {
+        self.outputs.get(output).ok_or_else(|| {
+            let mut declared: Vec<&str> = self.outputs.keys().map(String::as_str).collect();
+            declared.sort_unstable();
+            NodeError::UnknownOutput {
+                node: self.id().to_owned(),
+                output: output.to_owned(),
+                declared: if declared.is_empty() { "none".into() } else { declared.join(", ") },
+            }
+        })
+    }
+
+    fn meta(parameters: &Parameters) -> Result<Vec<u8>, NodeError> {
+        if parameters.is_empty() {
+            return Ok(Vec::new());
+        }
+        serde_json::to_vec(parameters).map_err(|e| NodeError::Metadata(e.to_string()))
+    }
+
+    fn check_size(&self, output: &str, len: usize) -> Result<(), NodeError> {
+        let limit = self.shared.table.max_message;
+        if len > limit {
+            return Err(NodeError::TooLarge { output: output.to_owned(), len, limit });
+        }
+        Ok(())
+    }
+
+    /// Sends any Arrow array: its buffers are copied once, into shared memory.
+    ///
+    /// # Errors
+    /// Unknown output, a message over the limit, or no block to be had.
+    pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
+        let data = data.to_data();
+        let state = self.output(output)?;
+        let mut state = lock(state);
+        let type_json = state.type_json(data.data_type())?;
+        let (frame, copies) = Frame::array(&data, type_json, Self::meta(parameters)?)?;
+        self.check_size(output, frame.total_len())?;
+        let mut lease = state.publisher.lease(frame.total_len())?;
+        let start = frame.data_offset();
+        let bytes = lease.bytes_mut();
+        for (buffer, at) in &copies {
+            bytes[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
+        }
+        self.publish(output, &mut state, &frame, lease)
+    }
+
+    /// Sends raw bytes (an Arrow `UInt8` array).
+    ///
+    /// # Errors
+    /// As [`Node::send_output`].
+    pub fn send_output_bytes(&self, output: &str, parameters: &Parameters, data: &[u8]) -> Result<(), NodeError> {
+        self.send_output_raw(output, parameters, data.len(), |buf| buf.copy_from_slice(data))
+    }
+
+    /// Sends `len` bytes written by `fill` straight into shared memory (no copy at all).
+    ///
+    /// # Errors
+    /// As [`Node::send_output`].
+    pub fn send_output_raw(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), NodeError> {
+        self.send_primitive(output, parameters, &DataType::UInt8, len, len, fill)
+    }
+
+    /// Sends one buffer of `byte_len` bytes holding `items` values of the primitive type
+    /// `data_type`, written in place by `fill` (the path bindings use for numpy arrays).
+    ///
+    /// # Errors
+    /// As [`Node::send_output`].
+    pub fn send_primitive(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        data_type: &DataType,
+        items: usize,
+        byte_len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), NodeError> {
+        let mut sample = self.loan_primitive(output, parameters, data_type, items, byte_len)?;
+        fill(sample.data_mut());
+        self.send_sample(sample)
+    }
+
+    /// Lends `len` bytes of shared memory for output `output`, sent later as a `UInt8` array by
+    /// [`Node::send_sample`].
+    ///
+    /// # Errors
+    /// Unknown output, a message over the limit, or no block to be had.
+    pub fn loan(&self, output: &str, parameters: &Parameters, len: usize) -> Result<Sample, NodeError> {
+        self.loan_primitive(output, parameters, &DataType::UInt8, len, len)
+    }
+
+    /// Like [`Node::loan`] for `items` values of a primitive type.
+    ///
+    /// # Errors
+    /// As [`Node::loan`].
+    pub fn loan_primitive(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        data_type: &DataType,
+        items: usize,
+        byte_len: usize,
+    ) -> Result<Sample, NodeError> {
+        let state = self.output(output)?;
+        let mut state = lock(state);
+        let frame = Frame::primitive(state.type_json(data_type)?, items, byte_len, Self::meta(parameters)?);
+        self.check_size(output, frame.total_len())?;
+        let lease = state.publisher.lease(frame.total_len())?;
+        Ok(Sample { output: output.to_owned(), frame, lease })
+    }
+
+    /// Sends a filled sample.
+    ///
+    /// # Errors
+    /// When the node is stopping while a back-pressured reader is full.
+    pub fn send_sample(&self, sample: Sample) -> Result<(), NodeError> {
+        let state = self.output(&sample.output)?;
+        let mut state = lock(state);
+        self.publish(&sample.output, &mut state, &sample.frame, sample.lease)
+    }
+
+    fn publish(&self, output: &str, state: &mut OutputState, frame: &Frame, mut lease: Lease) -> Result<(), NodeError> {
+        let stamp = monotonic_ns();
+        frame.write_head(lease.bytes_mut(), stamp);
+        let total = frame.total_len();
+        let done = state.publisher.publish(lease, total, stamp, &self.shared.stop).map_err(|e| match e {
+            nerve_shm::ShmError::Stopped => NodeError::Stopped { output: output.to_owned() },
+            other => other.into(),
+        })?;
+        tracing::trace!(delivered = done.delivered, evicted = done.evicted, "published");
+        Ok(())
+    }
+
+    /// Tells the runtime these outputs are finished: their readers get `InputClosed` now,
+    /// without waiting for this process to exit.
+    ///
+    /// # Errors
+    /// When the control connection fails.
+    pub fn close_outputs(&self, outputs: &[&str]) -> Result<(), NodeError> {
+        for o in outputs {
+            self.output(o)?;
+        }
+        self.shared.request(&NodeRequest::CloseOutputs { outputs: outputs.iter().map(|s| (*s).to_owned()).collect() })
+    }
+}
+
+fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
+    loop {
+        match frame::read::<DaemonMessage>(&mut reader) {
+            Ok(DaemonMessage::Stop) => shared.push_control(Control::Stop),
+            Ok(DaemonMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+            Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
+            Err(e) => {
+                if !shared.stop.load(Ordering::Acquire) {
+                    if !matches!(e, frame::FrameError::Closed) {
+                        shared.push_control(Control::Error(format!("lost the runtime: {e}")));
+                    }
+                    shared.push_control(Control::Stop);
+                }
+                return;
+            }
+        }
+    }
+}

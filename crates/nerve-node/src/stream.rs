@@ -1,0 +1,238 @@
+//! The receiving half of a node: one stream of events for all its inputs.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arrow_array::{ArrayRef, NullArray, make_array};
+use arrow_buffer::Buffer;
+use arrow_schema::DataType;
+use nerve_message::channel_table::InputChannel;
+use nerve_shm::channel::Input;
+use nerve_shm::inbox::Inbox;
+use nerve_shm::message::{MessageView, decode_type};
+use nerve_shm::names::RunNames;
+use nerve_shm::pool::{BlockCache, BlockRef};
+
+use crate::clock::monotonic_ns;
+use crate::error::NodeError;
+use crate::event::{Event, Metadata, Next, Parameters};
+use crate::node::{Control, Link, Shared};
+
+enum Source {
+    Shm { input: Input, last_type: Option<(Vec<u8>, DataType)> },
+    Timer { period: Duration, next: Instant },
+}
+
+struct Slot {
+    id: String,
+    source: Source,
+    closing: bool,
+    closed: bool,
+}
+
+/// The events of a node, in arrival order across inputs.
+///
+/// Waiting sleeps on the node's doorbell, so it costs no CPU, and is cut short by a stop.
+pub struct EventStream {
+    shared: Arc<Shared>,
+    _link: Arc<Link>,
+    slots: Vec<Slot>,
+    ended: bool,
+    spin: Duration,
+}
+
+impl EventStream {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        link: Arc<Link>,
+        names: &RunNames,
+        inbox_of: &dyn Fn(usize) -> Result<Arc<Inbox>, NodeError>,
+    ) -> Result<Self, NodeError> {
+        let now = Instant::now();
+        let mut slots = Vec::new();
+        for input in &shared.table.inputs {
+            let (id, source) = match input {
+                InputChannel::Shm { id, queue, producer, output, edge } => {
+                    let cache = BlockCache::open(names, *producer, *output, *edge)?;
+                    let input = Input::new(shared.inbox.clone(), *queue, cache, inbox_of(*producer)?);
+                    (id.clone(), Source::Shm { input, last_type: None })
+                }
+                InputChannel::Timer { id, period_ns } => {
+                    let period = Duration::from_nanos((*period_ns).max(1));
+                    (id.clone(), Source::Timer { period, next: now + period })
+                }
+            };
+            slots.push(Slot { id, source, closing: false, closed: false });
+        }
+        Ok(Self { shared, _link: link, slots, ended: false, spin: Duration::ZERO })
+    }
+
+    /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.
+    pub fn set_spin(&mut self, spin: Duration) {
+        self.spin = spin;
+    }
+
+    /// Waits for the next event; `None` once the stream has ended.
+    pub fn recv(&mut self) -> Option<Event> {
+        match self.next_event(None) {
+            Next::Event(e) => Some(e),
+            Next::Timeout | Next::End => None,
+        }
+    }
+
+    /// Returns the next event without waiting.
+    pub fn try_recv(&mut self) -> Next {
+        self.next_event(Some(Duration::ZERO))
+    }
+
+    /// Waits at most `timeout` (forever with `None`) for the next event.
+    pub fn next_event(&mut self, timeout: Option<Duration>) -> Next {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if self.ended {
+                return Next::End;
+            }
+            if let Some(e) = self.poll() {
+                return Next::Event(e);
+            }
+            if !self.slots.is_empty() && self.slots.iter().all(|s| s.closed) {
+                self.ended = true;
+                return Next::End;
+            }
+            let timer = self.next_timer();
+            let wake = match (deadline, timer) {
+                (Some(d), Some(t)) => Some(d.min(t)),
+                (d, t) => d.or(t),
+            };
+            let shared = self.shared.clone();
+            let slots = &self.slots;
+            let woke = shared.inbox.doorbell().wait_until(wake, self.spin, || has_work(&shared, slots).then_some(()));
+            if woke.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
+                return Next::Timeout;
+            }
+        }
+    }
+
+    fn next_timer(&self) -> Option<Instant> {
+        self.slots
+            .iter()
+            .filter_map(|s| match s.source {
+                Source::Timer { next, .. } => Some(next),
+                Source::Shm { .. } => None,
+            })
+            .min()
+    }
+
+    fn poll(&mut self) -> Option<Event> {
+        while let Some(c) = self.shared.pop_control() {
+            match c {
+                Control::Stop => {
+                    self.ended = true;
+                    return Some(Event::Stop);
+                }
+                Control::Error(e) => return Some(Event::Error(e)),
+                Control::InputClosed(id) => {
+                    if let Some(s) = self.slots.iter_mut().find(|s| s.id == id) {
+                        s.closing = true;
+                    }
+                }
+            }
+        }
+        let now = Instant::now();
+        for s in &mut self.slots {
+            if let Source::Timer { period, next } = &mut s.source
+                && *next <= now
+            {
+                *next += *period;
+                if *next <= now {
+                    // A slow node skips missed ticks rather than bursting through them.
+                    *next = now + *period;
+                }
+                let data: ArrayRef = Arc::new(NullArray::new(0));
+                let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
+                return Some(Event::Input { id: s.id.clone(), metadata, data });
+            }
+        }
+        let oldest = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match &s.source {
+                Source::Shm { input, .. } => input.peek_stamp().map(|stamp| (i, stamp)),
+                Source::Timer { .. } => None,
+            })
+            .min_by_key(|&(_, stamp)| stamp);
+        if let Some((i, _)) = oldest {
+            return self.take(i);
+        }
+        for s in &mut self.slots {
+            if s.closing && !s.closed {
+                s.closed = true;
+                return Some(Event::InputClosed { id: s.id.clone() });
+            }
+        }
+        None
+    }
+
+    fn take(&mut self, i: usize) -> Option<Event> {
+        let slot = &mut self.slots[i];
+        let Source::Shm { input, last_type } = &mut slot.source else {
+            return None;
+        };
+        let result = input.recv()?.and_then(|(block, len)| decode(block, len, last_type));
+        Some(match result {
+            Ok((metadata, data)) => Event::Input { id: slot.id.clone(), metadata, data },
+            Err(e) => Event::Error(format!("input `{}`: {e}", slot.id)),
+        })
+    }
+}
+
+fn has_work(shared: &Shared, slots: &[Slot]) -> bool {
+    shared.has_control()
+        || slots.iter().any(|s| match &s.source {
+            Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
+            Source::Timer { next, .. } => *next <= Instant::now(),
+        })
+}
+
+fn decode(
+    block: BlockRef,
+    len: usize,
+    last_type: &mut Option<(Vec<u8>, DataType)>,
+) -> Result<(Metadata, ArrayRef), nerve_shm::ShmError> {
+    let block = Arc::new(block);
+    let bytes = block.bytes();
+    let view = MessageView::parse(bytes, len)?;
+    let data_type = match last_type {
+        Some((json, t)) if json.as_slice() == view.type_json => t.clone(),
+        _ => {
+            let t = decode_type(view.type_json)?;
+            *last_type = Some((view.type_json.to_vec(), t.clone()));
+            t
+        }
+    };
+    let parameters = if view.meta.is_empty() {
+        Parameters::new()
+    } else {
+        serde_json::from_slice(view.meta).map_err(|e| nerve_shm::ShmError::Malformed(format!("metadata: {e}")))?
+    };
+    let base = bytes.as_ptr();
+    let data = view.array(&data_type, |offset, len| {
+        // SAFETY: `MessageView::array` only asks for ranges inside the message, which lies
+        // inside the block; the buffer keeps the block (and its mapping) alive through `owner`.
+        unsafe {
+            let ptr = NonNull::new_unchecked(base.add(offset).cast_mut());
+            Buffer::from_custom_allocation(ptr, len, block.clone())
+        }
+    })?;
+    Ok((Metadata { timestamp: view.stamp, parameters }, make_array(data)))
+}
+
+impl Iterator for EventStream {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        self.recv()
+    }
+}

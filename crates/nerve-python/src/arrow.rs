@@ -1,0 +1,84 @@
+//! Moving arrays between Rust and `pyarrow` through the Arrow C data interface.
+
+use std::sync::Mutex;
+
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
+use arrow_array::{ArrayRef, make_array};
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+
+/// `pyarrow` entry points, looked up once per node.
+pub(crate) struct PyArrow {
+    import_array: Py<PyAny>,
+    import_type: Py<PyAny>,
+    array_type: Py<PyAny>,
+    to_array: Py<PyAny>,
+    /// Python type objects of recently seen Arrow types: a node sees few distinct types.
+    types: Mutex<Vec<(DataType, Py<PyAny>)>>,
+}
+
+impl PyArrow {
+    pub(crate) fn import(py: Python<'_>) -> PyResult<Self> {
+        let pa = py.import("pyarrow")?;
+        let array = pa.getattr("Array")?;
+        Ok(Self {
+            import_array: array.getattr("_import_from_c")?.unbind(),
+            import_type: pa.getattr("DataType")?.getattr("_import_from_c")?.unbind(),
+            array_type: array.unbind(),
+            to_array: pa.getattr("array")?.unbind(),
+            types: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn py_type(&self, py: Python<'_>, t: &DataType) -> PyResult<Py<PyAny>> {
+        let mut types = self.types.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, ty)) = types.iter().find(|(k, _)| k == t) {
+            return Ok(ty.clone_ref(py));
+        }
+        let schema = FFI_ArrowSchema::try_from(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        let addr = std::ptr::addr_of!(schema) as usize;
+        // pyarrow copies the schema description; `schema` is released when it goes out of scope.
+        let ty = self.import_type.call1(py, (addr,))?;
+        if types.len() >= 64 {
+            types.remove(0);
+        }
+        types.push((t.clone(), ty.clone_ref(py)));
+        Ok(ty)
+    }
+
+    /// A `pyarrow.Array` viewing the same buffers as `data` (no copy).
+    pub(crate) fn to_py(&self, py: Python<'_>, data: &ArrayRef) -> PyResult<Py<PyAny>> {
+        let data = data.to_data();
+        let ty = self.py_type(py, data.data_type())?;
+        let array = FFI_ArrowArray::new(&data);
+        let addr = std::ptr::addr_of!(array) as usize;
+        // pyarrow moves the struct out (it takes over the release callback, which drops our
+        // reference to the shared block when Python frees the array).
+        self.import_array.call1(py, (addr, ty))
+    }
+
+    /// Whether `obj` is a `pyarrow.Array`.
+    pub(crate) fn is_array(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+        obj.is_instance(self.array_type.bind(py))
+    }
+
+    /// `pyarrow.array(obj)`: lists, scalars sequences and the like.
+    pub(crate) fn convert<'py>(&self, py: Python<'py>, obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        self.to_array.bind(py).call1((obj,))
+    }
+
+    /// The Rust view of a `pyarrow.Array` (no copy; the buffers stay owned by pyarrow).
+    pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
+        let mut array = FFI_ArrowArray::empty();
+        let mut schema = FFI_ArrowSchema::empty();
+        obj.call_method1(
+            "_export_to_c",
+            (std::ptr::addr_of_mut!(array) as usize, std::ptr::addr_of_mut!(schema) as usize),
+        )?;
+        // SAFETY: pyarrow just filled both structs following the C data interface.
+        let data: ArrayData = unsafe { from_ffi(array, &schema) }.map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        Ok(make_array(data))
+    }
+}

@@ -1,0 +1,37 @@
+//! Python exception classes for nerve's errors.
+
+use nerve_node::NodeError;
+use pyo3::exceptions::{PyException, PyKeyError, PyValueError};
+use pyo3::prelude::*;
+
+pyo3::create_exception!(nerve, NerveError, PyException, "Base class of nerve's errors.");
+pyo3::create_exception!(nerve, ConnectError, NerveError, "The node could not join a running dataflow.");
+pyo3::create_exception!(nerve, VersionMismatchError, ConnectError, "Node library and runtime versions differ.");
+pyo3::create_exception!(nerve, SendError, NerveError, "A message could not be sent.");
+pyo3::create_exception!(nerve, StoppedError, SendError, "The dataflow stopped while the send waited for room.");
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("NerveError", py.get_type::<NerveError>())?;
+    m.add("ConnectError", py.get_type::<ConnectError>())?;
+    m.add("VersionMismatchError", py.get_type::<VersionMismatchError>())?;
+    m.add("SendError", py.get_type::<SendError>())?;
+    m.add("StoppedError", py.get_type::<StoppedError>())?;
+    Ok(())
+}
+
+/// Maps a node error to the matching Python exception.
+pub(crate) fn to_py(e: &NodeError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        NodeError::VersionMismatch { .. } => VersionMismatchError::new_err(msg),
+        NodeError::NotStartedByNerve { .. }
+        | NodeError::Connect { .. }
+        | NodeError::NoDataflow { .. }
+        | NodeError::Refused { .. } => ConnectError::new_err(msg),
+        NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
+        NodeError::TooLarge { .. } | NodeError::Metadata(_) => PyValueError::new_err(msg),
+        NodeError::Stopped { .. } => StoppedError::new_err(msg),
+        NodeError::Shm(_) | NodeError::Control(_) | NodeError::Protocol(_) => SendError::new_err(msg),
+    }
+}

@@ -1,0 +1,45 @@
+//! The `nerve._nerve` extension module: the Python node API and the `nerve` command.
+//!
+//! Received values are `pyarrow` arrays imported through the Arrow C data interface from
+//! buffers that point into shared memory: no byte is copied, and the shared block returns to
+//! its pool when Python drops the last reference to the array.
+
+mod arrow;
+mod convert;
+mod errors;
+mod node;
+mod sample;
+
+use pyo3::prelude::*;
+
+/// Runs the `nerve` command line with `argv` (program name first); returns its exit code.
+#[pyfunction]
+fn run_cli(py: Python<'_>, argv: Vec<String>) -> i32 {
+    // The run may last for hours: other Python threads (if any) keep running meanwhile.
+    let code = py.detach(|| nerve_cli::main(argv));
+    // The CLI handles Ctrl-C itself (a graceful stop); Python's own handler saw the same
+    // signal and must not turn it into a KeyboardInterrupt afterwards.
+    if let Err(e) = py.check_signals()
+        && !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py)
+    {
+        e.restore(py);
+    }
+    code
+}
+
+/// `CLOCK_MONOTONIC` in nanoseconds, the clock of every message's `timestamp`.
+#[pyfunction]
+fn monotonic_ns() -> u64 {
+    nerve_node::monotonic_ns()
+}
+
+#[pymodule]
+fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<node::Node>()?;
+    m.add_class::<sample::Sample>()?;
+    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
+    errors::register(m)?;
+    Ok(())
+}

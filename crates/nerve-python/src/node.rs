@@ -1,0 +1,321 @@
+//! `nerve.Node`: the dora-compatible Python node API.
+
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use arrow_schema::DataType;
+use nerve_node::{Event, EventStream, Next, Parameters};
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+
+use crate::arrow::PyArrow;
+use crate::convert;
+use crate::errors::to_py;
+use crate::sample::Sample;
+
+/// How long a wait may go without checking for Ctrl-C in the Python process.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// A dataflow node.
+///
+/// ``Node()`` joins the dataflow that started this process; ``Node("id")`` joins a running
+/// dataflow as its ``path: dynamic`` node ``id``. Construction returns once every node of the
+/// dataflow is ready, so all start together.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Node {
+    pub(crate) node: nerve_node::Node,
+    events: Mutex<EventStream>,
+    pa: PyArrow,
+}
+
+#[pymethods]
+impl Node {
+    #[new]
+    #[pyo3(signature = (node_id=None))]
+    fn new(py: Python<'_>, node_id: Option<String>) -> PyResult<Self> {
+        let pa = PyArrow::import(py)?;
+        forward_logging(py)?;
+        let (node, events) = py
+            .detach(|| match &node_id {
+                Some(id) => nerve_node::Node::init(id),
+                None => nerve_node::Node::init_from_env(),
+            })
+            .map_err(|e| to_py(&e))?;
+        Ok(Self { node, events: Mutex::new(events), pa })
+    }
+
+    /// The node's id.
+    #[getter]
+    fn id(&self) -> &str {
+        self.node.id()
+    }
+
+    /// Waits for the next event (at most ``timeout`` seconds); ``None`` on timeout or once the
+    /// stream has ended.
+    #[pyo3(signature = (timeout=None))]
+    fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        let deadline = match timeout {
+            None => None,
+            Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}")));
+            }
+        };
+        loop {
+            let chunk = match deadline {
+                None => SIGNAL_CHECK,
+                Some(d) => d.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK),
+            };
+            let next = py.detach(|| self.lock_events().next_event(Some(chunk)));
+            match next {
+                Next::Event(e) => return self.event(py, e).map(Some),
+                Next::End => return Ok(None),
+                Next::Timeout => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Ok(None);
+                    }
+                    py.check_signals()?;
+                }
+            }
+        }
+    }
+
+    /// The next event if one is waiting, else ``None`` (never blocks).
+    fn try_recv(&self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
+        match py.detach(|| self.lock_events().try_recv()) {
+            Next::Event(e) => self.event(py, e).map(Some),
+            Next::Timeout | Next::End => Ok(None),
+        }
+    }
+
+    /// Every event waiting right now, oldest first.
+    fn drain(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        let list = PyList::empty(py);
+        while let Some(e) = self.try_recv(py)? {
+            list.append(e)?;
+        }
+        Ok(list.unbind())
+    }
+
+    /// Awaitable form of :meth:`next`, for asyncio programs.
+    #[pyo3(signature = (timeout=None))]
+    fn recv_async<'py>(slf: &Bound<'py, Self>, timeout: Option<f64>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let event_loop = py.import("asyncio")?.call_method0("get_running_loop")?;
+        let next = slf.getattr("next")?;
+        event_loop.call_method1("run_in_executor", (py.None(), next, timeout))
+    }
+
+    fn __iter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
+        self.next(py, None)
+    }
+
+    /// Sends ``data`` on output ``output_id``.
+    ///
+    /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…) or any
+    /// ``pyarrow`` array; other sequences go through ``pyarrow.array``. The bytes are copied
+    /// once, into shared memory; readers see them without a copy.
+    #[pyo3(signature = (output_id, data, metadata=None))]
+    fn send_output(
+        &self,
+        py: Python<'_>,
+        output_id: &str,
+        data: &Bound<'_, PyAny>,
+        metadata: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let params = params(metadata)?;
+        if let Ok(b) = data.cast::<PyBytes>() {
+            let bytes = b.as_bytes();
+            return py.detach(|| self.node.send_output_bytes(output_id, &params, bytes)).map_err(|e| to_py(&e));
+        }
+        if !self.pa.is_array(py, data)? {
+            let contiguous;
+            let mut source = data;
+            if is_ndarray(data) {
+                contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
+                source = &contiguous;
+            }
+            if let Some(buffer) = RawBuffer::get(source)
+                && let Some(data_type) = buffer.arrow_type()
+            {
+                let bytes = buffer.bytes();
+                let items = bytes.len() / buffer.itemsize().max(1);
+                return py
+                    .detach(|| {
+                        self.node.send_primitive(output_id, &params, &data_type, items, bytes.len(), |dst| {
+                            dst.copy_from_slice(bytes);
+                        })
+                    })
+                    .map_err(|e| to_py(&e));
+            }
+        }
+        let array = if self.pa.is_array(py, data)? { data.clone() } else { self.pa.convert(py, data)? };
+        let array = PyArrow::from_py(&array)?;
+        py.detach(|| self.node.send_output(output_id, &params, array.as_ref())).map_err(|e| to_py(&e))
+    }
+
+    /// Lends ``data_len`` bytes of shared memory to fill in place; sent as a ``UInt8`` array
+    /// when the ``with`` block ends (or on ``sample.send()``).
+    ///
+    /// ``numpy.frombuffer(sample, dtype=...)`` gives a writable array over the very memory
+    /// readers will see: a large message is never copied.
+    #[pyo3(signature = (output_id, data_len, metadata=None))]
+    fn send_output_raw(
+        slf: &Bound<'_, Self>,
+        output_id: &str,
+        data_len: usize,
+        metadata: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Sample> {
+        let params = params(metadata)?;
+        let node = slf.get();
+        let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
+        Ok(Sample::new(slf.clone().unbind(), sample))
+    }
+
+    /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).
+    fn close_outputs(&self, outputs: Vec<String>) -> PyResult<()> {
+        let refs: Vec<&str> = outputs.iter().map(String::as_str).collect();
+        self.node.close_outputs(&refs).map_err(|e| to_py(&e))
+    }
+
+    /// The whole dataflow, as a dict.
+    fn dataflow_descriptor<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, self.node.dataflow_descriptor())
+    }
+
+    /// This node's entry of the dataflow, as a dict.
+    fn node_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        convert::to_py(py, self.node.node_config())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Node(id={:?})", self.node.id())
+    }
+}
+
+impl Node {
+    fn lock_events(&self) -> std::sync::MutexGuard<'_, EventStream> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn event(&self, py: Python<'_>, e: Event) -> PyResult<Py<PyDict>> {
+        let d = PyDict::new(py);
+        let kind = intern!(py, "type");
+        match e {
+            Event::Input { id, metadata, data } => {
+                d.set_item(kind, intern!(py, "INPUT"))?;
+                d.set_item(intern!(py, "id"), id)?;
+                d.set_item(intern!(py, "value"), self.pa.to_py(py, &data)?)?;
+                let meta = convert::map_to_dict(py, &metadata.parameters)?;
+                meta.set_item(intern!(py, "timestamp"), metadata.timestamp)?;
+                d.set_item(intern!(py, "metadata"), meta)?;
+            }
+            Event::InputClosed { id } => {
+                d.set_item(kind, intern!(py, "INPUT_CLOSED"))?;
+                d.set_item(intern!(py, "id"), id)?;
+            }
+            Event::Stop => d.set_item(kind, intern!(py, "STOP"))?,
+            Event::Error(msg) => {
+                d.set_item(kind, intern!(py, "ERROR"))?;
+                d.set_item(intern!(py, "error"), msg)?;
+            }
+        }
+        Ok(d.unbind())
+    }
+}
+
+fn params(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Parameters> {
+    metadata.map_or_else(|| Ok(Parameters::new()), convert::dict_to_map)
+}
+
+fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().name().is_ok_and(|n| n == "ndarray")
+}
+
+/// Under nerve, Python `logging` records reach the run's log like `print` does.
+fn forward_logging(py: Python<'_>) -> PyResult<()> {
+    let logging = py.import("logging")?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("level", logging.getattr("INFO")?)?;
+    kwargs.set_item("format", "%(levelname)s %(name)s: %(message)s")?;
+    // basicConfig leaves a logging setup the program made itself untouched.
+    logging.call_method("basicConfig", (), Some(&kwargs))?;
+    Ok(())
+}
+
+/// A C-contiguous buffer exported by a Python object (numpy array, memoryview, array…).
+struct RawBuffer {
+    view: Box<ffi::Py_buffer>,
+}
+
+impl RawBuffer {
+    fn get(obj: &Bound<'_, PyAny>) -> Option<Self> {
+        let mut view: Box<ffi::Py_buffer> = Box::new(ffi::Py_buffer::new());
+        // SAFETY: `obj` is a live object and `view` a writable Py_buffer.
+        let rc = unsafe {
+            ffi::PyObject_GetBuffer(obj.as_ptr(), &raw mut *view, ffi::PyBUF_C_CONTIGUOUS | ffi::PyBUF_FORMAT)
+        };
+        if rc != 0 {
+            // Not a buffer, or not contiguous: the caller falls back to pyarrow.
+            drop(PyErr::take(obj.py()));
+            return None;
+        }
+        Some(Self { view })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        let len = usize::try_from(self.view.len).unwrap_or(0);
+        if len == 0 || self.view.buf.is_null() {
+            return &[];
+        }
+        // SAFETY: the exporter guarantees `len` readable bytes at `buf` until release.
+        unsafe { std::slice::from_raw_parts(self.view.buf.cast::<u8>(), len) }
+    }
+
+    fn itemsize(&self) -> usize {
+        usize::try_from(self.view.itemsize).unwrap_or(1)
+    }
+
+    /// The Arrow primitive type of the items, when it has one and is stored natively.
+    fn arrow_type(&self) -> Option<DataType> {
+        let format = if self.view.format.is_null() {
+            "B"
+        } else {
+            // SAFETY: a non-null format is a NUL-terminated string owned by the exporter.
+            unsafe { std::ffi::CStr::from_ptr(self.view.format) }.to_str().ok()?
+        };
+        let code = match format.as_bytes() {
+            [b'<' | b'=' | b'@', c] | [c] => *c,
+            _ => return None, // big-endian, structured or multi-character formats
+        };
+        Some(match (code, self.itemsize()) {
+            (b'b', 1) => DataType::Int8,
+            (b'B' | b'c', 1) => DataType::UInt8,
+            (b'h', 2) => DataType::Int16,
+            (b'H', 2) => DataType::UInt16,
+            (b'i' | b'l', 4) => DataType::Int32,
+            (b'I' | b'L', 4) => DataType::UInt32,
+            (b'l' | b'q', 8) => DataType::Int64,
+            (b'L' | b'Q', 8) => DataType::UInt64,
+            (b'e', 2) => DataType::Float16,
+            (b'f', 4) => DataType::Float32,
+            (b'd', 8) => DataType::Float64,
+            _ => return None,
+        })
+    }
+}
+
+impl Drop for RawBuffer {
+    fn drop(&mut self) {
+        // SAFETY: releasing the buffer obtained in `get`, with the GIL held (RawBuffer never
+        // leaves the thread that holds it).
+        unsafe { ffi::PyBuffer_Release(&raw mut *self.view) }
+    }
+}

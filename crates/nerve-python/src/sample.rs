@@ -1,0 +1,94 @@
+//! `nerve.Sample`: shared memory lent to Python to fill in place.
+
+use std::any::Any;
+use std::ffi::c_int;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pyo3::exceptions::{PyBufferError, PyRuntimeError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+
+use crate::errors::to_py;
+use crate::node::Node;
+
+/// A block of shared memory to fill, then send.
+///
+/// Supports the buffer protocol (``memoryview(sample)``, ``numpy.frombuffer(sample, ...)``) and
+/// the ``with`` statement: leaving the block without an exception sends it. Do not write to
+/// views of a sample after it is sent: readers are reading that memory.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Sample {
+    node: Py<Node>,
+    sample: Mutex<Option<nerve_node::Sample>>,
+    // Views handed to Python may outlive the send; the memory stays mapped until they go.
+    _mapping: Arc<dyn Any + Send + Sync>,
+    ptr: usize,
+    len: usize,
+}
+
+impl Sample {
+    pub(crate) fn new(node: Py<Node>, mut sample: nerve_node::Sample) -> Self {
+        let mapping = sample.keep_mapped();
+        let len = sample.len();
+        let ptr = sample.as_mut_ptr() as usize;
+        Self { node, sample: Mutex::new(Some(sample)), _mapping: mapping, ptr, len }
+    }
+}
+
+#[pymethods]
+impl Sample {
+    /// Sends the sample; it cannot be sent twice.
+    fn send(&self, py: Python<'_>) -> PyResult<()> {
+        let sample = self
+            .sample
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
+        let node = self.node.get();
+        py.detach(|| node.node.send_sample(sample)).map_err(|e| to_py(&e))
+    }
+
+    /// Gives the memory back without sending.
+    fn discard(&self) {
+        self.sample.lock().unwrap_or_else(PoisonError::into_inner).take();
+    }
+
+    fn __len__(&self) -> usize {
+        self.len
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (exc_type=None, _exc=None, _tb=None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: Option<&Bound<'_, PyAny>>,
+        _exc: Option<&Bound<'_, PyAny>>,
+        _tb: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let pending = self.sample.lock().unwrap_or_else(PoisonError::into_inner).is_some();
+        if exc_type.is_some_and(|t| !t.is_none()) {
+            self.discard();
+        } else if pending {
+            self.send(py)?;
+        }
+        Ok(false)
+    }
+
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
+        let this = slf.get();
+        if this.sample.lock().unwrap_or_else(PoisonError::into_inner).is_none() {
+            return Err(PyBufferError::new_err("this sample was already sent"));
+        }
+        let len = isize::try_from(this.len).map_err(|_| PyBufferError::new_err("sample too large"))?;
+        // SAFETY: `ptr` points to `len` writable bytes kept mapped by `_mapping` for as long as
+        // this object (which the view references) lives.
+        let rc =
+            unsafe { ffi::PyBuffer_FillInfo(view, slf.as_ptr(), this.ptr as *mut std::ffi::c_void, len, 0, flags) };
+        if rc == 0 { Ok(()) } else { Err(PyErr::fetch(slf.py())) }
+    }
+}

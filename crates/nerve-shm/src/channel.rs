@@ -1,0 +1,197 @@
+//! The two ends of an output → input edge: a publisher that queues blocks to every reader, and
+//! an input that takes them, with no process in between.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::error::ShmError;
+use crate::inbox::Inbox;
+use crate::pool::{BlockCache, BlockRef, Lease, OutputPool};
+use crate::ring::{Descriptor, Push, Ring};
+
+/// One reader of an output: a queue in that reader's inbox, and its holder bit.
+#[derive(Debug, Clone)]
+pub struct ReaderLink {
+    /// The reader node's inbox.
+    pub inbox: Arc<Inbox>,
+    /// Index of the reader's queue in that inbox.
+    pub queue: usize,
+    /// The reader's edge number on this output (its holder bit).
+    pub edge: usize,
+}
+
+impl ReaderLink {
+    fn ring(&self) -> Ring<'_> {
+        self.inbox.ring(self.queue)
+    }
+    fn bit(&self) -> u64 {
+        1u64 << self.edge
+    }
+}
+
+/// What one publish did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Published {
+    /// Readers the message was queued to.
+    pub delivered: usize,
+    /// Older messages evicted from drop-oldest queues to make room.
+    pub evicted: usize,
+}
+
+/// Producer end of one output.
+#[derive(Debug)]
+pub struct Publisher {
+    pool: OutputPool,
+    readers: Vec<ReaderLink>,
+    own: Arc<Inbox>,
+}
+
+impl Publisher {
+    /// An output with its pool and readers; `own` is the producer's inbox, whose doorbell it
+    /// sleeps on while a back-pressured reader is full.
+    #[must_use]
+    pub fn new(pool: OutputPool, readers: Vec<ReaderLink>, own: Arc<Inbox>) -> Self {
+        Self { pool, readers, own }
+    }
+
+    /// Whether any reader is still connected.
+    #[must_use]
+    pub fn has_readers(&self) -> bool {
+        self.readers.iter().any(|r| !r.ring().is_closed())
+    }
+
+    /// Lends a block of at least `len` bytes to fill.
+    ///
+    /// # Errors
+    /// When no block can be had.
+    pub fn lease(&mut self, len: usize) -> Result<Lease, ShmError> {
+        self.pool.lease(len)
+    }
+
+    /// Queues the first `len` bytes of a filled block to every reader.
+    ///
+    /// A full back-pressured queue makes this wait until its reader takes an entry, leaves,
+    /// or `stop` is set (then [`ShmError::Stopped`]; readers already served keep the message).
+    ///
+    /// # Errors
+    /// [`ShmError::Stopped`] as above.
+    pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Result<Published, ShmError> {
+        let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
+        let mask = self.readers.iter().filter(|r| !r.ring().is_closed()).fold(0, |m, r| m | r.bit());
+        lease.add_holders(mask);
+        let mut out = Published::default();
+        let mut result = Ok(());
+        for r in &self.readers {
+            if mask & r.bit() == 0 {
+                continue;
+            }
+            if result.is_err() {
+                lease.table().release(d.slot as usize, r.bit());
+                continue;
+            }
+            let ring = r.ring();
+            loop {
+                match ring.push(d) {
+                    Push::Queued => {
+                        out.delivered += 1;
+                        r.inbox.doorbell().ring();
+                        break;
+                    }
+                    Push::Evicted(old) => {
+                        lease.table().release(old.slot as usize, r.bit());
+                        out.delivered += 1;
+                        out.evicted += 1;
+                        r.inbox.doorbell().ring();
+                        break;
+                    }
+                    Push::Closed => {
+                        lease.table().release(d.slot as usize, r.bit());
+                        break;
+                    }
+                    Push::Full => {
+                        if !self.wait_for_room(ring, stop) {
+                            lease.table().release(d.slot as usize, r.bit());
+                            result = Err(ShmError::Stopped);
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        lease.finish();
+        result.map(|()| out)
+    }
+
+    /// Sleeps until `ring` has room or is closed (true), or `stop` is set (false).
+    fn wait_for_room(&self, ring: Ring<'_>, stop: &AtomicBool) -> bool {
+        ring.set_producer_waiting(true);
+        let ok = self
+            .own
+            .doorbell()
+            .wait_until(None, Duration::ZERO, || {
+                if stop.load(Ordering::Acquire) {
+                    Some(false)
+                } else {
+                    (ring.has_room() || ring.is_closed()).then_some(true)
+                }
+            })
+            .unwrap_or(false);
+        ring.set_producer_waiting(false);
+        ok
+    }
+}
+
+/// Consumer end of one edge.
+#[derive(Debug)]
+pub struct Input {
+    inbox: Arc<Inbox>,
+    queue: usize,
+    cache: BlockCache,
+    producer: Arc<Inbox>,
+}
+
+impl Input {
+    /// The reader's queue `queue` in its own `inbox`, fed by the output whose blocks `cache`
+    /// maps; `producer` is the producer's inbox, rung when a back-pressured producer waits.
+    #[must_use]
+    pub fn new(inbox: Arc<Inbox>, queue: usize, cache: BlockCache, producer: Arc<Inbox>) -> Self {
+        Self { inbox, queue, cache, producer }
+    }
+
+    fn ring(&self) -> Ring<'_> {
+        self.inbox.ring(self.queue)
+    }
+
+    /// Send stamp of the oldest waiting message.
+    #[must_use]
+    pub fn peek_stamp(&self) -> Option<u64> {
+        self.ring().peek_stamp()
+    }
+
+    /// Whether no message waits.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ring().is_empty()
+    }
+
+    /// Messages the producer evicted from this queue so far.
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        self.ring().dropped()
+    }
+
+    /// Takes the oldest waiting message: the block holding it and its length.
+    ///
+    /// # Errors
+    /// When the entry names a block that cannot be mapped.
+    pub fn recv(&mut self) -> Option<Result<(BlockRef, usize), ShmError>> {
+        let ring = self.inbox.ring(self.queue);
+        let d = ring.pop()?;
+        if ring.producer_waiting() {
+            self.producer.doorbell().ring();
+        }
+        let len = usize::try_from(d.len).unwrap_or(usize::MAX);
+        Some(self.cache.take(d.slot, d.seq).map(|b| (b, len)))
+    }
+}

@@ -1,0 +1,133 @@
+//! A node's inbox: one queue per input and the doorbell the node sleeps on.
+//!
+//! The runtime creates every inbox before any node starts; producers map the inboxes of their
+//! readers to queue descriptors and ring the doorbell, the node maps its own to consume.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use crate::doorbell::Doorbell;
+use crate::error::ShmError;
+use crate::ring::{Policy, Ring, ring_bytes};
+use crate::segment::{Access, Segment};
+
+const MAGIC: u64 = 0x4e45_5256_494e_4258; // "NERVINBX"
+/// Layout version of inboxes; bumped on any change to the shared-memory layout.
+pub const INBOX_VERSION: u32 = 1;
+
+#[repr(C, align(64))]
+struct InboxHeader {
+    magic: AtomicU64,
+    version: AtomicU32,
+    n_rings: AtomicU32,
+    doorbell: Doorbell,
+}
+
+/// Shape of one input queue, as the channel table gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueShape {
+    /// Entries the queue holds.
+    pub capacity: usize,
+    /// What a full queue does.
+    pub policy: Policy,
+}
+
+/// A mapped inbox.
+#[derive(Debug)]
+pub struct Inbox {
+    segment: Segment,
+    queues: Vec<(usize, QueueShape)>,
+}
+
+impl Inbox {
+    fn layout(queues: &[QueueShape]) -> (Vec<(usize, QueueShape)>, usize) {
+        let mut offset = std::mem::size_of::<InboxHeader>();
+        let mut placed = Vec::with_capacity(queues.len());
+        for q in queues {
+            placed.push((offset, *q));
+            offset += ring_bytes(q.capacity);
+        }
+        (placed, offset)
+    }
+
+    /// Creates the inbox named `name` with one queue per entry of `queues`.
+    ///
+    /// # Errors
+    /// When the segment cannot be created.
+    pub fn create(name: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
+        let (queues, len) = Self::layout(queues);
+        let segment = Segment::create(name, len, true)?;
+        let inbox = Self { segment, queues };
+        for i in 0..inbox.queues.len() {
+            inbox.ring(i).init(inbox.queues[i].1.policy);
+        }
+        let h = inbox.header();
+        h.n_rings.store(u32::try_from(inbox.queues.len()).unwrap_or(u32::MAX), Ordering::Relaxed);
+        h.version.store(INBOX_VERSION, Ordering::Relaxed);
+        h.magic.store(MAGIC, Ordering::Release);
+        Ok(inbox)
+    }
+
+    /// Maps an existing inbox and checks it has exactly the expected queues.
+    ///
+    /// # Errors
+    /// When the segment is missing or does not match.
+    pub fn open(name: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
+        let (queues, len) = Self::layout(queues);
+        let segment = Segment::open(name, Access::ReadWrite)?;
+        let bad = || ShmError::BadHeader { name: name.to_owned(), what: "inbox" };
+        if segment.len() < len {
+            return Err(bad());
+        }
+        let inbox = Self { segment, queues };
+        let h = inbox.header();
+        if h.magic.load(Ordering::Acquire) != MAGIC
+            || h.version.load(Ordering::Relaxed) != INBOX_VERSION
+            || h.n_rings.load(Ordering::Relaxed) as usize != inbox.queues.len()
+            || (0..inbox.queues.len()).any(|i| !inbox.ring(i).is_consistent(inbox.queues[i].1.policy))
+        {
+            return Err(bad());
+        }
+        Ok(inbox)
+    }
+
+    fn header(&self) -> &InboxHeader {
+        // SAFETY: the segment is at least a header long, page aligned, and holds only atomics.
+        unsafe { &*self.segment.as_ptr().cast::<InboxHeader>() }
+    }
+
+    /// The doorbell of the node owning this inbox.
+    #[must_use]
+    pub fn doorbell(&self) -> &Doorbell {
+        &self.header().doorbell
+    }
+
+    /// Queue of input number `i`.
+    ///
+    /// # Panics
+    /// If `i` is not an input of this inbox.
+    #[must_use]
+    pub fn ring(&self, i: usize) -> Ring<'_> {
+        let (offset, shape) = self.queues[i];
+        // SAFETY: `layout` placed the queue inside the segment at a 64-byte aligned offset,
+        // and the segment lives as long as `self`.
+        unsafe { Ring::at(self.segment.as_ptr().add(offset), shape.capacity) }
+    }
+
+    /// Number of queues.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// Whether the inbox has no queue (a node without inputs still has a doorbell).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.queues.is_empty()
+    }
+
+    /// The underlying segment's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.segment.name()
+    }
+}

@@ -1,0 +1,335 @@
+//! The in-block message format: a fixed header, the Arrow type, the array layout, the sender's
+//! metadata, then the Arrow buffers, each 64-byte aligned, exactly as readers will use them.
+//!
+//! Nothing is serialized per element: the layout is a few integers per buffer, so encoding and
+//! decoding cost the same for 8 bytes and 64 MiB.
+
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+
+use crate::error::ShmError;
+
+const MAGIC: u32 = 0x4d56_524e; // "NRVM"
+/// Version of the message format; readers refuse other versions.
+pub const MESSAGE_VERSION: u16 = 1;
+/// Bytes of the fixed header.
+pub const HEADER_LEN: usize = 64;
+/// Alignment of every Arrow buffer inside a block.
+pub const ALIGN: usize = 64;
+const MAX_DEPTH: usize = 32;
+const MAX_ITEMS: u64 = 4096;
+
+/// What goes before the buffers of one message.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    type_json: Vec<u8>,
+    layout: Vec<u8>,
+    meta: Vec<u8>,
+    data_len: usize,
+}
+
+/// Serializes an Arrow type the way messages carry it.
+///
+/// # Errors
+/// When the type cannot be represented.
+pub fn encode_type(t: &DataType) -> Result<Vec<u8>, ShmError> {
+    serde_json::to_vec(t).map_err(|e| ShmError::Unsupported(format!("type {t}: {e}")))
+}
+
+/// Parses a type written by [`encode_type`].
+///
+/// # Errors
+/// When the bytes are not a type.
+pub fn decode_type(bytes: &[u8]) -> Result<DataType, ShmError> {
+    serde_json::from_slice(bytes).map_err(|e| ShmError::Malformed(format!("array type: {e}")))
+}
+
+impl Frame {
+    /// Frame for a single buffer of `byte_len` bytes holding `items` values of a primitive
+    /// type, with no nulls: the fast path for bytes, numpy arrays and loaned samples.
+    #[must_use]
+    pub fn primitive(type_json: Vec<u8>, items: usize, byte_len: usize, meta: Vec<u8>) -> Self {
+        let mut layout = Vec::with_capacity(64);
+        for w in [items as u64, 0, 0, 0, 1, 0, byte_len as u64, 0] {
+            layout.extend_from_slice(&w.to_le_bytes());
+        }
+        Self { type_json, layout, meta, data_len: byte_len }
+    }
+
+    /// Frame for any Arrow array, and the buffers to copy with their offsets in the data area.
+    ///
+    /// # Errors
+    /// When the array is nested deeper than nerve carries.
+    pub fn array(
+        data: &ArrayData,
+        type_json: Vec<u8>,
+        meta: Vec<u8>,
+    ) -> Result<(Self, Vec<(Buffer, usize)>), ShmError> {
+        let mut layout = Vec::new();
+        let mut copies = Vec::new();
+        let mut data_len = 0usize;
+        encode_node(data, &mut layout, &mut copies, &mut data_len, 0)?;
+        Ok((Self { type_json, layout, meta, data_len }, copies))
+    }
+
+    /// Offset of the data area from the start of the block.
+    #[must_use]
+    pub fn data_offset(&self) -> usize {
+        (HEADER_LEN + self.type_json.len() + self.layout.len() + self.meta.len()).next_multiple_of(ALIGN)
+    }
+
+    /// Bytes the whole message occupies.
+    #[must_use]
+    pub fn total_len(&self) -> usize {
+        self.data_offset() + self.data_len
+    }
+
+    /// Writes everything but the buffers into the start of `dst`.
+    ///
+    /// # Panics
+    /// If `dst` is shorter than [`Frame::data_offset`].
+    pub fn write_head(&self, dst: &mut [u8], stamp: u64) {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+        h[4..6].copy_from_slice(&MESSAGE_VERSION.to_le_bytes());
+        h[8..16].copy_from_slice(&stamp.to_le_bytes());
+        h[16..20].copy_from_slice(&len32(self.type_json.len()).to_le_bytes());
+        h[20..24].copy_from_slice(&len32(self.layout.len()).to_le_bytes());
+        h[24..28].copy_from_slice(&len32(self.meta.len()).to_le_bytes());
+        h[32..40].copy_from_slice(&(self.data_offset() as u64).to_le_bytes());
+        h[40..48].copy_from_slice(&(self.data_len as u64).to_le_bytes());
+        dst[..HEADER_LEN].copy_from_slice(&h);
+        let mut at = HEADER_LEN;
+        for part in [&self.type_json, &self.layout, &self.meta] {
+            dst[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
+    }
+}
+
+fn len32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+fn encode_node(
+    data: &ArrayData,
+    out: &mut Vec<u8>,
+    copies: &mut Vec<(Buffer, usize)>,
+    data_len: &mut usize,
+    depth: usize,
+) -> Result<(), ShmError> {
+    if depth > MAX_DEPTH {
+        return Err(ShmError::Unsupported(format!("arrays nested deeper than {MAX_DEPTH} levels")));
+    }
+    let mut push = |w: usize| out.extend_from_slice(&(w as u64).to_le_bytes());
+    let mut place = |b: &Buffer, copies: &mut Vec<(Buffer, usize)>| {
+        let at = data_len.next_multiple_of(ALIGN);
+        *data_len = at + b.len();
+        copies.push((b.clone(), at));
+        at
+    };
+    push(data.len());
+    push(data.offset());
+    push(data.null_count());
+    match data.nulls() {
+        Some(n) => {
+            let bits = n.inner();
+            let at = place(bits.inner(), copies);
+            push(1);
+            for w in [at, bits.inner().len(), bits.offset(), bits.len()] {
+                push(w);
+            }
+        }
+        None => {
+            push(0);
+        }
+    }
+    push(data.buffers().len());
+    for b in data.buffers() {
+        let at = place(b, copies);
+        push(at);
+        push(b.len());
+    }
+    push(data.child_data().len());
+    for child in data.child_data() {
+        encode_node(child, out, copies, data_len, depth + 1)?;
+    }
+    Ok(())
+}
+
+/// A message read in place from a block.
+#[derive(Debug, Clone, Copy)]
+pub struct MessageView<'a> {
+    /// Sender's monotonic clock at send, in nanoseconds.
+    pub stamp: u64,
+    /// The Arrow type, as written by [`encode_type`].
+    pub type_json: &'a [u8],
+    /// The sender's metadata (a JSON object, empty when none).
+    pub meta: &'a [u8],
+    layout: &'a [u8],
+    data_offset: usize,
+    data_len: usize,
+}
+
+impl<'a> MessageView<'a> {
+    /// Checks and views the message in the first `len` bytes of `block`.
+    ///
+    /// # Errors
+    /// When the header is not a nerve message of this version or points outside the block.
+    pub fn parse(block: &'a [u8], len: usize) -> Result<Self, ShmError> {
+        let bad = |what: &str| ShmError::Malformed(what.to_owned());
+        if len > block.len() || len < HEADER_LEN {
+            return Err(bad("message length outside its block"));
+        }
+        let bytes = &block[..len];
+        let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize;
+        let u64_at = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[i..i + 8]);
+            u64::from_le_bytes(w)
+        };
+        if u32_at(0) != MAGIC as usize {
+            return Err(bad("not a nerve message (bad magic)"));
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version != MESSAGE_VERSION {
+            return Err(ShmError::Malformed(format!(
+                "message format {version}, this nerve reads format {MESSAGE_VERSION}"
+            )));
+        }
+        let (tl, ll, ml) = (u32_at(16), u32_at(20), u32_at(24));
+        let data_offset = usize::try_from(u64_at(32)).map_err(|_| bad("data offset"))?;
+        let data_len = usize::try_from(u64_at(40)).map_err(|_| bad("data length"))?;
+        let head_end = HEADER_LEN + tl + ll + ml;
+        if head_end > data_offset || data_offset.checked_add(data_len).is_none_or(|e| e > len) {
+            return Err(bad("header sections outside the message"));
+        }
+        Ok(Self {
+            stamp: u64_at(8),
+            type_json: &bytes[HEADER_LEN..HEADER_LEN + tl],
+            layout: &bytes[HEADER_LEN + tl..HEADER_LEN + tl + ll],
+            meta: &bytes[HEADER_LEN + tl + ll..head_end],
+            data_offset,
+            data_len,
+        })
+    }
+
+    /// Rebuilds the array over the block without copying: `buffer(offset, len)` must return
+    /// an Arrow buffer viewing those bytes of the block (offsets from the block start).
+    ///
+    /// # Errors
+    /// When the layout is inconsistent with `data_type` or points outside the message.
+    pub fn array(
+        &self,
+        data_type: &DataType,
+        mut buffer: impl FnMut(usize, usize) -> Buffer,
+    ) -> Result<ArrayData, ShmError> {
+        let mut words = Words { bytes: self.layout, at: 0 };
+        let data = decode_node(data_type, &mut words, self, &mut buffer, 0)?;
+        if words.at != self.layout.len() {
+            return Err(ShmError::Malformed("trailing bytes after the array layout".into()));
+        }
+        Ok(data)
+    }
+}
+
+struct Words<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Words<'_> {
+    fn next(&mut self) -> Result<u64, ShmError> {
+        let end = self.at + 8;
+        let w = self.bytes.get(self.at..end).ok_or_else(|| ShmError::Malformed("array layout ends early".into()))?;
+        self.at = end;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn usize(&mut self) -> Result<usize, ShmError> {
+        usize::try_from(self.next()?).map_err(|_| ShmError::Malformed("layout value too large".into()))
+    }
+    fn count(&mut self) -> Result<usize, ShmError> {
+        let n = self.next()?;
+        if n > MAX_ITEMS {
+            return Err(ShmError::Malformed(format!("layout count {n} too large")));
+        }
+        usize::try_from(n).map_err(|_| ShmError::Malformed("layout count".into()))
+    }
+}
+
+fn child_types(t: &DataType) -> Vec<DataType> {
+    match t {
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => vec![f.data_type().clone()],
+        DataType::Struct(fields) => fields.iter().map(|f| f.data_type().clone()).collect(),
+        DataType::Union(fields, _) => fields.iter().map(|(_, f)| f.data_type().clone()).collect(),
+        DataType::Dictionary(_, v) => vec![(**v).clone()],
+        DataType::RunEndEncoded(r, v) => vec![r.data_type().clone(), v.data_type().clone()],
+        _ => Vec::new(),
+    }
+}
+
+fn decode_node(
+    t: &DataType,
+    w: &mut Words<'_>,
+    view: &MessageView<'_>,
+    buffer: &mut impl FnMut(usize, usize) -> Buffer,
+    depth: usize,
+) -> Result<ArrayData, ShmError> {
+    if depth > MAX_DEPTH {
+        return Err(ShmError::Malformed("array layout nested too deep".into()));
+    }
+    let mut range = |start: usize, len: usize| -> Result<Buffer, ShmError> {
+        if start.checked_add(len).is_none_or(|e| e > view.data_len) || !start.is_multiple_of(ALIGN) {
+            return Err(ShmError::Malformed(format!(
+                "buffer at {start}+{len} outside the {} data bytes or misaligned",
+                view.data_len
+            )));
+        }
+        Ok(buffer(view.data_offset + start, len))
+    };
+    let len = w.usize()?;
+    let offset = w.usize()?;
+    let _null_count = w.usize()?;
+    let nulls = match w.next()? {
+        0 => None,
+        1 => {
+            let (at, bytes, bit_offset, bit_len) = (w.usize()?, w.usize()?, w.usize()?, w.usize()?);
+            if bit_offset.checked_add(bit_len).is_none_or(|e| e.div_ceil(8) > bytes) {
+                return Err(ShmError::Malformed("validity bitmap shorter than its bits".into()));
+            }
+            Some(NullBuffer::new(BooleanBuffer::new(range(at, bytes)?, bit_offset, bit_len)))
+        }
+        _ => return Err(ShmError::Malformed("bad validity flag".into())),
+    };
+    let n_buffers = w.count()?;
+    let mut buffers = Vec::with_capacity(n_buffers);
+    for _ in 0..n_buffers {
+        let (at, blen) = (w.usize()?, w.usize()?);
+        buffers.push(range(at, blen)?);
+    }
+    let n_children = w.count()?;
+    let types = child_types(t);
+    if types.len() != n_children {
+        return Err(ShmError::Malformed(format!("type {t} has {} children, message has {n_children}", types.len())));
+    }
+    let mut children = Vec::with_capacity(n_children);
+    for ct in &types {
+        children.push(decode_node(ct, w, view, buffer, depth + 1)?);
+    }
+    ArrayData::builder(t.clone())
+        .len(len)
+        .offset(offset)
+        .nulls(nulls)
+        .buffers(buffers)
+        .child_data(children)
+        .build()
+        .map_err(|e| ShmError::Malformed(format!("array does not match its type {t}: {e}")))
+}

@@ -1,0 +1,340 @@
+//! A bounded single-producer single-consumer queue of message descriptors in shared memory.
+//!
+//! The consumer claims an entry by advancing `head` with a compare-and-swap. When the queue is
+//! full and the input keeps only the newest messages, the producer claims the oldest entry the
+//! same way, so the consumer never receives a stale entry and the producer never waits.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// What happens when a queue is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// The producer evicts the oldest entry.
+    DropOldest,
+    /// The producer waits for room.
+    Backpressure,
+}
+
+impl Policy {
+    fn to_raw(self) -> u64 {
+        match self {
+            Self::DropOldest => 1,
+            Self::Backpressure => 2,
+        }
+    }
+    fn from_raw(raw: u64) -> Option<Self> {
+        match raw {
+            1 => Some(Self::DropOldest),
+            2 => Some(Self::Backpressure),
+            _ => None,
+        }
+    }
+}
+
+/// Where a message lives: a block of the producer's pool and the bytes used in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Descriptor {
+    /// Index of the block in the producer's block table.
+    pub slot: u32,
+    /// Generation of the block, so a reused slot is never mistaken for the old block.
+    pub seq: u64,
+    /// Bytes of the message.
+    pub len: u64,
+    /// Producer's monotonic clock at send, in nanoseconds (orders messages across inputs).
+    pub stamp: u64,
+}
+
+#[repr(C)]
+struct Slot {
+    slot: AtomicU64,
+    seq: AtomicU64,
+    len: AtomicU64,
+    stamp: AtomicU64,
+}
+
+/// The shared-memory header of one queue; slots follow it.
+#[repr(C, align(64))]
+pub struct RingHeader {
+    head: AtomicU64,
+    _pad_head: [u64; 7],
+    tail: AtomicU64,
+    _pad_tail: [u64; 7],
+    capacity: AtomicU64,
+    policy: AtomicU64,
+    dropped: AtomicU64,
+    closed: AtomicU32,
+    producer_waiting: AtomicU32,
+}
+
+/// Outcome of [`Ring::push`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Push {
+    /// Queued.
+    Queued,
+    /// Queued after evicting this oldest entry; its reference must be released.
+    Evicted(Descriptor),
+    /// Full under back-pressure: nothing was queued.
+    Full,
+    /// The reader is gone: nothing was queued.
+    Closed,
+}
+
+/// A view of one queue inside a mapped inbox.
+#[derive(Clone, Copy)]
+pub struct Ring<'a> {
+    header: &'a RingHeader,
+    slots: &'a [Slot],
+}
+
+/// Bytes a queue of `capacity` entries occupies.
+#[must_use]
+pub fn ring_bytes(capacity: usize) -> usize {
+    (std::mem::size_of::<RingHeader>() + capacity * std::mem::size_of::<Slot>()).next_multiple_of(64)
+}
+
+impl<'a> Ring<'a> {
+    /// Views the queue at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr` must be 64-byte aligned and point to at least `ring_bytes(capacity)` bytes of
+    /// shared memory that stay mapped for `'a`, laid out by [`Ring::init`] or zeroed.
+    pub unsafe fn at(ptr: *mut u8, capacity: usize) -> Self {
+        // SAFETY: guaranteed by the caller; every field is an atomic, valid for any bytes.
+        unsafe {
+            let header = &*ptr.cast::<RingHeader>();
+            let slots = std::slice::from_raw_parts(ptr.add(std::mem::size_of::<RingHeader>()).cast::<Slot>(), capacity);
+            Self { header, slots }
+        }
+    }
+
+    /// Writes a fresh, empty queue (done once, by whoever creates the segment).
+    pub fn init(&self, policy: Policy) {
+        self.header.head.store(0, Ordering::Relaxed);
+        self.header.tail.store(0, Ordering::Relaxed);
+        self.header.capacity.store(self.slots.len() as u64, Ordering::Relaxed);
+        self.header.policy.store(policy.to_raw(), Ordering::Relaxed);
+        self.header.dropped.store(0, Ordering::Relaxed);
+        self.header.closed.store(0, Ordering::Relaxed);
+        self.header.producer_waiting.store(0, Ordering::Release);
+    }
+
+    /// Checks that a mapped queue matches what the channel table promises.
+    #[must_use]
+    pub fn is_consistent(&self, policy: Policy) -> bool {
+        self.header.capacity.load(Ordering::Acquire) == self.slots.len() as u64
+            && Policy::from_raw(self.header.policy.load(Ordering::Acquire)) == Some(policy)
+    }
+
+    /// The queue's policy.
+    #[must_use]
+    pub fn policy(&self) -> Policy {
+        Policy::from_raw(self.header.policy.load(Ordering::Relaxed)).unwrap_or(Policy::Backpressure)
+    }
+
+    fn write(&self, pos: u64, d: Descriptor) {
+        let s = &self.slots[self.index(pos)];
+        s.slot.store(u64::from(d.slot), Ordering::Relaxed);
+        s.seq.store(d.seq, Ordering::Relaxed);
+        s.len.store(d.len, Ordering::Relaxed);
+        s.stamp.store(d.stamp, Ordering::Relaxed);
+    }
+
+    fn read(&self, pos: u64) -> Descriptor {
+        let s = &self.slots[self.index(pos)];
+        Descriptor {
+            slot: u32::try_from(s.slot.load(Ordering::Relaxed)).unwrap_or(u32::MAX),
+            seq: s.seq.load(Ordering::Relaxed),
+            len: s.len.load(Ordering::Relaxed),
+            stamp: s.stamp.load(Ordering::Relaxed),
+        }
+    }
+
+    fn index(&self, pos: u64) -> usize {
+        // Capacity fits in usize, so the remainder does too.
+        usize::try_from(pos % self.slots.len() as u64).unwrap_or(0)
+    }
+
+    /// Queues `d` (producer side).
+    pub fn push(&self, d: Descriptor) -> Push {
+        if self.is_closed() {
+            return Push::Closed;
+        }
+        let cap = self.slots.len() as u64;
+        let tail = self.header.tail.load(Ordering::Relaxed);
+        let mut evicted = None;
+        loop {
+            let head = self.header.head.load(Ordering::Acquire);
+            if tail - head < cap {
+                break;
+            }
+            if self.policy() == Policy::Backpressure {
+                return Push::Full;
+            }
+            let old = self.read(head);
+            if self.header.head.compare_exchange(head, head + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                self.header.dropped.fetch_add(1, Ordering::Relaxed);
+                evicted = Some(old);
+                break;
+            }
+            // The consumer took the oldest entry meanwhile: there is room now.
+        }
+        self.write(tail, d);
+        self.header.tail.store(tail + 1, Ordering::Release);
+        evicted.map_or(Push::Queued, Push::Evicted)
+    }
+
+    /// Takes the oldest entry (consumer side).
+    #[must_use]
+    pub fn pop(&self) -> Option<Descriptor> {
+        loop {
+            let head = self.header.head.load(Ordering::Acquire);
+            let tail = self.header.tail.load(Ordering::Acquire);
+            if head == tail {
+                return None;
+            }
+            let d = self.read(head);
+            // Success proves the producer did not reclaim this entry while we read it.
+            if self.header.head.compare_exchange(head, head + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                return Some(d);
+            }
+        }
+    }
+
+    /// Send stamp of the oldest entry, if any (consumer side, for oldest-first delivery).
+    #[must_use]
+    pub fn peek_stamp(&self) -> Option<u64> {
+        let head = self.header.head.load(Ordering::Acquire);
+        let tail = self.header.tail.load(Ordering::Acquire);
+        (head != tail).then(|| self.read(head).stamp)
+    }
+
+    /// Entries waiting.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        let tail = self.header.tail.load(Ordering::Acquire);
+        let head = self.header.head.load(Ordering::Acquire);
+        usize::try_from(tail.saturating_sub(head)).unwrap_or(usize::MAX)
+    }
+
+    /// Whether no entry waits.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a back-pressured producer could queue now.
+    #[must_use]
+    pub fn has_room(&self) -> bool {
+        self.len() < self.slots.len()
+    }
+
+    /// Messages evicted so far under drop-oldest.
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        self.header.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Marks the reader gone: producers stop queueing here.
+    pub fn close(&self) {
+        self.header.closed.store(1, Ordering::SeqCst);
+    }
+
+    /// Whether the reader is gone.
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        self.header.closed.load(Ordering::SeqCst) != 0
+    }
+
+    /// Producer announces it sleeps until room appears.
+    pub fn set_producer_waiting(&self, waiting: bool) {
+        self.header.producer_waiting.store(u32::from(waiting), Ordering::SeqCst);
+        // Pairs with the fence in `producer_waiting`: either the producer sees the room the
+        // consumer made, or the consumer sees the flag and wakes it.
+        std::sync::atomic::fence(Ordering::SeqCst);
+    }
+
+    /// Whether a producer sleeps waiting for room.
+    #[must_use]
+    pub fn producer_waiting(&self) -> bool {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        self.header.producer_waiting.load(Ordering::SeqCst) != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_ring(cap: usize, policy: Policy, f: impl FnOnce(Ring<'_>)) {
+        let words = ring_bytes(cap) / 8;
+        let mut mem = vec![0u64; words + 8];
+        let base = mem.as_mut_ptr().cast::<u8>();
+        let aligned = base.wrapping_add(base.align_offset(64));
+        // SAFETY: `aligned` leaves at least `ring_bytes(cap)` bytes of `mem`, alive for `f`.
+        let ring = unsafe { Ring::at(aligned, cap) };
+        ring.init(policy);
+        f(ring);
+    }
+
+    fn d(n: u64) -> Descriptor {
+        Descriptor { slot: 0, seq: n, len: n, stamp: n }
+    }
+
+    #[test]
+    fn fifo_order_and_backpressure_when_full() {
+        with_ring(3, Policy::Backpressure, |r| {
+            for n in 1..=3 {
+                assert_eq!(r.push(d(n)), Push::Queued);
+            }
+            assert_eq!(r.push(d(4)), Push::Full);
+            assert_eq!(r.pop().map(|x| x.seq), Some(1));
+            assert_eq!(r.push(d(4)), Push::Queued);
+            let got: Vec<u64> = std::iter::from_fn(|| r.pop()).map(|x| x.seq).collect();
+            assert_eq!(got, vec![2, 3, 4]);
+        });
+    }
+
+    #[test]
+    fn queue_of_one_always_holds_the_newest() {
+        with_ring(1, Policy::DropOldest, |r| {
+            assert_eq!(r.push(d(1)), Push::Queued);
+            assert_eq!(r.push(d(2)), Push::Evicted(d(1)));
+            assert_eq!(r.push(d(3)), Push::Evicted(d(2)));
+            assert_eq!(r.pop().map(|x| x.seq), Some(3));
+            assert_eq!(r.pop(), None);
+            assert_eq!(r.dropped(), 2);
+        });
+    }
+
+    #[test]
+    fn closed_ring_refuses() {
+        with_ring(2, Policy::DropOldest, |r| {
+            r.close();
+            assert_eq!(r.push(d(1)), Push::Closed);
+        });
+    }
+
+    #[test]
+    fn concurrent_overwrite_never_yields_a_torn_or_stale_entry() {
+        // A producer floods a queue of 4 while a consumer pops: every popped entry is whole
+        // (its fields agree) and entries come out in increasing order.
+        with_ring(4, Policy::DropOldest, |r| {
+            let n = 200_000u64;
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    for i in 1..=n {
+                        let _ = r.push(d(i));
+                    }
+                });
+                let mut last = 0;
+                while last < n {
+                    if let Some(x) = r.pop() {
+                        assert!(x.seq == x.len && x.seq == x.stamp, "torn entry {x:?}");
+                        assert!(x.seq > last, "stale entry {} after {last}", x.seq);
+                        last = x.seq;
+                    }
+                }
+            });
+        });
+    }
+}

@@ -1,0 +1,166 @@
+//! POSIX shared-memory segments: created private to the user, mapped once, never shrunk.
+
+use std::ffi::CString;
+use std::os::fd::OwnedFd;
+use std::ptr::NonNull;
+
+use rustix::fs::Mode;
+use rustix::mm::{MapFlags, ProtFlags};
+use rustix::shm::OFlags;
+
+use crate::error::ShmError;
+
+/// Page size used to round block sizes; Linux x86-64 and aarch64 defaults.
+pub const PAGE_SIZE: usize = 4096;
+
+/// Rounds `len` up to a whole number of pages (at least one page).
+#[must_use]
+pub fn page_round(len: usize) -> usize {
+    len.max(1).div_ceil(PAGE_SIZE) * PAGE_SIZE
+}
+
+/// Whether a mapping may be written through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Readers of data blocks: a stray write faults instead of corrupting a message.
+    ReadOnly,
+    /// Owners of a segment, and everyone for control segments (atomics are written).
+    ReadWrite,
+}
+
+/// One mapped shared-memory object.
+///
+/// The mapping lives until the value is dropped; unlinking the name does not affect it, and the
+/// object is never truncated after creation, so a reader can never fault on a shrunk block.
+#[derive(Debug)]
+pub struct Segment {
+    name: String,
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain shared memory; all concurrent access to it goes through atomics
+// or through byte ranges whose ownership is handed over by the queue protocol.
+unsafe impl Send for Segment {}
+// SAFETY: see `Send`.
+unsafe impl Sync for Segment {}
+
+impl Segment {
+    /// Creates a new object of `len` bytes (mode 0600, fails if the name exists) and maps it.
+    ///
+    /// With `populate`, every page is faulted in now, off the hot path: writing into freshly
+    /// mapped memory is several times slower than into warm pages.
+    ///
+    /// # Errors
+    /// [`ShmError::Create`] when the object cannot be created, sized or mapped.
+    pub fn create(name: &str, len: usize, populate: bool) -> Result<Self, ShmError> {
+        let cname = shm_name(name)?;
+        let err = |source| ShmError::Create { name: name.to_owned(), len, source };
+        let fd =
+            rustix::shm::open(cname.as_c_str(), OFlags::CREATE | OFlags::EXCL | OFlags::RDWR, Mode::RUSR | Mode::WUSR)
+                .map_err(|e| err(e.into()))?;
+        let sized =
+            rustix::fs::fchmod(&fd, Mode::RUSR | Mode::WUSR).and_then(|()| rustix::fs::ftruncate(&fd, len as u64));
+        if let Err(e) = sized {
+            let _ = rustix::shm::unlink(cname.as_c_str());
+            return Err(err(e.into()));
+        }
+        match map(&fd, len, Access::ReadWrite, populate) {
+            Ok(ptr) => Ok(Self { name: name.to_owned(), ptr, len }),
+            Err(e) => {
+                let _ = rustix::shm::unlink(cname.as_c_str());
+                Err(err(e))
+            }
+        }
+    }
+
+    /// Maps an existing object; its length is taken from the object itself.
+    ///
+    /// # Errors
+    /// [`ShmError::Open`] when the object does not exist or cannot be mapped.
+    pub fn open(name: &str, access: Access) -> Result<Self, ShmError> {
+        let cname = shm_name(name)?;
+        let err = |source| ShmError::Open { name: name.to_owned(), source };
+        let flags = match access {
+            Access::ReadOnly => OFlags::RDONLY,
+            Access::ReadWrite => OFlags::RDWR,
+        };
+        let fd = rustix::shm::open(cname.as_c_str(), flags, Mode::empty()).map_err(|e| err(e.into()))?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| err(e.into()))?;
+        let len = usize::try_from(stat.st_size).unwrap_or(0);
+        if len == 0 {
+            return Err(err(std::io::Error::other("shared-memory object is empty")));
+        }
+        let ptr = map(&fd, len, access, false).map_err(err)?;
+        Ok(Self { name: name.to_owned(), ptr, len })
+    }
+
+    /// The object's name (without the leading `/`).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Mapped length in bytes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: segments are never empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Start of the mapping.
+    #[must_use]
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Removes the name; existing mappings stay valid.
+    pub fn unlink(&self) {
+        unlink(&self.name);
+    }
+}
+
+impl Drop for Segment {
+    fn drop(&mut self) {
+        // SAFETY: `ptr`/`len` describe a mapping made by `map` and owned by this value.
+        if let Err(e) = unsafe { rustix::mm::munmap(self.ptr.as_ptr().cast(), self.len) } {
+            tracing::warn!(segment = %self.name, error = %e, "munmap failed");
+        }
+    }
+}
+
+/// Removes a shared-memory name, ignoring one that is already gone.
+pub fn unlink(name: &str) {
+    if let Ok(cname) = shm_name(name) {
+        match rustix::shm::unlink(cname.as_c_str()) {
+            Ok(()) | Err(rustix::io::Errno::NOENT) => {}
+            Err(e) => tracing::warn!(segment = %name, error = %e, "shm_unlink failed"),
+        }
+    }
+}
+
+fn shm_name(name: &str) -> Result<CString, ShmError> {
+    if name.is_empty() || name.contains('/') || name.len() > 250 {
+        return Err(ShmError::BadName(name.to_owned()));
+    }
+    CString::new(format!("/{name}")).map_err(|_| ShmError::BadName(name.to_owned()))
+}
+
+fn map(fd: &OwnedFd, len: usize, access: Access, populate: bool) -> Result<NonNull<u8>, std::io::Error> {
+    let prot = match access {
+        Access::ReadOnly => ProtFlags::READ,
+        Access::ReadWrite => ProtFlags::READ | ProtFlags::WRITE,
+    };
+    let mut flags = MapFlags::SHARED;
+    if populate {
+        flags |= MapFlags::POPULATE;
+    }
+    // SAFETY: a fresh mapping at an address chosen by the kernel aliases no Rust object.
+    let ptr = unsafe { rustix::mm::mmap(std::ptr::null_mut(), len, prot, flags, fd, 0) }?;
+    NonNull::new(ptr.cast()).ok_or_else(|| std::io::Error::other("mmap returned null"))
+}

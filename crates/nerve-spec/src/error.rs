@@ -1,0 +1,89 @@
+//! Errors: one [`Problem`] per mistake, all of them gathered in a [`SpecError`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// One mistake in a dataflow file, with the position of the offending text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Problem {
+    /// 1-based line in the file.
+    pub line: usize,
+    /// 1-based column in the file.
+    pub column: usize,
+    /// Where in the document: `nodes[camera].inputs.image`, or `(yaml)` for a syntax error.
+    pub field: String,
+    /// What is wrong, and where it helps, what was expected.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}: {}", self.line, self.column, self.field, self.message)
+    }
+}
+
+/// Why a dataflow could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", file.display())]
+    Io {
+        /// The file as given.
+        file: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a valid dataflow. Displays as one
+    /// `{file}:{line}:{column}: {field}: {message}` line per problem.
+    #[error("{}", render_problems(file, problems))]
+    Invalid {
+        /// The file as given.
+        file: PathBuf,
+        /// Every problem found, sorted by position.
+        problems: Vec<Problem>,
+    },
+}
+
+impl SpecError {
+    /// The problems of an [`SpecError::Invalid`]; empty for an I/O error.
+    pub fn problems(&self) -> &[Problem] {
+        match self {
+            SpecError::Io { .. } => &[],
+            SpecError::Invalid { problems, .. } => problems,
+        }
+    }
+}
+
+fn render_problems(file: &Path, problems: &[Problem]) -> String {
+    let file = file.display();
+    problems.iter().map(|p| format!("{file}:{p}")).collect::<Vec<_>>().join("\n")
+}
+
+/// Collects problems while parsing continues, so that one run reports every mistake.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    list: Vec<Problem>,
+}
+
+impl Problems {
+    pub(crate) fn push(&mut self, mark: crate::tree::Mark, field: impl Into<String>, message: impl Into<String>) {
+        self.list.push(Problem { line: mark.line, column: mark.column, field: field.into(), message: message.into() });
+    }
+
+    pub(crate) fn extend(&mut self, problems: Vec<Problem>) {
+        self.list.extend(problems);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Sorted by position so the report reads top to bottom like the file;
+    /// the sort is stable so problems at one spot keep the order they were found in.
+    pub(crate) fn into_sorted(mut self) -> Vec<Problem> {
+        self.list.sort_by_key(|p| (p.line, p.column));
+        self.list
+    }
+}

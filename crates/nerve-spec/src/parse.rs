@@ -1,0 +1,586 @@
+//! From the marked YAML tree to [`NodeSpec`]s, one field at a time.
+//!
+//! Parsing never stops at the first mistake: each field is checked on its own
+//! and a node whose id is known is kept even when other fields are wrong, so
+//! that the cross-node checks that follow do not invent problems about it.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::error::Problems;
+use crate::paths;
+use crate::spec::{DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy};
+use crate::tree::{Mark, Node, ScalarKind, Value};
+
+const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
+
+const NODE_KEYS: &[&str] =
+    &["id", "name", "description", "path", "args", "env", "build", "inputs", "outputs", "deploy", "_unstable_deploy"];
+
+const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
+
+const DEPLOY_KEYS: &[&str] = &["machine"];
+
+/// A parsed node and the positions the cross-node checks point at.
+#[derive(Debug)]
+pub(crate) struct ParsedNode {
+    pub(crate) spec: NodeSpec,
+    /// `nodes[<id>]`, or `nodes[<index>]` while the id is unknown or invalid.
+    pub(crate) field: String,
+    pub(crate) id_mark: Mark,
+    /// Parallel to `spec.outputs`.
+    pub(crate) output_marks: Vec<Mark>,
+    /// Parallel to `spec.inputs`.
+    pub(crate) inputs: Vec<InputPlace>,
+}
+
+/// Where an input's source was written.
+#[derive(Debug)]
+pub(crate) struct InputPlace {
+    pub(crate) source_mark: Mark,
+    pub(crate) field: String,
+}
+
+fn expected_one_of(keys: &[&str]) -> String {
+    keys.join(", ")
+}
+
+fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
+    p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
+}
+
+fn key_str(key: &Node) -> &str {
+    key.as_scalar().map_or("", |s| s.text.as_str())
+}
+
+fn join_field(parent: &str, key: &str) -> String {
+    if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
+}
+
+/// Checks the id rule shared by nodes, inputs and outputs; the error is the message.
+pub(crate) fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("an id cannot be empty".to_owned());
+    }
+    if id == "." || id == ".." {
+        // Ids name files and directories (logs, sockets): these two would escape.
+        return Err(format!("`{id}` is not a valid id"));
+    }
+    if let Some(bad) = id.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        return Err(format!("invalid character {bad:?} in `{id}`: ids use only letters, digits, `_`, `.` and `-`"));
+    }
+    Ok(())
+}
+
+/// Timer inputs are spelled `timer/...` and `dora/timer/...`; a node with one
+/// of these ids could never be read from.
+const RESERVED_IDS: &[&str] = &["timer", "dora"];
+
+/// A string field: any non-null scalar, as written.
+fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
+    match value.text() {
+        Some(t) => Some(t.to_owned()),
+        None => {
+            p.push(value.mark, field, format!("expected a string, found {}", value.describe()));
+            None
+        }
+    }
+}
+
+/// Like [`string_field`], but null means "not set".
+fn optional_string(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
+    if value.is_null() { None } else { string_field(p, value, field) }
+}
+
+/// The nodes of a document, and the dataflow-level default machine applied.
+pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> Vec<ParsedNode> {
+    let Value::Map(entries) = &root.value else {
+        p.push(root.mark, "(document)", format!("expected a mapping with a `nodes:` list, found {}", root.describe()));
+        return Vec::new();
+    };
+    let mut nodes_value = None;
+    let mut default_machine = None;
+    for (key, value) in entries {
+        match key_str(key) {
+            "nodes" => nodes_value = Some(value),
+            k @ ("deploy" | "_unstable_deploy") => {
+                default_machine = parse_deploy(p, value, k);
+            }
+            k @ ("communication" | "version") => {
+                tracing::warn!(
+                    key = k,
+                    line = key.mark.line,
+                    "dataflow key `{k}` is accepted for dora compatibility but ignored by nerve"
+                );
+            }
+            k => unknown_key(p, key, k, TOP_KEYS),
+        }
+    }
+    let Some(nodes_value) = nodes_value else {
+        p.push(root.mark, "nodes", "missing required key `nodes`");
+        return Vec::new();
+    };
+    let Value::Seq(items) = &nodes_value.value else {
+        p.push(nodes_value.mark, "nodes", format!("expected a list of nodes, found {}", nodes_value.describe()));
+        return Vec::new();
+    };
+    if items.is_empty() {
+        p.push(nodes_value.mark, "nodes", "the dataflow has no nodes: `nodes` must list at least one");
+    }
+    let mut nodes: Vec<ParsedNode> =
+        items.iter().enumerate().filter_map(|(index, item)| parse_node(p, index, item, base_dir)).collect();
+    if let Some(machine) = default_machine {
+        for node in &mut nodes {
+            node.spec.machine.get_or_insert_with(|| machine.clone());
+        }
+    }
+    nodes
+}
+
+fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
+    match &value.value {
+        _ if value.is_null() => None,
+        Value::Map(entries) => {
+            let mut machine = None;
+            for (key, v) in entries {
+                match key_str(key) {
+                    "machine" => machine = optional_string(p, v, &join_field(field, "machine")),
+                    _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
+                }
+            }
+            machine
+        }
+        _ => {
+            p.push(value.mark, field, format!("expected a mapping like `{{machine: ID}}`, found {}", value.describe()));
+            None
+        }
+    }
+}
+
+fn unsupported(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "operator" | "operators" => "run the code as a node with `path:`",
+        "custom" => "move its `source` to the node's `path:` and its other keys to the node",
+        "send_stdout_as" | "send_logs_as" => "send the text as an output from the node's code",
+        "git" | "branch" | "tag" | "rev" => "clone the repository yourself and point `path:` (and `build:`) into it",
+        "hub" => "install the node and point `path:` at it",
+        _ => return None,
+    })
+}
+
+fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> Option<ParsedNode> {
+    let index_field = format!("nodes[{index}]");
+    let Value::Map(entries) = &item.value else {
+        p.push(
+            item.mark,
+            &index_field,
+            format!("expected a node mapping (with `id:` and `path:`), found {}", item.describe()),
+        );
+        return None;
+    };
+
+    // The id comes first so that every other problem can name the node.
+    let Some((_, id_node)) = entries.iter().find(|(k, _)| key_str(k) == "id") else {
+        p.push(item.mark, &index_field, "missing required key `id`");
+        return None;
+    };
+    let id_field = format!("{index_field}.id");
+    let id = string_field(p, id_node, &id_field)?;
+    let field = match check_id(&id) {
+        Ok(()) if RESERVED_IDS.contains(&id.as_str()) => {
+            p.push(id_node.mark, &id_field, format!("node id `{id}` is reserved: `{id}/...` inputs are timers"));
+            index_field
+        }
+        Ok(()) => format!("nodes[{id}]"),
+        Err(message) => {
+            p.push(id_node.mark, &id_field, message);
+            index_field
+        }
+    };
+    let f = |key: &str| join_field(&field, key);
+
+    let mut spec = NodeSpec {
+        id,
+        name: None,
+        description: None,
+        path: NodePath::Dynamic,
+        args: Vec::new(),
+        env: BTreeMap::new(),
+        build: None,
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        machine: None,
+        config: item.to_json(),
+        line: item.mark.line,
+    };
+    let mut raw_path = None;
+    let mut output_marks = Vec::new();
+    let mut inputs = Vec::new();
+
+    for (key, value) in entries {
+        let k = key_str(key);
+        match k {
+            "id" => {}
+            "name" => spec.name = optional_string(p, value, &f(k)),
+            "description" => spec.description = optional_string(p, value, &f(k)),
+            "build" => spec.build = optional_string(p, value, &f(k)),
+            "path" => raw_path = string_field(p, value, &f(k)).map(|raw| (raw, value.mark)),
+            "args" => spec.args = parse_args(p, value, &f(k)),
+            "env" => spec.env = parse_env(p, value, &f(k)),
+            "outputs" => {
+                (spec.outputs, output_marks) = parse_outputs(p, value, &f(k));
+            }
+            "inputs" => {
+                (spec.inputs, inputs) = parse_inputs(p, value, &f(k));
+            }
+            "deploy" | "_unstable_deploy" => spec.machine = parse_deploy(p, value, &f(k)),
+            _ => match unsupported(k) {
+                Some(instead) => {
+                    p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));
+                }
+                None => unknown_key(p, key, &f(k), NODE_KEYS),
+            },
+        }
+    }
+
+    match raw_path {
+        Some((raw, mark)) => match paths::resolve(&raw, base_dir, spec.build.is_some()) {
+            Ok(path) => spec.path = path,
+            Err(message) => p.push(mark, f("path"), message),
+        },
+        // A node written as dora operators already has its problem reported;
+        // "missing `path`" would only repeat it.
+        None if !entries.iter().any(|(k, _)| matches!(key_str(k), "path" | "operator" | "operators" | "custom")) => {
+            p.push(item.mark, &field, "missing required key `path` (a program, a `.py` file, or `dynamic`)");
+        }
+        // `path:` was there but not a string; already reported.
+        None => {}
+    }
+
+    Some(ParsedNode { spec, field, id_mark: id_node.mark, output_marks, inputs })
+}
+
+fn parse_args(p: &mut Problems, value: &Node, field: &str) -> Vec<String> {
+    match &value.value {
+        _ if value.is_null() => Vec::new(),
+        Value::Scalar(s) => match shell_words::split(&s.text) {
+            Ok(words) => words,
+            Err(e) => {
+                p.push(value.mark, field, format!("cannot split `args` the way a shell would: {e}"));
+                Vec::new()
+            }
+        },
+        Value::Seq(items) => items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item.text() {
+                Some(t) => Some(t.to_owned()),
+                None => {
+                    p.push(
+                        item.mark,
+                        format!("{field}[{i}]"),
+                        format!("expected a string, number or boolean, found {}", item.describe()),
+                    );
+                    None
+                }
+            })
+            .collect(),
+        Value::Map(_) => {
+            p.push(value.mark, field, "expected a string or a list of arguments, found a mapping");
+            Vec::new()
+        }
+    }
+}
+
+fn parse_env(p: &mut Problems, value: &Node, field: &str) -> BTreeMap<String, String> {
+    let mut env = BTreeMap::new();
+    let entries = match &value.value {
+        _ if value.is_null() => return env,
+        Value::Map(entries) => entries,
+        _ => {
+            p.push(
+                value.mark,
+                field,
+                format!("expected a mapping of variable names to values, found {}", value.describe()),
+            );
+            return env;
+        }
+    };
+    for (key, v) in entries {
+        let name = key_str(key);
+        let vfield = join_field(field, name);
+        if name.is_empty() {
+            p.push(key.mark, &vfield, "an environment variable name cannot be empty");
+            continue;
+        }
+        if name.contains(['=', '\0']) {
+            p.push(
+                key.mark,
+                &vfield,
+                format!("`{name}` is not a valid environment variable name (it contains `=` or NUL)"),
+            );
+            continue;
+        }
+        match v.text() {
+            Some(text) if text.contains('\0') => {
+                p.push(v.mark, &vfield, "an environment value cannot contain NUL");
+            }
+            Some(text) => {
+                env.insert(name.to_owned(), text.to_owned());
+            }
+            None => p.push(v.mark, &vfield, format!("expected a string, number or boolean, found {}", v.describe())),
+        }
+    }
+    env
+}
+
+fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, Vec<Mark>) {
+    let items = match &value.value {
+        _ if value.is_null() => return (Vec::new(), Vec::new()),
+        Value::Seq(items) => items,
+        _ => {
+            p.push(value.mark, field, format!("expected a list of output ids, found {}", value.describe()));
+            return (Vec::new(), Vec::new());
+        }
+    };
+    let mut outputs = Vec::new();
+    let mut marks: Vec<Mark> = Vec::new();
+    let mut first_lines: HashMap<String, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let ifield = format!("{field}[{i}]");
+        let Some(id) = string_field(p, item, &ifield) else {
+            continue;
+        };
+        if let Err(message) = check_id(&id) {
+            p.push(item.mark, &ifield, message);
+        }
+        if let Some(first_line) = first_lines.get(&id) {
+            p.push(item.mark, &ifield, format!("duplicate output `{id}` (first at line {first_line})"));
+            continue;
+        }
+        first_lines.insert(id.clone(), item.mark.line);
+        // Kept even when the id is invalid: readers of it should not also be
+        // told that the output does not exist.
+        outputs.push(id);
+        marks.push(item.mark);
+    }
+    (outputs, marks)
+}
+
+fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>, Vec<InputPlace>) {
+    let entries = match &value.value {
+        _ if value.is_null() => return (Vec::new(), Vec::new()),
+        Value::Map(entries) => entries,
+        _ => {
+            p.push(
+                value.mark,
+                field,
+                format!("expected a mapping of input ids to sources, found {}", value.describe()),
+            );
+            return (Vec::new(), Vec::new());
+        }
+    };
+    let mut specs = Vec::new();
+    let mut places = Vec::new();
+    for (key, v) in entries {
+        let id = key_str(key).to_owned();
+        let ifield = join_field(field, &id);
+        if let Err(message) = check_id(&id) {
+            p.push(key.mark, &ifield, message);
+        }
+        if let Some((spec, place)) = parse_input(p, id, key.mark, v, ifield) {
+            specs.push(spec);
+            places.push(place);
+        }
+    }
+    (specs, places)
+}
+
+fn parse_input(
+    p: &mut Problems,
+    id: String,
+    key_mark: Mark,
+    value: &Node,
+    field: String,
+) -> Option<(InputSpec, InputPlace)> {
+    const FORMS: &str = "`node/output`, a timer like `dora/timer/millis/100`, or a mapping with `source:`";
+    let mut queue_size = DEFAULT_QUEUE_SIZE;
+    let mut policy = QueuePolicy::default();
+    let (source_node, source_field) = match &value.value {
+        Value::Scalar(s) if s.kind == ScalarKind::Str => (value, field),
+        Value::Map(entries) => {
+            let mut source = None;
+            for (key, v) in entries {
+                let k = key_str(key);
+                let kfield = join_field(&field, k);
+                match k {
+                    "source" => source = Some((v, kfield)),
+                    "queue_size" => {
+                        if let Some(n) = parse_queue_size(p, v, &kfield) {
+                            queue_size = n;
+                        }
+                    }
+                    "queue_policy" => {
+                        if let Some(q) = parse_policy(p, v, &kfield) {
+                            policy = q;
+                        }
+                    }
+                    _ => unknown_key(p, key, &kfield, INPUT_KEYS),
+                }
+            }
+            let Some(source) = source else {
+                p.push(value.mark, &field, "missing required key `source`");
+                return None;
+            };
+            source
+        }
+        _ => {
+            p.push(value.mark, &field, format!("expected {FORMS}, found {}", value.describe()));
+            return None;
+        }
+    };
+    let Some(text) = source_node.text() else {
+        p.push(source_node.mark, &source_field, format!("expected {FORMS}, found {}", source_node.describe()));
+        return None;
+    };
+    let source = match parse_source(text) {
+        Ok(source) => source,
+        Err(message) => {
+            p.push(source_node.mark, &source_field, message);
+            return None;
+        }
+    };
+    Some((
+        InputSpec { id, source, queue_size, policy, line: key_mark.line },
+        InputPlace { source_mark: source_node.mark, field: source_field },
+    ))
+}
+
+fn parse_queue_size(p: &mut Problems, value: &Node, field: &str) -> Option<usize> {
+    let text = value.as_scalar().map_or("", |s| s.text.as_str());
+    let n = match value.as_scalar().map(|s| s.kind) {
+        Some(ScalarKind::Int(n)) => n,
+        _ => {
+            let kind = value.as_scalar().map(|s| s.kind);
+            let found = match kind {
+                None | Some(ScalarKind::Null) => value.describe().to_owned(),
+                // `"3"` reads as `3` in the message, which would be puzzling.
+                Some(ScalarKind::Str) if text.parse::<i128>().is_ok() => {
+                    format!("the string `{text}` (write the number without quotes)")
+                }
+                Some(_) => format!("`{text}`"),
+            };
+            p.push(value.mark, field, format!("queue_size must be a positive integer, found {found}"));
+            return None;
+        }
+    };
+    if n < 1 {
+        p.push(
+            value.mark,
+            field,
+            format!("queue_size must be at least 1, found `{text}`: a queue that holds nothing would never deliver"),
+        );
+        return None;
+    }
+    match usize::try_from(n) {
+        Ok(n) if n <= MAX_QUEUE_SIZE => Some(n),
+        _ => {
+            p.push(value.mark, field, format!("queue_size must be at most {MAX_QUEUE_SIZE}, found `{text}`"));
+            None
+        }
+    }
+}
+
+fn parse_policy(p: &mut Problems, value: &Node, field: &str) -> Option<QueuePolicy> {
+    match value.text() {
+        Some("drop_oldest") => Some(QueuePolicy::DropOldest),
+        Some("backpressure") => Some(QueuePolicy::Backpressure),
+        Some(other) => {
+            p.push(value.mark, field, format!("unknown queue_policy `{other}` (expected drop_oldest or backpressure)"));
+            None
+        }
+        None => {
+            p.push(value.mark, field, format!("expected drop_oldest or backpressure, found {}", value.describe()));
+            None
+        }
+    }
+}
+
+/// Parses the short form of an input source; the error is the whole message.
+pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
+    if let Some(rest) = text.strip_prefix("dora/") {
+        return match rest.strip_prefix("timer/") {
+            Some(timer) => parse_timer(timer, text),
+            None => Err(format!(
+                "unknown source `{text}`: the only `dora/` sources are timers (`dora/timer/millis/N`, `dora/timer/secs/N`, `dora/timer/hz/N`)"
+            )),
+        };
+    }
+    if let Some(timer) = text.strip_prefix("timer/") {
+        return parse_timer(timer, text);
+    }
+    match text.split_once('/') {
+        Some((node, output)) if !node.is_empty() && !output.is_empty() => {
+            Ok(InputSource::Output { node: node.to_owned(), output: output.to_owned() })
+        }
+        _ => Err(format!("`{text}` is not a source: expected `node/output` or a timer like `timer/millis/100`")),
+    }
+}
+
+fn parse_timer(spec: &str, whole: &str) -> Result<InputSource, String> {
+    const NANOS_PER_SEC: u64 = 1_000_000_000;
+    let bad = |why: String| Err(format!("bad timer `{whole}`: {why}"));
+    let Some((unit, number)) = spec.split_once('/') else {
+        return bad("expected `timer/millis/N`, `timer/secs/N` or `timer/hz/N`".to_owned());
+    };
+    let n = match number.parse::<u64>() {
+        Ok(0) => return bad("N must be a positive integer, found `0`".to_owned()),
+        Ok(n) => n,
+        Err(_) => return bad(format!("N must be a positive integer, found `{number}`")),
+    };
+    let interval = match unit {
+        "millis" => Duration::from_millis(n),
+        "secs" => Duration::from_secs(n),
+        "hz" if n > NANOS_PER_SEC => {
+            return bad(format!("at most {NANOS_PER_SEC} Hz, found {n}"));
+        }
+        "hz" => Duration::from_nanos(NANOS_PER_SEC / n),
+        _ => {
+            return bad(format!("unknown unit `{unit}` (expected millis, secs or hz)"));
+        }
+    };
+    Ok(InputSource::Timer { interval })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources() {
+        assert_eq!(parse_source("cam/image"), Ok(InputSource::Output { node: "cam".into(), output: "image".into() }));
+        let ms = |n| Ok(InputSource::Timer { interval: Duration::from_millis(n) });
+        assert_eq!(parse_source("timer/millis/10"), ms(10));
+        assert_eq!(parse_source("dora/timer/millis/10"), ms(10));
+        assert_eq!(parse_source("dora/timer/secs/2"), ms(2000));
+        assert_eq!(parse_source("timer/hz/4"), ms(250));
+        assert_eq!(parse_source("dora/timer/hz/100"), ms(10));
+        assert!(parse_source("timer/millis/0").is_err());
+        assert!(parse_source("timer/millis/-3").is_err());
+        assert!(parse_source("timer/minutes/3").is_err());
+        assert!(parse_source("timer/hz/2000000000").is_err());
+        assert!(parse_source("dora/camera").is_err());
+        assert!(parse_source("camera").is_err());
+        assert!(parse_source("/image").is_err());
+        assert!(parse_source("camera/").is_err());
+    }
+
+    #[test]
+    fn ids() {
+        assert!(check_id("camera_1.left-x").is_ok());
+        for bad in ["", ".", "..", "a/b", "a b", "ç"] {
+            assert!(check_id(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! The types a loaded dataflow is made of.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Queue length of an input that does not set `queue_size`.
+pub const DEFAULT_QUEUE_SIZE: usize = 10;
+
+/// Most inputs that may read one output.
+pub const MAX_READERS_PER_OUTPUT: usize = 63;
+
+/// Largest `queue_size` accepted, so that a typo cannot make a reader
+/// reserve memory for billions of messages.
+pub const MAX_QUEUE_SIZE: usize = 1_000_000;
+
+/// A loaded, validated dataflow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataflow {
+    /// The YAML file as given.
+    pub file: PathBuf,
+    /// The file's directory, absolute (canonicalized when possible). Node paths
+    /// and `build:` commands are relative to it.
+    pub base_dir: PathBuf,
+    /// The nodes, in declaration order.
+    pub nodes: Vec<NodeSpec>,
+    /// The whole document as JSON, plain scalars read with the YAML 1.2 core
+    /// schema (null, booleans, integers, floats; everything else a string).
+    pub descriptor: serde_json::Value,
+}
+
+impl Dataflow {
+    /// The node with this id.
+    pub fn node(&self, id: &str) -> Option<&NodeSpec> {
+        self.nodes.iter().find(|n| n.id == id)
+    }
+
+    /// The inputs that read `node`'s `output`, as (reader node id, reader input
+    /// id), in node declaration order and then input declaration order.
+    pub fn readers_of(&self, node: &str, output: &str) -> Vec<(String, String)> {
+        self.nodes
+            .iter()
+            .flat_map(|reader| {
+                reader.inputs.iter().filter_map(move |input| match &input.source {
+                    InputSource::Output { node: n, output: o } if n == node && o == output => {
+                        Some((reader.id.clone(), input.id.clone()))
+                    }
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+}
+
+/// One node of a dataflow: a process nerve starts (or, for
+/// [`NodePath::Dynamic`], waits for).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    /// Unique within the dataflow; letters, digits, `_`, `.` and `-`.
+    pub id: String,
+    /// Human-readable name.
+    pub name: Option<String>,
+    /// Free text.
+    pub description: Option<String>,
+    /// What to run.
+    pub path: NodePath,
+    /// Command-line arguments. `args:` written as one string is split the way
+    /// a POSIX shell would split it, without expansions.
+    pub args: Vec<String>,
+    /// Environment variables; numbers and booleans as written.
+    pub env: BTreeMap<String, String>,
+    /// Shell command that builds the node, run in `base_dir`.
+    pub build: Option<String>,
+    /// Inputs, in declaration order.
+    pub inputs: Vec<InputSpec>,
+    /// Output ids, in declaration order.
+    pub outputs: Vec<String>,
+    /// The machine to run on, from the node's `deploy: {machine: ID}` or else
+    /// the dataflow's.
+    pub machine: Option<String>,
+    /// The node's YAML mapping as JSON: what the node API's config call returns.
+    pub config: serde_json::Value,
+    /// 1-based line where the node's mapping starts.
+    pub line: usize,
+}
+
+/// What a node runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodePath {
+    /// `path: dynamic`: started by hand, not spawned by nerve.
+    Dynamic,
+    /// A Python script (`.py`), absolute. It may not exist yet when the node
+    /// has `build:`.
+    Python(PathBuf),
+    /// An existing executable file, absolute: relative to the dataflow's
+    /// directory or found on `PATH`.
+    Executable(PathBuf),
+    /// An absolute path that does not exist yet; the node's `build:` makes it.
+    ToBuild(PathBuf),
+}
+
+/// One input of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputSpec {
+    /// The input's id, as the node sees it.
+    pub id: String,
+    /// Where its messages come from.
+    pub source: InputSource,
+    /// Most messages waiting in the input's queue; at least 1.
+    pub queue_size: usize,
+    /// What happens when the queue is full.
+    pub policy: QueuePolicy,
+    /// 1-based line of the input's key.
+    pub line: usize,
+}
+
+/// Where an input's messages come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputSource {
+    /// Another node's output (possibly the reading node's own).
+    Output {
+        /// The writing node's id.
+        node: String,
+        /// The output id on that node.
+        output: String,
+    },
+    /// A clock tick every `interval`.
+    Timer {
+        /// Time between ticks; never zero.
+        interval: Duration,
+    },
+}
+
+impl fmt::Display for InputSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputSource::Output { node, output } => write!(f, "{node}/{output}"),
+            InputSource::Timer { interval } => write!(f, "timer every {interval:?}"),
+        }
+    }
+}
+
+/// What a full input queue does with the next message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueuePolicy {
+    /// `drop_oldest`: drop the oldest queued message, keeping the newest ones.
+    DropOldest,
+    /// `backpressure`: the writer waits for room, so nothing is lost.
+    #[default]
+    Backpressure,
+}
+
+impl QueuePolicy {
+    /// The name used in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueuePolicy::DropOldest => "drop_oldest",
+            QueuePolicy::Backpressure => "backpressure",
+        }
+    }
+}
+
+impl fmt::Display for QueuePolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,111 @@
+"""Helpers for tests that run real dataflows: real processes, real shared memory."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+NODES = Path(__file__).resolve().parent / "nodes"
+
+
+def nerve_shm_objects() -> set[str]:
+    """Names of every nerve shared-memory object on this machine."""
+    return {n for n in os.listdir("/dev/shm") if n.startswith("nerve.")}
+
+
+def nerve_cmd(*args: str) -> list[str]:
+    """The installed ``nerve`` command, run with the interpreter of the tests."""
+    return [sys.executable, "-m", "nerve", *args]
+
+
+@dataclass
+class Run:
+    """A finished ``nerve run``."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    run_dir: Path
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    def run_id(self) -> str:
+        m = re.search(r"run=([0-9a-f-]{36})", self.stderr)
+        assert m, f"no run id in:\n{self.stderr}"
+        return m.group(1)
+
+    def node_lines(self, node: str) -> list[str]:
+        prefix = f"[{node}] "
+        return [line[len(prefix) :] for line in self.stdout.splitlines() if line.startswith(prefix)]
+
+
+class Dataflows:
+    """Writes dataflow folders under a test's tmp_path and runs them."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+
+    def write(self, yaml: str, nodes: dict[str, str] | None = None, name: str = "df") -> Path:
+        folder = self.tmp_path / name
+        folder.mkdir(exist_ok=True)
+        for file, code in (nodes or {}).items():
+            (folder / file).write_text(textwrap.dedent(code))
+        path = folder / "dataflow.yml"
+        path.write_text(textwrap.dedent(yaml).lstrip("\n"))
+        return path
+
+    def start(self, path: Path, *extra: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            nerve_cmd("run", str(path), *extra),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NERVE_LOG": "info"},
+        )
+
+    def run(self, path: Path, *extra: str, timeout: float = 120) -> Run:
+        proc = self.start(path, *extra)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=30)
+            pytest.fail(f"dataflow did not finish within {timeout}s\n{out}\n{err}")
+        return Run(proc.returncode, out, err, path.parent)
+
+
+@pytest.fixture
+def dataflows(tmp_path: Path) -> Dataflows:
+    return Dataflows(tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def no_shm_leak():
+    """Every test must leave /dev/shm as it found it."""
+    before = nerve_shm_objects()
+    yield
+    deadline = time.monotonic() + 5
+    while nerve_shm_objects() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    leaked = nerve_shm_objects() - before
+    assert not leaked, f"shared memory left behind: {sorted(leaked)}"
+
+
+def wait_for(predicate, timeout: float = 30.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.02)

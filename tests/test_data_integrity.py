@@ -1,0 +1,65 @@
+"""Every byte arrives intact, in order, with nothing lost under the default policy."""
+
+import shutil
+
+from conftest import NODES
+
+SIZES = [8, 1024, 65536, 1048576, 4194304, 33554432, 67108864]
+
+
+def test_numpy_arrays_8b_to_64mib_fan_out_with_a_slow_reader(dataflows):
+    rounds = 3
+    expected = rounds * len(SIZES)
+    path = dataflows.write(
+        f"""
+        nodes:
+          - id: producer
+            path: checksum_producer.py
+            env: {{ROUNDS: "{rounds}"}}
+            outputs: [data]
+          - id: fast
+            path: checksum_consumer.py
+            env: {{EXPECTED: "{expected}"}}
+            inputs: {{data: producer/data}}
+          - id: slow
+            path: checksum_consumer.py
+            env: {{EXPECTED: "{expected}", DELAY: "0.05"}}
+            inputs:
+              data: {{source: producer/data, queue_size: 2}}
+        """
+    )
+    for node in ("checksum_producer.py", "checksum_consumer.py"):
+        shutil.copy(NODES / node, path.parent / node)
+    run = dataflows.run(path, timeout=300)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("producer") == [f"sent {expected} arrays"]
+    assert run.node_lines("fast") == [f"verified {expected} arrays"]
+    assert run.node_lines("slow") == [f"verified {expected} arrays"]
+
+
+def test_two_dataflows_side_by_side_never_mix(dataflows):
+    """Two runs of the same dataflow at once: each gets its own shared memory."""
+    expected = len(SIZES[:5])
+    procs = []
+    for name in ("a", "b"):
+        path = dataflows.write(
+            f"""
+            nodes:
+              - id: producer
+                path: checksum_producer.py
+                env: {{ROUNDS: "1", SIZES: "8,1024,65536,1048576,4194304"}}
+                outputs: [data]
+              - id: consumer
+                path: checksum_consumer.py
+                env: {{EXPECTED: "{expected}"}}
+                inputs: {{data: producer/data}}
+            """,
+            name=name,
+        )
+        for node in ("checksum_producer.py", "checksum_consumer.py"):
+            shutil.copy(NODES / node, path.parent / node)
+        procs.append(dataflows.start(path))
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, out + err
+        assert f"[consumer] verified {expected} arrays" in out

@@ -1,0 +1,206 @@
+"""Start, stop, crashes and clean-up of real node processes."""
+
+import os
+import re
+import shutil
+import signal
+import stat
+import time
+
+from conftest import NODES, nerve_shm_objects, wait_for
+
+
+def copy_nodes(path, *names):
+    for name in names:
+        shutil.copy(NODES / name, path.parent / name)
+
+
+def test_ctrl_c_stops_every_node_cleanly(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            inputs: {tick: timer/millis/5}
+            outputs: [count]
+          - id: recorder
+            path: recorder.py
+            inputs: {count: ticker/count}
+          - id: idle
+            path: sleeper.py
+        """
+    )
+    copy_nodes(path, "ticker.py", "recorder.py", "sleeper.py")
+    proc = dataflows.start(path)
+    before = nerve_shm_objects()
+    wait_for(lambda: len(nerve_shm_objects()) > len(before) or proc.poll() is not None, what="shared memory")
+    time.sleep(1.0)
+    # While running: the run's objects exist and are private to the user.
+    ours = nerve_shm_objects() - before
+    assert ours, "no shared memory while running"
+    for name in ours:
+        mode = stat.S_IMODE(os.stat(f"/dev/shm/{name}").st_mode)
+        assert mode == 0o600, f"{name} has mode {oct(mode)}"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+    assert re.search(r"\[ticker\] stopped after \d+", out)
+    assert "[recorder] STOP" in out and "[recorder] END" in out
+    assert "[idle] event STOP" in out and "[idle] bye" in out
+    assert not (nerve_shm_objects() & ours)
+
+
+def test_node_ignoring_stop_is_killed_after_grace(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: stubborn
+            path: sleeper.py
+            env: {IGNORE_STOP: "1"}
+        """
+    )
+    copy_nodes(path, "sleeper.py")
+    proc = dataflows.start(path, "--grace", "1")
+    wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+    time.sleep(1.0)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - started < 10
+    assert proc.returncode != 0
+    assert "stubborn (did not stop within the grace period)" in err
+
+
+def test_crashing_node_closes_its_readers_inputs(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            env: {CRASH_AT: "20"}
+            inputs: {tick: timer/millis/5}
+            outputs: [count]
+          - id: recorder
+            path: recorder.py
+            inputs: {count: ticker/count}
+        """
+    )
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert run.returncode != 0
+    assert "ticker (killed by signal 9)" in run.stderr
+    lines = run.node_lines("recorder")
+    # Everything sent before the crash arrives, then the input closes, then the stream ends.
+    assert lines[:20] == [f"INPUT count {n}" for n in range(20)]
+    assert lines[20:] == ["INPUT_CLOSED count", "END"]
+
+
+def test_sigkill_of_nerve_takes_every_node_and_shm_with_it(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            inputs: {tick: timer/millis/10}
+            outputs: [count]
+          - id: recorder
+            path: recorder.py
+            inputs: {count: ticker/count}
+        """
+    )
+    copy_nodes(path, "ticker.py", "recorder.py")
+    before = nerve_shm_objects()
+    proc = dataflows.start(path)
+    wait_for(lambda: len(list((path.parent / "out").glob("*/recorder.log"))) == 1, what="log file")
+    log = next((path.parent / "out").glob("*/recorder.log"))
+    wait_for(lambda: "INPUT count" in log.read_text(), what="first message")
+    pids = node_pids(path.parent)
+    assert len(pids) == 2, pids
+    proc.kill()
+    proc.communicate(timeout=10)
+    wait_for(lambda: not any(alive(p) for p in pids), timeout=10, what="nodes to die")
+    wait_for(lambda: not (nerve_shm_objects() - before), timeout=10, what="shm removal")
+
+
+def node_pids(folder):
+    """Pids of live processes whose command line runs a node script of `folder`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
+            except OSError:
+                continue
+            if any(arg.startswith(str(folder).encode()) and arg.endswith(b".py") for arg in cmdline):
+                pids.append(int(entry))
+    return pids
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_logs_are_prefixed_and_written_per_node(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: talker
+            path: talker.py
+        """,
+        {
+            "talker.py": """
+            import logging
+            import sys
+            from nerve import Node
+            node = Node()
+            print("hello from print")
+            print("to stderr", file=sys.stderr)
+            logging.getLogger("talker").info("hello from logging")
+            """
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    lines = run.node_lines("talker")
+    assert "hello from print" in lines and "to stderr" in lines
+    assert "INFO talker: hello from logging" in lines
+    log = (path.parent / "out" / run.run_id() / "talker.log").read_text()
+    assert "hello from print" in log and "INFO talker: hello from logging" in log
+
+
+def test_nodes_start_together(dataflows):
+    """A slow-starting node does not make a fast one miss the first messages."""
+    path = dataflows.write(
+        """
+        nodes:
+          - id: fast
+            path: fast.py
+            outputs: [out]
+          - id: slow
+            path: slow.py
+            inputs: {in: fast/out}
+        """,
+        {
+            "fast.py": """
+            from nerve import Node
+            node = Node()
+            node.send_output("out", b"first")
+            """,
+            "slow.py": """
+            import time
+            time.sleep(1.5)
+            from nerve import Node
+            node = Node()
+            event = node.next(timeout=10)
+            assert event["type"] == "INPUT" and event["value"].to_pylist() == [ord(c) for c in "first"], event
+            print("got first")
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("slow") == ["got first"]

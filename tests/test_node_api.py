@@ -1,0 +1,251 @@
+"""The Python node API against real dataflows."""
+
+import json
+import os
+import socket
+import struct
+import time
+from pathlib import Path
+
+from conftest import wait_for
+
+ALL_TYPES_SENDER = """
+import numpy as np
+import pyarrow as pa
+from nerve import Node
+node = Node()
+node.send_output("out", b"raw bytes")
+node.send_output("out", bytearray(b"abc"))
+node.send_output("out", np.arange(12, dtype=np.float32).reshape(3, 4))
+node.send_output("out", np.arange(10, dtype=np.int64)[::2])
+node.send_output("out", np.array([True, False, True]))
+node.send_output("out", pa.array(["a", None, "ccc"]))
+node.send_output("out", pa.array([[1, 2], [], None, [3]]))
+node.send_output("out", pa.array([{"x": 1.5, "tag": "a"}, {"x": None, "tag": "b"}]))
+node.send_output("out", pa.array(range(100), type=pa.uint16()).slice(10, 5))
+node.send_output("out", [1, 2, 3], {"list": [1, "two"], "nested": {"ok": True}, "f": 0.5})
+with node.send_output_raw("out", 6, {"raw": 1}) as sample:
+    memoryview(sample)[:] = b"loaned"
+try:
+    node.send_output("nope", b"x")
+except KeyError as e:
+    print("KeyError:", e)
+"""
+
+ALL_TYPES_RECEIVER = """
+import json
+from nerve import Node
+node = Node()
+for event in node:
+    if event["type"] == "INPUT":
+        meta = {k: v for k, v in event["metadata"].items() if k != "timestamp"}
+        assert isinstance(event["metadata"]["timestamp"], int)
+        print(json.dumps([str(event["value"].type), event["value"].to_pylist(), meta]))
+"""
+
+
+def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sender
+            path: sender.py
+            outputs: [out]
+          - id: receiver
+            path: receiver.py
+            inputs: {out: sender/out}
+        """,
+        {"sender.py": ALL_TYPES_SENDER, "receiver.py": ALL_TYPES_RECEIVER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    got = [json.loads(line) for line in run.node_lines("receiver")]
+    assert got == [
+        ["uint8", list(b"raw bytes"), {}],
+        ["uint8", list(b"abc"), {}],
+        ["float", [float(i) for i in range(12)], {}],
+        ["int64", [0, 2, 4, 6, 8], {}],
+        ["bool", [True, False, True], {}],
+        ["string", ["a", None, "ccc"], {}],
+        ["list<item: int64>", [[1, 2], [], None, [3]], {}],
+        ["struct<x: double, tag: string>", [{"x": 1.5, "tag": "a"}, {"x": None, "tag": "b"}], {}],
+        ["uint16", [10, 11, 12, 13, 14], {}],
+        ["int64", [1, 2, 3], {"f": 0.5, "list": [1, "two"], "nested": {"ok": True}}],
+        ["uint8", list(b"loaned"), {"raw": 1}],
+    ]
+    [error] = run.node_lines("sender")
+    assert "KeyError:" in error and "no output `nope`" in error and "declared outputs: out" in error
+
+
+def test_queue_size_one_always_hands_over_the_newest(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            env: {STOP_AFTER: "1000"}
+            inputs: {tick: timer/millis/2}
+            outputs: [count]
+          - id: slow
+            path: slow.py
+            inputs:
+              count: {source: ticker/count, queue_size: 1, queue_policy: drop_oldest}
+        """,
+        {
+            "ticker.py": (Path(__file__).parent / "nodes" / "ticker.py").read_text(),
+            "slow.py": """
+            import time
+            from nerve import Node
+            node = Node()
+            last = -1
+            for _ in range(10):
+                time.sleep(0.1)
+                event = node.next(timeout=5)
+                n = event["metadata"]["n"]
+                # With ~50 messages sent during the sleep, a keep-latest reader skips ahead.
+                assert n > last + 5, f"stale message {n} after {last}"
+                last = n
+            print("newest every time")
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert "[slow] newest every time" in run.stdout, run.output
+
+
+def test_descriptor_config_and_iteration_api(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: src
+            path: src.py
+            args: --flag value
+            env: {MODE: "1"}
+            inputs: {tick: dora/timer/millis/10}
+            outputs: [out]
+          - id: dst
+            path: dst.py
+            inputs: {out: src/out}
+        """,
+        {
+            "src.py": """
+            import sys
+            from nerve import Node
+            node = Node()
+            assert sys.argv[1:] == ["--flag", "value"], sys.argv
+            assert node.id == "src"
+            assert node.node_config()["env"] == {"MODE": "1"}
+            ids = [n["id"] for n in node.dataflow_descriptor()["nodes"]]
+            assert ids == ["src", "dst"], ids
+            sent = 0
+            while sent < 5:
+                event = node.next()
+                if event["type"] == "INPUT":
+                    assert event["id"] == "tick" and len(event["value"]) == 0
+                    node.send_output("out", bytes([sent]))
+                    sent += 1
+            """,
+            "dst.py": """
+            from nerve import Node
+            node = Node()
+            seen = []
+            while len(seen) < 5:
+                event = node.next(timeout=10)
+                assert event is not None, "timed out"
+                if event["type"] == "INPUT":
+                    seen.append(event["value"].to_pylist()[0])
+            closed = node.next(timeout=10)
+            assert closed["type"] == "INPUT_CLOSED" and closed["id"] == "out", closed
+            assert node.next(timeout=1) is None  # every input closed: the stream ended
+            assert node.drain() == [] and node.try_recv() is None
+            print(seen)
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("dst") == ["[0, 1, 2, 3, 4]"]
+
+
+def test_dynamic_node_joins_a_running_dataflow(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            inputs: {tick: timer/millis/10}
+            outputs: [count]
+          - id: by-hand
+            path: dynamic
+            inputs: {count: ticker/count}
+        """,
+        {"ticker.py": (Path(__file__).parent / "nodes" / "ticker.py").read_text()},
+    )
+    proc = dataflows.start(path)
+    try:
+        wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+        from nerve import Node
+
+        node = Node("by-hand")
+        values = []
+        while len(values) < 3:
+            event = node.next(timeout=10)
+            assert event is not None
+            if event["type"] == "INPUT":
+                values.append(event["metadata"]["n"])
+        assert values == sorted(values)
+        del node  # leaving is how a node started by hand finishes
+    finally:
+        proc.send_signal(2)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+
+
+def test_runtime_refuses_a_mismatched_node_version(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: idle
+            path: idle.py
+          - id: late
+            path: dynamic
+        """,
+        {"idle.py": "from nerve import Node\nnode = Node()\nnode.next()\n"},
+    )
+    proc = dataflows.start(path)
+    try:
+        runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/nerve-{os.getuid()}")
+        runtime = runtime / "nerve" if os.environ.get("XDG_RUNTIME_DIR") else runtime
+        wait_for(lambda: any(runtime.glob("*.sock")), what="socket")
+        time.sleep(0.5)
+        replies = []
+        for sock_path in runtime.glob("*.sock"):
+            with socket.socket(socket.AF_UNIX) as s:
+                try:
+                    s.connect(str(sock_path))
+                except OSError:
+                    continue
+                body = json.dumps({"type": "register", "node_id": "late", "nerve_version": "9.9.0", "pid": 1}).encode()
+                s.sendall(struct.pack("<I", len(body)) + body)
+                (n,) = struct.unpack("<I", s.recv(4))
+                replies.append(json.loads(s.recv(n)))
+        assert any(
+            r["type"] == "refused" and "9.9.0" in r["reason"] and "pip install nerve==" in r["reason"] for r in replies
+        ), replies
+    finally:
+        proc.send_signal(2)
+        proc.communicate(timeout=30)
+
+
+def test_node_outside_nerve_gets_a_clear_error():
+    import nerve
+    import pytest
+
+    env_backup = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("NERVE_")}
+    try:
+        with pytest.raises(nerve.ConnectError, match="nerve run"):
+            nerve.Node()
+        with pytest.raises(nerve.ConnectError, match="no running dataflow accepts node `ghost`"):
+            nerve.Node("ghost")
+    finally:
+        os.environ.update(env_backup)
