@@ -131,6 +131,9 @@ fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
 
 fn run(args: &RunArgs) -> anyhow::Result<i32> {
     let df = load(&args.dataflow)?;
+    for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
+        tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
+    }
     let opts = nerve_daemon::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,

@@ -118,3 +118,48 @@ impl Plan {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(yaml: &str) -> (Dataflow, Plan) {
+        let dir = std::env::temp_dir().join(format!("nerve-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("n.py"), "").expect("node file");
+        let df = nerve_spec::parse_str(yaml, &dir.join("dataflow.yml")).expect("valid dataflow");
+        let plan = Plan::new(&df);
+        (df, plan)
+    }
+
+    #[test]
+    fn edges_queues_and_tables() {
+        let (df, plan) = plan(
+            "nodes:\n\
+             - {id: cam, path: n.py, inputs: {tick: timer/hz/30}, outputs: [image, depth]}\n\
+             - {id: det, path: n.py, inputs: {image: cam/image, depth: {source: cam/depth, queue_size: 1, queue_policy: drop_oldest}}}\n\
+             - {id: log, path: n.py, inputs: {image: cam/image}}\n",
+        );
+        // Timers take no queue; each shared-memory input takes one, in declaration order.
+        assert!(plan.inboxes[0].is_empty());
+        assert_eq!(plan.inboxes[1].len(), 2);
+        assert_eq!(plan.inboxes[1][1], QueueSpec { capacity: 1, policy: QueuePolicy::DropOldest });
+        assert_eq!(plan.inboxes[1][0], QueueSpec { capacity: 10, policy: QueuePolicy::Backpressure });
+        // `cam/image` has two readers with distinct holder bits.
+        let image = &plan.outputs[0][0].1;
+        assert_eq!(image.iter().map(|e| (e.reader, e.edge, e.queue)).collect::<Vec<_>>(), vec![(1, 0, 0), (2, 1, 0)]);
+        let table = plan.table(&df, 1, "run", 1 << 20, 1 << 20);
+        assert_eq!(
+            table.inputs,
+            vec![
+                InputChannel::Shm { id: "image".into(), queue: 0, producer: 0, output: 0, edge: 0 },
+                InputChannel::Shm { id: "depth".into(), queue: 1, producer: 0, output: 1, edge: 0 },
+            ]
+        );
+        // The reader maps its own inbox and its producer's (to wake it), nothing else.
+        assert_eq!(table.inboxes.iter().map(|i| i.node).collect::<Vec<_>>(), vec![0, 1]);
+        let cam = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
+        assert_eq!(cam.inboxes.iter().map(|i| i.node).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert!(matches!(cam.inputs[0], InputChannel::Timer { period_ns: 33_333_333, .. }));
+    }
+}

@@ -85,12 +85,6 @@ pub enum NodeError {
         /// Limit.
         limit: usize,
     },
-    /// The dataflow stopped while a send waited for a full back-pressured reader.
-    #[error("output `{output}`: the dataflow is stopping; the message was not delivered to every reader")]
-    Stopped {
-        /// Output id.
-        output: String,
-    },
     /// Metadata that is not a JSON object of plain values.
     #[error("metadata cannot be encoded: {0}")]
     Metadata(String),

@@ -318,7 +318,8 @@ impl Node {
         for (buffer, at) in &copies {
             bytes[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
         }
-        self.publish(output, &mut state, &frame, lease)
+        self.publish(output, &mut state, &frame, lease);
+        Ok(())
     }
 
     /// Sends raw bytes (an Arrow `UInt8` array).
@@ -394,23 +395,23 @@ impl Node {
     /// Sends a filled sample.
     ///
     /// # Errors
-    /// When the node is stopping while a back-pressured reader is full.
+    /// When the sample's output is not one of this node's (a sample of another node).
     pub fn send_sample(&self, sample: Sample) -> Result<(), NodeError> {
         let state = self.output(&sample.output)?;
         let mut state = lock(state);
-        self.publish(&sample.output, &mut state, &sample.frame, sample.lease)
+        self.publish(&sample.output, &mut state, &sample.frame, sample.lease);
+        Ok(())
     }
 
-    fn publish(&self, output: &str, state: &mut OutputState, frame: &Frame, mut lease: Lease) -> Result<(), NodeError> {
+    fn publish(&self, output: &str, state: &mut OutputState, frame: &Frame, mut lease: Lease) {
         let stamp = monotonic_ns();
         frame.write_head(lease.bytes_mut(), stamp);
         let total = frame.total_len();
-        let done = state.publisher.publish(lease, total, stamp, &self.shared.stop).map_err(|e| match e {
-            nerve_shm::ShmError::Stopped => NodeError::Stopped { output: output.to_owned() },
-            other => other.into(),
-        })?;
-        tracing::trace!(delivered = done.delivered, evicted = done.evicted, "published");
-        Ok(())
+        let done = state.publisher.publish(lease, total, stamp, &self.shared.stop);
+        if done.skipped > 0 {
+            tracing::debug!(output, skipped = done.skipped, "stopping: full readers skipped");
+        }
+        tracing::trace!(output, delivered = done.delivered, evicted = done.evicted, "published");
     }
 
     /// Tells the runtime these outputs are finished: their readers get `InputClosed` now,

@@ -8,7 +8,6 @@ pyo3::create_exception!(nerve, NerveError, PyException, "Base class of nerve's e
 pyo3::create_exception!(nerve, ConnectError, NerveError, "The node could not join a running dataflow.");
 pyo3::create_exception!(nerve, VersionMismatchError, ConnectError, "Node library and runtime versions differ.");
 pyo3::create_exception!(nerve, SendError, NerveError, "A message could not be sent.");
-pyo3::create_exception!(nerve, StoppedError, SendError, "The dataflow stopped while the send waited for room.");
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -16,7 +15,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConnectError", py.get_type::<ConnectError>())?;
     m.add("VersionMismatchError", py.get_type::<VersionMismatchError>())?;
     m.add("SendError", py.get_type::<SendError>())?;
-    m.add("StoppedError", py.get_type::<StoppedError>())?;
     Ok(())
 }
 
@@ -31,7 +29,6 @@ pub(crate) fn to_py(e: &NodeError) -> PyErr {
         | NodeError::Refused { .. } => ConnectError::new_err(msg),
         NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
         NodeError::TooLarge { .. } | NodeError::Metadata(_) => PyValueError::new_err(msg),
-        NodeError::Stopped { .. } => StoppedError::new_err(msg),
         NodeError::Shm(_) | NodeError::Control(_) | NodeError::Protocol(_) => SendError::new_err(msg),
     }
 }

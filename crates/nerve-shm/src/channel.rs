@@ -37,6 +37,8 @@ pub struct Published {
     pub delivered: usize,
     /// Older messages evicted from drop-oldest queues to make room.
     pub evicted: usize,
+    /// Full back-pressured readers skipped because a stop was requested while waiting.
+    pub skipped: usize,
 }
 
 /// Producer end of one output.
@@ -71,56 +73,42 @@ impl Publisher {
 
     /// Queues the first `len` bytes of a filled block to every reader.
     ///
-    /// A full back-pressured queue makes this wait until its reader takes an entry, leaves,
-    /// or `stop` is set (then [`ShmError::Stopped`]; readers already served keep the message).
-    ///
-    /// # Errors
-    /// [`ShmError::Stopped`] as above.
-    pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Result<Published, ShmError> {
+    /// A full back-pressured queue makes this wait until its reader takes an entry or leaves.
+    /// Once `stop` is set the dataflow is shutting down: full readers are skipped instead of
+    /// waited for (counted in [`Published::skipped`]), so a stop never hangs on a send.
+    pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Published {
         let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
         let mask = self.readers.iter().filter(|r| !r.ring().is_closed()).fold(0, |m, r| m | r.bit());
         lease.add_holders(mask);
         let mut out = Published::default();
-        let mut result = Ok(());
-        for r in &self.readers {
-            if mask & r.bit() == 0 {
-                continue;
-            }
-            if result.is_err() {
-                lease.table().release(d.slot as usize, r.bit());
-                continue;
-            }
+        for r in self.readers.iter().filter(|r| mask & r.bit() != 0) {
             let ring = r.ring();
             loop {
                 match ring.push(d) {
                     Push::Queued => {
                         out.delivered += 1;
                         r.inbox.doorbell().ring();
-                        break;
                     }
                     Push::Evicted(old) => {
                         lease.table().release(old.slot as usize, r.bit());
                         out.delivered += 1;
                         out.evicted += 1;
                         r.inbox.doorbell().ring();
-                        break;
                     }
-                    Push::Closed => {
-                        lease.table().release(d.slot as usize, r.bit());
-                        break;
-                    }
+                    Push::Closed => lease.table().release(d.slot as usize, r.bit()),
                     Push::Full => {
-                        if !self.wait_for_room(ring, stop) {
-                            lease.table().release(d.slot as usize, r.bit());
-                            result = Err(ShmError::Stopped);
-                            break;
+                        if self.wait_for_room(ring, stop) {
+                            continue;
                         }
+                        lease.table().release(d.slot as usize, r.bit());
+                        out.skipped += 1;
                     }
                 }
+                break;
             }
         }
         lease.finish();
-        result.map(|()| out)
+        out
     }
 
     /// Sleeps until `ring` has room or is closed (true), or `stop` is set (false).

@@ -53,7 +53,4 @@ pub enum ShmError {
         /// Configured limit.
         limit: usize,
     },
-    /// The wait was cut short by a stop request.
-    #[error("stopped while waiting for a reader to make room")]
-    Stopped,
 }

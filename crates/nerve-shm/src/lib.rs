@@ -28,7 +28,7 @@
 //! let mut publisher = Publisher::new(pool, vec![link], writer_inbox.clone());
 //! let mut lease = publisher.lease(5)?;
 //! lease.bytes_mut()[..5].copy_from_slice(b"hello");
-//! publisher.publish(lease, 5, 0, &AtomicBool::new(false))?;
+//! publisher.publish(lease, 5, 0, &AtomicBool::new(false));
 //!
 //! // Consumer: read the very same bytes in place.
 //! let cache = BlockCache::open(&names, 0, 0, 0)?;
