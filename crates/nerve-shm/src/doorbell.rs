@@ -9,6 +9,10 @@ use std::time::{Duration, Instant};
 
 use rustix::thread::futex;
 
+/// How long a waiter polls before it sleeps, by default: long enough to drain a busy stream
+/// without a system call per message, far too short to matter for CPU use at robot rates.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
+
 /// The two words of a doorbell, as laid out in shared memory.
 #[derive(Debug)]
 #[repr(C)]
@@ -18,13 +22,13 @@ pub struct Doorbell {
 }
 
 impl Doorbell {
-    /// Signals that something changed; wakes every sleeper.
-    pub fn ring(&self) {
+    /// Signals that something changed; wakes every sleeper. Returns whether a sleeper was
+    /// woken.
+    pub fn ring(&self) -> bool {
         self.count.fetch_add(1, Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) != 0 {
-            // Waking may only fail on a bad address, which a live mapping cannot have.
-            let _ = futex::wake(&self.count, futex::Flags::empty(), u32::MAX);
-        }
+        // Waking may only fail on a bad address, which a live mapping cannot have.
+        self.sleepers.load(Ordering::SeqCst) != 0
+            && futex::wake(&self.count, futex::Flags::empty(), u32::MAX).is_ok_and(|woken| woken > 0)
     }
 
     /// Waits until `ready` returns `Some`, the doorbell rings and `ready` then holds, or the

@@ -150,6 +150,8 @@ pub struct OutputPool {
     node: usize,
     output: usize,
     blocks: Vec<Option<LocalBlock>>,
+    /// Slots that hold a block, so a send scans a handful of blocks, not the whole table.
+    allocated: Vec<usize>,
     next_seq: u64,
     uses: u64,
     capacity: usize,
@@ -253,6 +255,7 @@ impl OutputPool {
             node,
             output,
             blocks: (0..MAX_BLOCKS).map(|_| None).collect(),
+            allocated: Vec::new(),
             next_seq: 1,
             uses: 0,
             capacity,
@@ -272,8 +275,8 @@ impl OutputPool {
     pub fn lease(&mut self, len: usize) -> Result<Lease, ShmError> {
         self.uses += 1;
         let mut best: Option<(usize, usize)> = None;
-        for (slot, b) in self.blocks.iter().enumerate() {
-            if let Some(b) = b {
+        for &slot in &self.allocated {
+            if let Some(b) = &self.blocks[slot] {
                 let size = b.segment.len();
                 if size >= len && best.is_none_or(|(_, s)| size < s) && self.is_free(slot) {
                     best = Some((slot, size));
@@ -325,6 +328,7 @@ impl OutputPool {
         entry.holders.store(LOAN_BIT, Ordering::Relaxed);
         entry.seq.store(seq, Ordering::Release);
         self.blocks[slot] = Some(LocalBlock { segment: segment.clone(), last_use: self.uses });
+        self.allocated.push(slot);
         tracing::trace!(block = %name, size, "new block");
         Ok(Lease {
             table: self.table.clone(),
@@ -335,13 +339,13 @@ impl OutputPool {
         })
     }
 
-    fn allocated(&self) -> usize {
-        self.blocks.iter().flatten().map(|b| b.segment.len()).sum()
+    fn allocated_bytes(&self) -> usize {
+        self.allocated.iter().filter_map(|&s| self.blocks[s].as_ref()).map(|b| b.segment.len()).sum()
     }
 
     /// Frees the oldest unused blocks until `extra` more bytes fit under the capacity.
     fn make_room(&mut self, extra: usize) {
-        while self.allocated() + extra > self.capacity {
+        while self.allocated_bytes() + extra > self.capacity {
             if !self.retire_one_free() {
                 break;
             }
@@ -350,10 +354,9 @@ impl OutputPool {
 
     fn retire_one_free(&mut self) -> bool {
         let oldest = self
-            .blocks
+            .allocated
             .iter()
-            .enumerate()
-            .filter_map(|(slot, b)| b.as_ref().map(|b| (slot, b.last_use)))
+            .filter_map(|&slot| self.blocks[slot].as_ref().map(|b| (slot, b.last_use)))
             .filter(|&(slot, _)| self.is_free(slot))
             .min_by_key(|&(_, last)| last);
         let Some((slot, _)) = oldest else {
@@ -367,6 +370,7 @@ impl OutputPool {
         if let Some(b) = self.blocks[slot].take() {
             b.segment.unlink();
         }
+        self.allocated.retain(|&s| s != slot);
         entry.seq.store(0, Ordering::Release);
         entry.size.store(0, Ordering::Relaxed);
         entry.holders.store(0, Ordering::Release);

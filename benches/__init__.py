@@ -1,0 +1,1 @@
+"""nerve's benchmark suite: ``python -m benches --help``."""

@@ -1,0 +1,94 @@
+"""nerve's benchmark suite.
+
+    python -m benches                      # every scenario, nerve only, full length
+    python -m benches --quick              # short runs (smoke check)
+    python -m benches --scenarios latency-size,fan-out
+    python -m benches --peers              # the same cases on the peers, side by side
+
+Raw samples go to benches/results/<time>/, the tables to docs/benchmarks.md and the plots to
+docs/img/. Don't compile anything while it runs: the machine has two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benches import impl_floor, impl_nerve
+from benches.model import Case, Samples
+from benches.scenarios import SCENARIOS, cases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def stress(case: Case) -> subprocess.Popen[bytes] | None:
+    """Loads every core for a worst-case measurement (Debian package `stress-ng`)."""
+    if not case.stress:
+        return None
+    exe = shutil.which("stress-ng")
+    if not exe:
+        raise SystemExit("the worst-case scenario needs stress-ng: apt-get install stress-ng")
+    return subprocess.Popen([exe, "--cpu", "0", "--cpu-method", "matrixprod", "--quiet"])
+
+
+def implementations(peers: bool) -> list:
+    impls = [impl_nerve, impl_floor]
+    if peers:
+        from benches.peers import available
+
+        impls += available()
+    return impls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benches", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="short runs")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated subset")
+    parser.add_argument("--peers", action="store_true", help="also run the peers (installed into benches/.venv-peers)")
+    parser.add_argument("--out", type=Path, default=None, help="folder for raw samples")
+    parser.add_argument("--report", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+
+    command = "python -m benches " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    out = args.out or ROOT / "benches" / "results" / time.strftime("%Y%m%d-%H%M%S")
+    work = out / "work"
+    if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick)):
+        subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
+    results: list[Samples] = []
+    for scenario in args.scenarios.split(","):
+        for case in cases(scenario, args.quick):
+            load = stress(case)
+            try:
+                for impl in implementations(args.peers):
+                    if case.lang != "python" and impl is not impl_nerve:
+                        continue
+                    if not impl.supports(case):
+                        continue
+                    started = time.monotonic()
+                    samples = impl.run(case, work)
+                    samples.save(out)
+                    results.append(samples)
+                    status = samples.error or f"{len(samples.latencies_us())} samples"
+                    print(
+                        f"{case.key:45s} {samples.implementation:28s} {status} ({time.monotonic() - started:.0f} s)",
+                        flush=True,
+                    )
+            finally:
+                if load:
+                    load.terminate()
+                    load.wait()
+    from benches.report import render
+
+    render(results, command, args.report, args.report.parent / "img")
+    print(f"report: {args.report}; raw samples: {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Runs benchmark cases on nerve: one dataflow per case, real node processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from benches.model import Case, Samples, read_stamp_lines
+
+NAME = "nerve"
+ROOT = Path(__file__).resolve().parent.parent
+PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
+RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
+# Spinning longer than the period between messages means the consumer never sleeps.
+SPIN_US = 200_000
+
+
+def supports(case: Case) -> bool:
+    return True
+
+
+def _node(lang: str, role: str, *args: object) -> str:
+    if lang == "rust":
+        return f"    path: {RUST_NODE}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
+    return f"    path: {PY_NODE}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
+
+
+def dataflow(case: Case, folder: Path) -> str:
+    """The YAML of a case: producers p*, consumers c* (or ping + echo)."""
+    lang = case.lang
+    lines = ["nodes:\n"]
+    if case.scenario == "round-trip":
+        lines.append("  - id: ping\n" + _node(lang, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
+        lines.append("    inputs: {reply: echo/data}\n    outputs: [data]\n")
+        lines.append("  - id: echo\n" + _node(lang, "echo") + "    inputs: {data: ping/data}\n    outputs: [data]\n")
+        return "".join(lines)
+    for p in range(case.producers):
+        out = folder / f"p{p}.json"
+        if lang == "rust":
+            lines.append(f"  - id: p{p}\n" + _node(lang, "producer", case.size, case.count, case.rate_hz, out))
+        else:
+            loan = 1 if case.loan else 0
+            lines.append(f"  - id: p{p}\n" + _node(lang, "producer", case.size, case.count, case.rate_hz, loan, out))
+        lines.append("    outputs: [data]\n")
+    for c in range(case.consumers):
+        lines.append(f"  - id: c{c}\n" + _node(lang, "consumer", folder / f"c{c}.txt"))
+        if case.spin:
+            lines.append(f"    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n")
+        inputs = ", ".join(f"in{p}: p{p}/data" for p in range(case.producers))
+        lines.append(f"    inputs: {{{inputs}}}\n")
+    return "".join(lines)
+
+
+def run(case: Case, workdir: Path) -> Samples:
+    folder = workdir / f"{NAME}--{case.key}"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dataflow.yml").write_text(dataflow(case, folder))
+    samples = Samples(NAME if case.lang == "python" else f"{NAME} (rust)", case)
+    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if result.returncode != 0:
+        samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
+        return samples
+    if case.scenario == "round-trip":
+        rtt = folder / "rtt.txt"
+        samples.rtt_ns = [int(x) for x in rtt.read_text().split()] if rtt.exists() else []
+        return samples
+    for c in range(case.consumers):
+        read_stamp_lines(folder / f"c{c}.txt", c, samples)
+    producer = json.loads((folder / "p0.json").read_text())
+    consumer = json.loads((folder / "c0.txt.json").read_text())
+    samples.producer_cpu_ns = producer["cpu_ns"]
+    samples.consumer_cpu_ns = consumer["cpu_ns"]
+    samples.messages = consumer["messages"]
+    samples.seconds = consumer["seconds"]
+    return samples

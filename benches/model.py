@@ -1,0 +1,98 @@
+"""What a benchmark case is, and what running one produces.
+
+Every implementation (nerve and each peer) runs the same cases with the same rules:
+
+* each node is its own process;
+* the producer writes ``time.monotonic_ns()`` into the first 8 bytes of the payload
+  (little-endian int64) immediately before handing the message to the middleware;
+* the consumer takes ``time.monotonic_ns()`` as soon as its code holds the data (a numpy view
+  for nerve, the middleware's natural payload object for a peer) and has read the stamp back;
+* waits are blocking (no busy polling) unless a case says ``spin``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Case:
+    """One measurement: a message size and rate on a topology."""
+
+    scenario: str  # latency-size, latency-rate, fan-out, fan-in, round-trip, cpu, throughput, worst-case, spin
+    size: int  # payload bytes (at least 8: the stamp)
+    count: int  # messages per producer
+    rate_hz: float = 50.0  # 0: unpaced, as fast as possible
+    producers: int = 1
+    consumers: int = 1
+    lang: str = "python"  # python or rust (nerve only)
+    spin: bool = False  # consumer busy-polls instead of sleeping (opt-in real-time mode)
+    loan: bool = True  # nerve producers write into a loaned block; False: send a numpy array (one copy)
+    stress: bool = False  # another process loads every core meanwhile
+
+    @property
+    def key(self) -> str:
+        parts = [self.scenario, f"{self.size}B", f"{self.rate_hz:g}Hz", f"{self.producers}x{self.consumers}", self.lang]
+        if self.spin:
+            parts.append("spin")
+        if not self.loan:
+            parts.append("copy")
+        if self.stress:
+            parts.append("stress")
+        return "-".join(parts)
+
+
+@dataclass
+class Samples:
+    """Raw results of one case for one implementation."""
+
+    implementation: str
+    case: Case
+    # One-way latency samples: (stamp sent, stamp received, consumer index), in ns.
+    sent_ns: list[int] = field(default_factory=list)
+    received_ns: list[int] = field(default_factory=list)
+    consumer: list[int] = field(default_factory=list)
+    # Round trips, in ns (round-trip cases only).
+    rtt_ns: list[int] = field(default_factory=list)
+    # CPU time of producer and consumer processes over the measured messages, in ns.
+    producer_cpu_ns: int | None = None
+    consumer_cpu_ns: int | None = None
+    # Unpaced runs: messages the consumer saw and over how long.
+    messages: int = 0
+    seconds: float = 0.0
+    # Why the implementation could not run this case, if it could not.
+    error: str | None = None
+
+    def latencies_us(self) -> np.ndarray:
+        if self.rtt_ns:
+            return np.asarray(self.rtt_ns, dtype=np.float64) / 2000.0
+        return (np.asarray(self.received_ns, dtype=np.float64) - np.asarray(self.sent_ns, dtype=np.float64)) / 1000.0
+
+    def save(self, folder: Path) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.implementation}--{self.case.key}.json"
+        data = asdict(self)
+        path.write_text(json.dumps(data))
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> Samples:
+        data = json.loads(path.read_text())
+        data["case"] = Case(**data["case"])
+        return cls(**data)
+
+
+def read_stamp_lines(path: Path, consumer: int, samples: Samples) -> None:
+    """Appends a consumer's ``sent received`` lines (ns) to ``samples``."""
+    if not path.exists():
+        return
+    raw = np.loadtxt(path, dtype=np.int64, ndmin=2)
+    if raw.size == 0:
+        return
+    samples.sent_ns.extend(raw[:, 0].tolist())
+    samples.received_ns.extend(raw[:, 1].tolist())
+    samples.consumer.extend([consumer] * len(raw))

@@ -1,0 +1,146 @@
+"""Benchmark node for dataflow middlewares with the dora node API (nerve, and dora-rs itself).
+
+    dataflow_node.py producer SIZE COUNT RATE_HZ LOAN OUT
+    dataflow_node.py consumer OUT
+    dataflow_node.py echo
+    dataflow_node.py ping SIZE COUNT RATE_HZ OUT
+
+BENCH_MIDDLEWARE=dora imports ``dora`` instead of ``nerve``: the node is otherwise the same.
+"""
+
+import json
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+
+DORA = os.environ.get("BENCH_MIDDLEWARE") == "dora"
+if DORA:
+    import pyarrow as pa
+    from dora import Node
+else:
+    from nerve import Node
+
+
+def as_message(payload: np.ndarray):
+    """What `send_output` takes: nerve takes numpy arrays, dora wants a pyarrow array."""
+    return pa.array(payload) if DORA else payload
+
+
+def cpu_ns() -> int:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return int((r.ru_utime + r.ru_stime) * 1e9)
+
+
+def stamp_of(value) -> int:
+    """The producer's stamp, read from the first 8 bytes of the received data (no copy)."""
+    return int(value.to_numpy(zero_copy_only=True)[:8].view("<i8")[0])
+
+
+def paced(count: int, rate_hz: float):
+    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0."""
+    period = 1e9 / rate_hz if rate_hz > 0 else 0
+    start = time.monotonic_ns() + 50_000_000
+    for i in range(count):
+        if period:
+            delay = start + i * period - time.monotonic_ns()
+            if delay > 0:
+                time.sleep(delay / 1e9)
+        yield i
+
+
+def producer(size: int, count: int, rate_hz: float, loan: bool, out: str) -> None:
+    node = Node()
+    payload = np.zeros(size, dtype=np.uint8)
+    stamp = payload[:8].view("<i8")
+    first_cpu = None
+    for _ in paced(count, rate_hz):
+        if first_cpu is None:
+            first_cpu = cpu_ns()
+        if loan and hasattr(node, "send_output_raw"):
+            with node.send_output_raw("data", size) as sample:
+                view = np.frombuffer(sample, dtype=np.uint8)
+                view[:8].view("<i8")[0] = time.monotonic_ns()
+        else:
+            stamp[0] = time.monotonic_ns()
+            node.send_output("data", as_message(payload))
+    used = cpu_ns() - first_cpu if first_cpu is not None else 0
+    with open(out, "w") as f:
+        json.dump({"cpu_ns": used, "messages": count}, f)
+
+
+def consumer(out: str) -> None:
+    node = Node()
+    sent = []
+    received = []
+    first_cpu = first_wall = None
+    for event in node:
+        if event["type"] == "INPUT":
+            s = stamp_of(event["value"])
+            r = time.monotonic_ns()
+            if first_cpu is None:
+                first_cpu, first_wall = cpu_ns(), r
+            sent.append(s)
+            received.append(r)
+            del event
+        elif event["type"] == "STOP":
+            break
+    last_cpu, last_wall = cpu_ns(), time.monotonic_ns()
+    np.savetxt(out, np.column_stack([sent, received]) if sent else np.zeros((0, 2)), fmt="%d")
+    with open(out + ".json", "w") as f:
+        json.dump(
+            {
+                "cpu_ns": (last_cpu - first_cpu) if first_cpu else 0,
+                "messages": len(sent),
+                "seconds": (received[-1] - first_wall) / 1e9 if len(sent) > 1 else 0.0,
+                "wall_s": (last_wall - first_wall) / 1e9 if first_wall else 0.0,
+            },
+            f,
+        )
+
+
+def echo() -> None:
+    node = Node()
+    for event in node:
+        if event["type"] == "INPUT":
+            node.send_output("data", event["value"])
+        elif event["type"] == "STOP":
+            break
+
+
+def ping(size: int, count: int, rate_hz: float, out: str) -> None:
+    node = Node()
+    payload = np.zeros(size, dtype=np.uint8)
+    stamp = payload[:8].view("<i8")
+    rtts = []
+    for _ in paced(count, rate_hz):
+        stamp[0] = t0 = time.monotonic_ns()
+        node.send_output("data", as_message(payload))
+        while True:
+            event = node.next(timeout=10.0)
+            if event is None or event["type"] != "INPUT":
+                break
+            if stamp_of(event["value"]) == t0:
+                rtts.append(time.monotonic_ns() - t0)
+                break
+    np.savetxt(out, np.array(rtts, dtype=np.int64), fmt="%d")
+
+
+def main() -> None:
+    role, args = sys.argv[1], sys.argv[2:]
+    if role == "producer":
+        producer(int(args[0]), int(args[1]), float(args[2]), args[3] == "1", args[4])
+    elif role == "consumer":
+        consumer(args[0])
+    elif role == "echo":
+        echo()
+    elif role == "ping":
+        ping(int(args[0]), int(args[1]), float(args[2]), args[3])
+    else:
+        raise SystemExit(f"unknown role {role}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+//! The Rust roles of the benchmark suite, mirroring `benches/nodes/dataflow_node.py`.
+//!
+//! ```text
+//! nerve-bench-node producer SIZE COUNT RATE_HZ OUT   # stamp in the first 8 bytes, written in place
+//! nerve-bench-node consumer OUT                      # "sent received" lines + OUT.json
+//! nerve-bench-node echo
+//! ```
+
+use std::io::Write;
+use std::time::Duration;
+
+use nerve_node::arrow_array::{Array, UInt8Array};
+use nerve_node::{Event, Node, Parameters, monotonic_ns};
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn cpu_ns() -> u64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &raw mut t) };
+    u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(t.tv_nsec).unwrap_or(0)
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> Result<T> {
+    args.get(i).ok_or_else(|| format!("missing {what}"))?.parse().map_err(|_| format!("bad {what}").into())
+}
+
+fn producer(args: &[String]) -> Result<()> {
+    let (size, count, rate): (usize, u64, f64) = (arg(args, 2, "size")?, arg(args, 3, "count")?, arg(args, 4, "rate")?);
+    let out: String = arg(args, 5, "output file")?;
+    let (node, _events) = Node::init_from_env()?;
+    let params = Parameters::new();
+    let period = if rate > 0.0 { (1e9 / rate) as u64 } else { 0 };
+    let start = monotonic_ns() + 50_000_000;
+    let first_cpu = cpu_ns();
+    for i in 0..count {
+        if period > 0 {
+            let due = start + i * period;
+            let now = monotonic_ns();
+            if due > now {
+                std::thread::sleep(Duration::from_nanos(due - now));
+            }
+        }
+        node.send_output_raw("data", &params, size, |buf| {
+            buf[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
+        })?;
+    }
+    std::fs::write(out, format!("{{\"cpu_ns\": {}, \"messages\": {count}}}", cpu_ns() - first_cpu))?;
+    Ok(())
+}
+
+fn consumer(args: &[String]) -> Result<()> {
+    let out: String = arg(args, 2, "output file")?;
+    let (_node, mut events) = Node::init_from_env()?;
+    let mut lines: Vec<(u64, u64)> = Vec::with_capacity(1 << 20);
+    let mut first = None;
+    while let Some(event) = events.recv() {
+        match event {
+            Event::Input { data, .. } => {
+                let bytes = data.as_any().downcast_ref::<UInt8Array>().ok_or("payload is not UInt8")?;
+                let mut stamp = [0u8; 8];
+                stamp.copy_from_slice(&bytes.values()[..8]);
+                let received = monotonic_ns();
+                first.get_or_insert((cpu_ns(), received));
+                lines.push((u64::from_le_bytes(stamp), received));
+            }
+            Event::Stop => break,
+            _ => {}
+        }
+    }
+    let (first_cpu, first_wall) = first.unwrap_or((cpu_ns(), monotonic_ns()));
+    let last = lines.last().map_or(first_wall, |l| l.1);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&out)?);
+    for (sent, received) in &lines {
+        writeln!(f, "{sent} {received}")?;
+    }
+    std::fs::write(
+        format!("{out}.json"),
+        format!(
+            "{{\"cpu_ns\": {}, \"messages\": {}, \"seconds\": {}}}",
+            cpu_ns() - first_cpu,
+            lines.len(),
+            (last - first_wall) as f64 / 1e9
+        ),
+    )?;
+    Ok(())
+}
+
+fn echo() -> Result<()> {
+    let (node, mut events) = Node::init_from_env()?;
+    while let Some(event) = events.recv() {
+        match event {
+            Event::Input { metadata, data, .. } => node.send_output("data", &metadata.parameters, &data)?,
+            Event::Stop => break,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("producer") => producer(&args),
+        Some("consumer") => consumer(&args),
+        Some("echo") => echo(),
+        other => Err(format!("unknown role {other:?} (producer, consumer, echo)").into()),
+    }
+}

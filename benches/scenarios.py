@@ -1,0 +1,53 @@
+"""The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
+size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
+load), in a full and a quick version."""
+
+from __future__ import annotations
+
+from benches.model import Case
+
+KIB, MIB = 1024, 1024 * 1024
+SIZES = [8, KIB, 64 * KIB, MIB, 4 * MIB, 32 * MIB, 64 * MIB]
+RTT_SIZES = [10, KIB, 100 * KIB, 1_000_000, 10_000_000, 100_000_000]
+SCENARIOS = [
+    "latency-size",
+    "latency-rate",
+    "fan-out",
+    "fan-in",
+    "round-trip",
+    "cpu",
+    "throughput",
+    "worst-case",
+    "spin",
+]
+
+
+def cases(scenario: str, quick: bool) -> list[Case]:
+    """The cases of one scenario; `quick` runs fewer messages (for CI and smoke checks)."""
+    n = 60 if quick else 500
+    if scenario == "latency-size":
+        return [Case(scenario, size, n) for size in SIZES]
+    if scenario == "latency-rate":
+        return [Case(scenario, 4 * MIB, n if rate < 200 else 4 * n, rate_hz=rate) for rate in (20.0, 50.0, 200.0)]
+    if scenario == "fan-out":
+        return [Case(scenario, size, n, consumers=k) for k in (4, 8) for size in (8, 4 * MIB)]
+    if scenario == "fan-in":
+        return [Case(scenario, size, n, producers=k) for k in (4, 8) for size in (8, 4 * MIB)]
+    if scenario == "round-trip":
+        return [Case(scenario, size, n if size < 10_000_000 else max(10, n // 10)) for size in RTT_SIZES]
+    if scenario == "cpu":
+        return [Case(scenario, size, n, loan=loan) for size in (4 * MIB, 32 * MIB) for loan in (True, False)]
+    if scenario == "throughput":
+        m = 100_000 if quick else 1_000_000
+        return [
+            Case(scenario, 8, m, rate_hz=0, lang="rust"),
+            Case(scenario, 8, m, rate_hz=0),
+            Case(scenario, 4 * MIB, m // 100, rate_hz=0, lang="rust"),
+            Case(scenario, 4 * MIB, m // 100, rate_hz=0),
+        ]
+    if scenario == "worst-case":
+        w = 200 if quick else 3000
+        return [Case(scenario, size, w, stress=True) for size in (KIB, 4 * MIB)]
+    if scenario == "spin":
+        return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
+    raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
