@@ -324,12 +324,102 @@ fn decode_node(
     for ct in &types {
         children.push(decode_node(ct, w, view, buffer, depth + 1)?);
     }
-    ArrayData::builder(t.clone())
-        .len(len)
-        .offset(offset)
-        .nulls(nulls)
-        .buffers(buffers)
-        .child_data(children)
-        .build()
-        .map_err(|e| ShmError::Malformed(format!("array does not match its type {t}: {e}")))
+    let primitive_ok = primitive_layout_ok(t, len, offset, nulls.as_ref(), &buffers, &children);
+    let builder =
+        ArrayData::builder(t.clone()).len(len).offset(offset).nulls(nulls).buffers(buffers).child_data(children);
+    if primitive_ok {
+        // SAFETY: `primitive_layout_ok` checked everything Arrow requires of a primitive array:
+        // one aligned values buffer covering `offset + len` values, no children, and a validity
+        // bitmap (if any) with exactly one bit per value.
+        return Ok(unsafe { builder.build_unchecked() });
+    }
+    builder.build().map_err(|e| ShmError::Malformed(format!("array does not match its type {t}: {e}")))
+}
+
+/// The common case (numbers, bytes) checked directly, sparing the generic validation that
+/// dominates the cost of receiving a small message.
+fn primitive_layout_ok(
+    t: &DataType,
+    len: usize,
+    offset: usize,
+    nulls: Option<&NullBuffer>,
+    buffers: &[Buffer],
+    children: &[ArrayData],
+) -> bool {
+    let Some(width) = t.primitive_width() else { return false };
+    let [values] = buffers else { return false };
+    children.is_empty()
+        && offset.checked_add(len).and_then(|n| n.checked_mul(width)).is_some_and(|n| n <= values.len())
+        && values.as_ptr().align_offset(width) == 0
+        && nulls.is_none_or(|n| n.len() == len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::{Array, ArrayRef, Int32Array, StringArray, StructArray, make_array};
+    use std::sync::Arc;
+
+    /// Encodes `array` into a fresh buffer, then decodes it in place.
+    fn roundtrip(array: &ArrayRef, corrupt: impl FnOnce(&mut Vec<u8>)) -> Result<ArrayRef, ShmError> {
+        let data = array.to_data();
+        let (frame, copies) = Frame::array(&data, encode_type(data.data_type())?, b"{}".to_vec())?;
+        let mut block = vec![0u8; frame.total_len() + ALIGN];
+        // Place the message at a 64-byte aligned address, as a page-aligned block would.
+        let shift = block.as_ptr().align_offset(ALIGN);
+        let msg = &mut block[shift..shift + frame.total_len()];
+        frame.write_head(msg, 42);
+        let start = frame.data_offset();
+        for (b, at) in &copies {
+            msg[start + at..start + at + b.len()].copy_from_slice(b.as_slice());
+        }
+        let mut owned = msg.to_vec();
+        corrupt(&mut owned);
+        let owned = Buffer::from_vec(owned);
+        let view = MessageView::parse(owned.as_slice(), owned.len())?;
+        assert_eq!(view.stamp, 42);
+        let t = decode_type(view.type_json)?;
+        let base = owned.clone();
+        let data = view.array(&t, |offset, len| base.slice_with_length(offset, len))?;
+        Ok(make_array(data))
+    }
+
+    #[test]
+    fn primitive_with_nulls_and_offset_round_trips() {
+        let array: ArrayRef = Arc::new(Int32Array::from(vec![Some(1), None, Some(3), Some(4), None]).slice(1, 3));
+        let back = roundtrip(&array, |_| {}).expect("decodes");
+        assert_eq!(back.to_data(), array.to_data());
+    }
+
+    #[test]
+    fn nested_arrays_round_trip() {
+        let strings: ArrayRef = Arc::new(StringArray::from(vec![Some("a"), None, Some("ccc")]));
+        let ints: ArrayRef = Arc::new(Int32Array::from(vec![7, 8, 9]));
+        let array: ArrayRef = Arc::new(StructArray::try_from(vec![("s", strings), ("i", ints)]).expect("struct"));
+        let back = roundtrip(&array, |_| {}).expect("decodes");
+        assert_eq!(back.to_data(), array.to_data());
+    }
+
+    #[test]
+    fn layouts_pointing_outside_the_message_are_refused() {
+        let array: ArrayRef = Arc::new(Int32Array::from(vec![1, 2, 3]));
+        // Layout words: len, offset, null_count, has_nulls, n_buffers, start, len, n_children.
+        // Grow the array length past its values buffer.
+        let err = roundtrip(&array, |m| {
+            let at = HEADER_LEN + usize::from_le_bytes([m[16], m[17], m[18], m[19], 0, 0, 0, 0]);
+            m[at..at + 8].copy_from_slice(&1000u64.to_le_bytes());
+        })
+        .expect_err("a length beyond the buffer must be refused");
+        assert!(err.to_string().contains("does not match its type"), "{err}");
+        // Point the values buffer past the end of the data.
+        let err = roundtrip(&array, |m| {
+            let at = HEADER_LEN + usize::from_le_bytes([m[16], m[17], m[18], m[19], 0, 0, 0, 0]) + 5 * 8;
+            m[at..at + 8].copy_from_slice(&(1u64 << 20).to_le_bytes());
+        })
+        .expect_err("a buffer outside the message must be refused");
+        assert!(err.to_string().contains("outside"), "{err}");
+        // A bad magic number is not a message at all.
+        let err = roundtrip(&array, |m| m[0] ^= 0xff).expect_err("bad magic");
+        assert!(err.to_string().contains("magic"), "{err}");
+    }
 }

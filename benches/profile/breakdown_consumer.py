@@ -1,0 +1,32 @@
+"""Where a received message's time goes on the cold path (needs cold-path-breakdown.patch)."""
+
+import time
+
+import numpy as np
+from nerve import Node
+
+STAGES = ["wake", "decode", "gil+dict", "pyarrow import", "metadata", "return", "to_numpy"]
+
+node = Node()
+rows = []
+for event in node:
+    t1 = time.monotonic_ns()
+    if event["type"] == "INPUT":
+        m = event["metadata"]
+        value = event["value"].to_numpy(zero_copy_only=True)
+        t2 = time.monotonic_ns()
+        sent = int(value[:8].view("<i8")[0])
+        rows.append(
+            [
+                m["_wake"] - sent,
+                m["_decoded"] - m["_wake"],
+                m["_pa0"] - m["_decoded"],
+                m["_pa1"] - m["_pa0"],
+                m["_dict"] - m["_pa1"],
+                t1 - m["_dict"],
+                t2 - t1,
+            ]
+        )
+a = np.array(rows[10:]) / 1000
+for i, name in enumerate(STAGES):
+    print(f"{name:15s} p50 {np.percentile(a[:, i], 50):7.1f} us   p90 {np.percentile(a[:, i], 90):7.1f} us")
