@@ -24,7 +24,7 @@ SCENARIOS = [
 
 def cases(scenario: str, quick: bool) -> list[Case]:
     """The cases of one scenario; `quick` runs fewer messages (for CI and smoke checks)."""
-    n = 60 if quick else 500
+    n = 60 if quick else 300
     if scenario == "latency-size":
         return [Case(scenario, size, n) for size in SIZES]
     if scenario == "latency-rate":
@@ -46,7 +46,7 @@ def cases(scenario: str, quick: bool) -> list[Case]:
             Case(scenario, 4 * MIB, m // 100, rate_hz=0),
         ]
     if scenario == "worst-case":
-        w = 200 if quick else 3000
+        w = 200 if quick else 1500
         return [Case(scenario, size, w, stress=True) for size in (KIB, 4 * MIB)]
     if scenario == "spin":
         return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
