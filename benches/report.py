@@ -74,6 +74,10 @@ def row(s: Samples) -> list[str]:
         return [s.implementation, desc, "-", *["-"] * 5, f"could not run: {s.error}"]
     lat = measured(s)
     extra = []
+    expected = c.count if c.scenario == "round-trip" else c.count * c.producers * c.consumers
+    got = len(s.rtt_ns) if c.scenario == "round-trip" else len(s.sent_ns)
+    if got < expected:
+        extra.append(f"**lost {expected - got} of {expected}**")
     if c.scenario == "fan-out" and len(lat):
         sp = spread_us(s)
         if len(sp):

@@ -63,12 +63,16 @@ def producer(size: int, count: int, rate_hz: float, loan: bool, out: str) -> Non
             with node.send_output_raw("data", size) as sample:
                 view = np.frombuffer(sample, dtype=np.uint8)
                 view[:8].view("<i8")[0] = time.monotonic_ns()
+                del view  # no view may outlive the loan (dora refuses to send otherwise)
         else:
             stamp[0] = time.monotonic_ns()
             node.send_output("data", as_message(payload))
     used = cpu_ns() - first_cpu if first_cpu is not None else 0
     with open(out, "w") as f:
         json.dump({"cpu_ns": used, "messages": count}, f)
+    # A dora node that exits at once loses the messages still in flight; its adapter asks for
+    # a moment's grace (nerve keeps them: they live in the readers' queues).
+    time.sleep(float(os.environ.get("BENCH_LINGER_S", "0")))
 
 
 def consumer(out: str) -> None:
