@@ -54,11 +54,22 @@ def main() -> None:
     parser.add_argument("--peers", action="store_true", help="also run the peers (installed into benches/.venv-peers)")
     parser.add_argument("--out", type=Path, default=None, help="folder for raw samples")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--render", type=Path, metavar="DIR", help="only rebuild the report from DIR's raw samples")
     args = parser.parse_args()
+    from benches.report import render
+
+    if args.render:
+        saved = [Samples.load(p) for p in sorted(args.render.glob("*.json"))]
+        command = (args.render / "command.txt").read_text().strip() if (args.render / "command.txt").exists() else "?"
+        render(saved, command, args.report, args.report.parent / "img")
+        print(f"report: {args.report}")
+        return
 
     command = "python -m benches " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     out = args.out or ROOT / "benches" / "results" / time.strftime("%Y%m%d-%H%M%S")
     work = out / "work"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "command.txt").write_text(command + "\n")
     if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
@@ -84,8 +95,6 @@ def main() -> None:
                 if load:
                     load.terminate()
                     load.wait()
-    from benches.report import render
-
     render(results, command, args.report, args.report.parent / "img")
     print(f"report: {args.report}; raw samples: {out}")
 

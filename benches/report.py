@@ -91,7 +91,11 @@ def row(s: Samples) -> list[str]:
             extra.append(f"consumer {fmt(s.consumer_cpu_ns / s.messages / 1000)} µs/msg")
     if c.scenario == "throughput" and s.seconds:
         rate = s.messages / s.seconds
-        extra.append(f"{rate:,.0f} msg/s, {rate * c.size / 1e9:.2f} GB/s")
+        extra.append(f"{rate:,.0f} msg/s")
+        if c.size > 8:
+            # Zero-copy transports hand payloads over without moving their bytes: this is not a
+            # copy bandwidth.
+            extra.append(f"{rate * c.size / 1e9:,.1f} GB/s of payload handed over")
     if c.scenario == "round-trip":
         extra.append("one-way = RTT/2")
     if not len(lat):
@@ -156,7 +160,12 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         f"- **Command:** `{command}`",
         "",
     ]
-    for scenario, items in by_scenario.items():
+    lines += summary(by_scenario.get("latency-size", []))
+    from benches.scenarios import SCENARIOS
+
+    order = {name: i for i, name in enumerate(SCENARIOS)}
+    for scenario, items in sorted(by_scenario.items(), key=lambda kv: order.get(kv[0], len(order))):
+        items = sorted(items, key=table_order)
         lines += [f"## {SCENARIO_TITLES.get(scenario, scenario)}", ""]
         lines += [
             "| implementation | case | n | p50 | p90 | p99 | p99.9 | max | notes |",
@@ -168,6 +177,48 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         if plot:
             lines += [f"![{scenario}](img/{plot.name})", ""]
     out.write_text("\n".join(lines))
+
+
+def table_order(s: Samples) -> tuple:
+    """Rows grouped by case, nerve first, then the floor, then the peers by name."""
+    c = s.case
+    rank = 0 if s.implementation == "nerve" else 1 if s.implementation.startswith("nerve") else 2
+    if s.implementation.startswith("floor"):
+        rank = 3
+    return (c.lang != "python", c.producers, c.consumers, c.size, c.rate_hz, not c.loan, rank, s.implementation)
+
+
+def summary(items: list[Samples]) -> list[str]:
+    """nerve against the fastest other implementation at each size (floor excluded)."""
+    by_size: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
+    for s in items:
+        lat = measured(s)
+        if not s.error and len(lat):
+            by_size[s.case.size][s.implementation] = percentiles(lat)
+    out = []
+    for size, impls in sorted(by_size.items()):
+        ours = impls.get("nerve")
+        others = {k: v for k, v in impls.items() if k not in ("nerve", "nerve (rust)") and not k.startswith("floor")}
+        if not ours or not others:
+            continue
+        best = min(others, key=lambda k: others[k]["p50"])
+        floor = next((v for k, v in impls.items() if k.startswith("floor")), None)
+        out.append(
+            f"| {human_size(size)} | {fmt(ours['p50'])} / {fmt(ours['p99'])} | {best}: "
+            f"{fmt(others[best]['p50'])} / {fmt(others[best]['p99'])} | "
+            + (f"{fmt(floor['p50'])} / {fmt(floor['p99'])}" if floor else "-")
+            + " |"
+        )
+    if not out:
+        return []
+    return [
+        "## Summary: 1→1 latency, p50 / p99 µs at 50 Hz",
+        "",
+        "| size | nerve | fastest other implementation | floor |",
+        "|---|---|---|---|",
+        *out,
+        "",
+    ]
 
 
 def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None:

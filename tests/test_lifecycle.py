@@ -15,21 +15,24 @@ def copy_nodes(path, *names):
         shutil.copy(NODES / name, path.parent / name)
 
 
-def test_ctrl_c_stops_every_node_cleanly(dataflows):
-    path = dataflows.write(
-        """
+def ticker_recorder(period_ms: int, ticker_env: str = "", extra: str = "") -> str:
+    """A ticker feeding a recorder, plus `extra` nodes (YAML, indented like the others)."""
+    env = f"\n            env: {ticker_env}" if ticker_env else ""
+    return f"""
         nodes:
           - id: ticker
-            path: ticker.py
-            inputs: {tick: timer/millis/5}
+            path: ticker.py{env}
+            inputs: {{tick: timer/millis/{period_ms}}}
             outputs: [count]
           - id: recorder
             path: recorder.py
-            inputs: {count: ticker/count}
-          - id: idle
-            path: sleeper.py
-        """
-    )
+            inputs: {{count: ticker/count}}
+{extra}"""
+
+
+def test_ctrl_c_stops_every_node_cleanly(dataflows):
+    idle = "          - id: idle\n            path: sleeper.py\n"
+    path = dataflows.write(ticker_recorder(5, extra=idle))
     copy_nodes(path, "ticker.py", "recorder.py", "sleeper.py")
     proc = dataflows.start(path)
     before = nerve_shm_objects()
@@ -72,19 +75,7 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
 
 
 def test_crashing_node_closes_its_readers_inputs(dataflows):
-    path = dataflows.write(
-        """
-        nodes:
-          - id: ticker
-            path: ticker.py
-            env: {CRASH_AT: "20"}
-            inputs: {tick: timer/millis/5}
-            outputs: [count]
-          - id: recorder
-            path: recorder.py
-            inputs: {count: ticker/count}
-        """
-    )
+    path = dataflows.write(ticker_recorder(5, ticker_env='{CRASH_AT: "20"}'))
     copy_nodes(path, "ticker.py", "recorder.py")
     run = dataflows.run(path)
     assert run.returncode != 0
@@ -96,18 +87,7 @@ def test_crashing_node_closes_its_readers_inputs(dataflows):
 
 
 def test_sigkill_of_nerve_takes_every_node_and_shm_with_it(dataflows):
-    path = dataflows.write(
-        """
-        nodes:
-          - id: ticker
-            path: ticker.py
-            inputs: {tick: timer/millis/10}
-            outputs: [count]
-          - id: recorder
-            path: recorder.py
-            inputs: {count: ticker/count}
-        """
-    )
+    path = dataflows.write(ticker_recorder(10))
     copy_nodes(path, "ticker.py", "recorder.py")
     before = nerve_shm_objects()
     proc = dataflows.start(path)

@@ -36,3 +36,9 @@ pub use error::NodeError;
 pub use event::{Event, Metadata, Next, Parameters};
 pub use node::{Node, Sample};
 pub use stream::EventStream;
+
+/// Whether this process was spawned by `nerve run` (rather than started by hand).
+#[must_use]
+pub fn started_by_nerve() -> bool {
+    std::env::var_os(nerve_message::env::SOCKET).is_some()
+}

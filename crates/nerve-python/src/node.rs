@@ -239,8 +239,12 @@ fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
     obj.get_type().name().is_ok_and(|n| n == "ndarray")
 }
 
-/// Under nerve, Python `logging` records reach the run's log like `print` does.
+/// Under `nerve run`, Python `logging` records reach the run's log like `print` does. A node
+/// started by hand keeps the logging setup of its own program.
 fn forward_logging(py: Python<'_>) -> PyResult<()> {
+    if !nerve_node::started_by_nerve() {
+        return Ok(());
+    }
     let logging = py.import("logging")?;
     let kwargs = PyDict::new(py);
     kwargs.set_item("level", logging.getattr("INFO")?)?;

@@ -142,13 +142,30 @@ pub struct PoolUsage {
     pub held_bytes: usize,
 }
 
-/// Producer-side view of an output's pool.
+/// One output's block table and the names of its blocks: what both ends of an output share.
 #[derive(Debug)]
-pub struct OutputPool {
+struct OutputBlocks {
     table: Arc<BlockTable>,
     names: RunNames,
     node: usize,
     output: usize,
+}
+
+impl OutputBlocks {
+    fn open(names: &RunNames, node: usize, output: usize) -> Result<Self, ShmError> {
+        let table = Arc::new(BlockTable::open(&names.pool(node, output))?);
+        Ok(Self { table, names: names.clone(), node, output })
+    }
+
+    fn block_name(&self, seq: u64) -> String {
+        self.names.block(self.node, self.output, seq)
+    }
+}
+
+/// Producer-side view of an output's pool.
+#[derive(Debug)]
+pub struct OutputPool {
+    output: OutputBlocks,
     blocks: Vec<Option<LocalBlock>>,
     /// Slots that hold a block, so a send scans a handful of blocks, not the whole table.
     allocated: Vec<usize>,
@@ -248,12 +265,8 @@ impl OutputPool {
     /// # Errors
     /// When the table cannot be mapped.
     pub fn open(names: &RunNames, node: usize, output: usize, capacity: usize) -> Result<Self, ShmError> {
-        let table = Arc::new(BlockTable::open(&names.pool(node, output))?);
         Ok(Self {
-            table,
-            names: names.clone(),
-            node,
-            output,
+            output: OutputBlocks::open(names, node, output)?,
             blocks: (0..MAX_BLOCKS).map(|_| None).collect(),
             allocated: Vec::new(),
             next_seq: 1,
@@ -265,7 +278,7 @@ impl OutputPool {
     /// The shared block table.
     #[must_use]
     pub fn table(&self) -> &Arc<BlockTable> {
-        &self.table
+        &self.output.table
     }
 
     /// Lends a block of at least `len` bytes: the smallest free one, or a new one.
@@ -301,16 +314,16 @@ impl OutputPool {
     }
 
     fn is_free(&self, slot: usize) -> bool {
-        self.table.entry(slot).holders.load(Ordering::Acquire) == 0
+        self.output.table.entry(slot).holders.load(Ordering::Acquire) == 0
     }
 
     fn try_lend(&mut self, slot: usize) -> Option<Lease> {
-        let entry = self.table.entry(slot);
+        let entry = self.output.table.entry(slot);
         entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).ok()?;
         let b = self.blocks[slot].as_mut()?;
         b.last_use = self.uses;
         Some(Lease {
-            table: self.table.clone(),
+            table: self.output.table.clone(),
             segment: b.segment.clone(),
             slot: u32::try_from(slot).ok()?,
             seq: entry.seq.load(Ordering::Relaxed),
@@ -321,9 +334,9 @@ impl OutputPool {
     fn create_block(&mut self, slot: usize, size: usize) -> Result<Lease, ShmError> {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let name = self.names.block(self.node, self.output, seq);
+        let name = self.output.block_name(seq);
         let segment = Arc::new(Segment::create(&name, size, true)?);
-        let entry = self.table.entry(slot);
+        let entry = self.output.table.entry(slot);
         entry.size.store(size as u64, Ordering::Relaxed);
         entry.holders.store(LOAN_BIT, Ordering::Relaxed);
         entry.seq.store(seq, Ordering::Release);
@@ -331,7 +344,7 @@ impl OutputPool {
         self.allocated.push(slot);
         tracing::trace!(block = %name, size, "new block");
         Ok(Lease {
-            table: self.table.clone(),
+            table: self.output.table.clone(),
             segment,
             slot: u32::try_from(slot).map_err(|_| ShmError::PoolExhausted(MAX_BLOCKS))?,
             seq,
@@ -362,7 +375,7 @@ impl OutputPool {
         let Some((slot, _)) = oldest else {
             return false;
         };
-        let entry = self.table.entry(slot);
+        let entry = self.output.table.entry(slot);
         // Claim it so no reader-side sweep races with the retirement.
         if entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return false;
@@ -406,10 +419,7 @@ impl Drop for BlockRef {
 /// Reader-side mappings of one output's blocks, each mapped once and reused.
 #[derive(Debug)]
 pub struct BlockCache {
-    table: Arc<BlockTable>,
-    names: RunNames,
-    node: usize,
-    output: usize,
+    output: OutputBlocks,
     bit: u64,
     mapped: Vec<Option<(u64, Arc<Segment>)>>,
     since_sweep: u32,
@@ -421,12 +431,8 @@ impl BlockCache {
     /// # Errors
     /// When the output's block table cannot be mapped.
     pub fn open(names: &RunNames, node: usize, output: usize, edge: usize) -> Result<Self, ShmError> {
-        let table = Arc::new(BlockTable::open(&names.pool(node, output))?);
         Ok(Self {
-            table,
-            names: names.clone(),
-            node,
-            output,
+            output: OutputBlocks::open(names, node, output)?,
             bit: 1u64 << edge,
             mapped: (0..MAX_BLOCKS).map(|_| None).collect(),
             since_sweep: 0,
@@ -449,7 +455,7 @@ impl BlockCache {
         let segment = match &self.mapped[slot] {
             Some((s, seg)) if *s == seq => seg.clone(),
             _ => {
-                let name = self.names.block(self.node, self.output, seq);
+                let name = self.output.block_name(seq);
                 match Segment::open(&name, Access::ReadOnly) {
                     Ok(seg) => {
                         let seg = Arc::new(seg);
@@ -457,13 +463,13 @@ impl BlockCache {
                         seg
                     }
                     Err(e) => {
-                        self.table.release(slot, self.bit);
+                        self.output.table.release(slot, self.bit);
                         return Err(e);
                     }
                 }
             }
         };
-        Ok(BlockRef { table: self.table.clone(), segment, slot, bit: self.bit })
+        Ok(BlockRef { table: self.output.table.clone(), segment, slot, bit: self.bit })
     }
 
     /// Unmaps blocks the producer has retired, so freed memory really goes back to the system.
@@ -471,7 +477,7 @@ impl BlockCache {
         self.since_sweep = 0;
         for (slot, m) in self.mapped.iter_mut().enumerate() {
             if let Some((seq, _)) = m
-                && self.table.seq(slot) != *seq
+                && self.output.table.seq(slot) != *seq
             {
                 *m = None;
             }
