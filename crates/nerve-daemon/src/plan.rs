@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use nerve_message::ChannelTable;
-use nerve_message::channel_table::{InboxSpec, InputChannel, OutputChannel, QueuePolicy, QueueSpec, ReaderChannel};
+use nerve_message::channel_table::{InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel};
 use nerve_spec::{Dataflow, InputSource};
 
 /// One reader edge of an output.
@@ -23,7 +23,7 @@ pub struct Edge {
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// Per node: its inbox's queues (one per shared-memory input).
-    pub inboxes: Vec<Vec<QueueSpec>>,
+    pub inboxes: Vec<Vec<QueueShape>>,
     /// Per node, per output: the output id and its reader edges.
     pub outputs: Vec<Vec<(String, Vec<Edge>)>>,
     /// Per node: its inputs' channels.
@@ -54,11 +54,11 @@ impl Plan {
                             continue;
                         };
                         let queue = inboxes[r].len();
-                        inboxes[r].push(QueueSpec {
+                        inboxes[r].push(QueueShape {
                             capacity: input.queue_size,
                             policy: match input.policy {
-                                nerve_spec::QueuePolicy::DropOldest => QueuePolicy::DropOldest,
-                                nerve_spec::QueuePolicy::Backpressure => QueuePolicy::Backpressure,
+                                nerve_spec::QueuePolicy::DropOldest => Policy::DropOldest,
+                                nerve_spec::QueuePolicy::Backpressure => Policy::Backpressure,
                             },
                         });
                         let edges = &mut outputs[p][o].1;
@@ -143,8 +143,8 @@ mod tests {
         // Timers take no queue; each shared-memory input takes one, in declaration order.
         assert!(plan.inboxes[0].is_empty());
         assert_eq!(plan.inboxes[1].len(), 2);
-        assert_eq!(plan.inboxes[1][1], QueueSpec { capacity: 1, policy: QueuePolicy::DropOldest });
-        assert_eq!(plan.inboxes[1][0], QueueSpec { capacity: 10, policy: QueuePolicy::Backpressure });
+        assert_eq!(plan.inboxes[1][1], QueueShape { capacity: 1, policy: Policy::DropOldest });
+        assert_eq!(plan.inboxes[1][0], QueueShape { capacity: 10, policy: Policy::Backpressure });
         // `cam/image` has two readers with distinct holder bits.
         let image = &plan.outputs[0][0].1;
         assert_eq!(image.iter().map(|e| (e.reader, e.edge, e.queue)).collect::<Vec<_>>(), vec![(1, 0, 0), (2, 1, 0)]);

@@ -15,10 +15,9 @@ use nerve_message::channel_table::InputChannel;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
 use nerve_message::{NERVE_VERSION, frame, versions_compatible};
-use nerve_shm::inbox::{Inbox, QueueShape};
+use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockTable;
-use nerve_shm::ring::Policy;
 use nerve_spec::{Dataflow, NodePath};
 
 use crate::error::DaemonError;
@@ -176,17 +175,7 @@ fn run_inner(
     let mut inboxes = Vec::new();
     let mut tables = Vec::new();
     for (n, node) in df.nodes.iter().enumerate() {
-        let shapes: Vec<QueueShape> = plan.inboxes[n]
-            .iter()
-            .map(|q| QueueShape {
-                capacity: q.capacity,
-                policy: match q.policy {
-                    nerve_message::channel_table::QueuePolicy::DropOldest => Policy::DropOldest,
-                    nerve_message::channel_table::QueuePolicy::Backpressure => Policy::Backpressure,
-                },
-            })
-            .collect();
-        inboxes.push(Arc::new(Inbox::create(&names.inbox(n), &shapes)?));
+        inboxes.push(Arc::new(Inbox::create(&names.inbox(n), &plan.inboxes[n])?));
         tables.push(
             (0..node.outputs.len()).map(|o| BlockTable::create(&names.pool(n, o))).collect::<Result<Vec<_>, _>>()?,
         );

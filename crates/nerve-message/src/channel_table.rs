@@ -1,25 +1,10 @@
 //! Everything a node needs to find its shared-memory channels.
 
+// The queue shapes are the data plane's own types, so runtime and nodes map inboxes from the
+// very values the runtime created them with.
+pub use nerve_shm::inbox::QueueShape;
+pub use nerve_shm::ring::Policy;
 use serde::{Deserialize, Serialize};
-
-/// Policy of a full input queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QueuePolicy {
-    /// The producer evicts the oldest message.
-    DropOldest,
-    /// The producer waits for room.
-    Backpressure,
-}
-
-/// Shape of one queue of an inbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueSpec {
-    /// Entries.
-    pub capacity: usize,
-    /// Full-queue policy.
-    pub policy: QueuePolicy,
-}
 
 /// The inbox of one node, as every node touching it must map it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -27,7 +12,7 @@ pub struct InboxSpec {
     /// Node index in the run.
     pub node: usize,
     /// Its queues, in input order.
-    pub queues: Vec<QueueSpec>,
+    pub queues: Vec<QueueShape>,
 }
 
 /// Where one input's messages come from.

@@ -6,12 +6,11 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use nerve_message::channel_table::{InboxSpec, QueuePolicy, QueueSpec};
+use nerve_message::channel_table::InboxSpec;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
 use nerve_message::{ChannelTable, NERVE_VERSION, frame, versions_compatible};
-use nerve_shm::inbox::{Inbox, QueueShape};
-use nerve_shm::ring::Policy;
+use nerve_shm::inbox::Inbox;
 
 use crate::error::NodeError;
 
@@ -69,19 +68,6 @@ pub(crate) fn register_dynamic(node_id: &str) -> Result<Registration, NodeError>
     Err(NodeError::NoDataflow { node: node_id.to_owned(), details })
 }
 
-fn shapes(queues: &[QueueSpec]) -> Vec<QueueShape> {
-    queues
-        .iter()
-        .map(|q| QueueShape {
-            capacity: q.capacity,
-            policy: match q.policy {
-                QueuePolicy::DropOldest => Policy::DropOldest,
-                QueuePolicy::Backpressure => Policy::Backpressure,
-            },
-        })
-        .collect()
-}
-
 /// Maps every inbox the table names, by node index.
 pub(crate) fn map_inboxes(
     names: &nerve_shm::names::RunNames,
@@ -89,7 +75,7 @@ pub(crate) fn map_inboxes(
 ) -> Result<HashMap<usize, Arc<Inbox>>, NodeError> {
     let mut mapped = HashMap::new();
     for spec in inboxes {
-        let inbox = Inbox::open(&names.inbox(spec.node), &shapes(&spec.queues))?;
+        let inbox = Inbox::open(&names.inbox(spec.node), &spec.queues)?;
         mapped.insert(spec.node, Arc::new(inbox));
     }
     Ok(mapped)

@@ -45,12 +45,4 @@ pub enum ShmError {
     /// Every block slot of an output is held by readers.
     #[error("all {0} blocks of this output are held by readers; release received values sooner")]
     PoolExhausted(usize),
-    /// A message larger than the configured limit.
-    #[error("message of {len} bytes exceeds the limit of {limit} bytes")]
-    TooLarge {
-        /// Message size.
-        len: usize,
-        /// Configured limit.
-        limit: usize,
-    },
 }

@@ -23,7 +23,7 @@ struct InboxHeader {
 }
 
 /// Shape of one input queue, as the channel table gives it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct QueueShape {
     /// Entries the queue holds.
     pub capacity: usize,

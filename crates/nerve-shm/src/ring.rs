@@ -7,7 +7,8 @@
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// What happens when a queue is full.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Policy {
     /// The producer evicts the oldest entry.
     DropOldest,
