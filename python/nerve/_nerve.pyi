@@ -8,13 +8,17 @@ import numpy as np
 import pyarrow as pa
 from typing_extensions import NotRequired
 
+from nerve._topic import Message
+
 __version__: str
 __all__ = [
     "ConnectError",
     "NerveError",
     "Node",
+    "Publisher",
     "Sample",
     "SendError",
+    "Subscriber",
     "VersionMismatchError",
     "__version__",
     "monotonic_ns",
@@ -70,6 +74,35 @@ class Node:
     def close_outputs(self, outputs: list[str]) -> None: ...
     def dataflow_descriptor(self) -> dict[str, Any]: ...
     def node_config(self) -> dict[str, Any]: ...
+
+@final
+class Publisher:
+    """Publishes on a topic to subscribers in this process and in other processes of the host."""
+
+    def __new__(
+        cls, topic: str, *, domain: int = 0, scope: str = "network", max_message: int | None = None
+    ) -> Publisher: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def subscriber_count(self) -> int: ...
+    def send(self, data: SendData | Any, metadata: dict[str, Any] | None = None) -> None: ...
+    def loan(self, data_len: int, metadata: dict[str, Any] | None = None) -> Sample: ...
+
+@final
+class Subscriber:
+    """Receives a topic's messages (``nerve.Subscriber`` adds callbacks on top)."""
+
+    def __new__(
+        cls, topic: str, *, domain: int = 0, scope: str = "network", queue_size: int = 10, keep_latest: bool = False
+    ) -> Subscriber: ...
+    @property
+    def topic(self) -> str: ...
+    @property
+    def publisher_count(self) -> int: ...
+    @property
+    def dropped(self) -> int: ...
+    def recv(self, timeout: float | None = None) -> Message | None: ...
 
 def monotonic_ns() -> int: ...
 def run_cli(argv: list[str]) -> int: ...

@@ -85,7 +85,4 @@ pub enum NodeError {
         /// Limit.
         limit: usize,
     },
-    /// Metadata that is not a JSON object of plain values.
-    #[error("metadata cannot be encoded: {0}")]
-    Metadata(String),
 }

@@ -2,18 +2,7 @@
 
 use arrow_array::ArrayRef;
 
-/// Sender-supplied key/value parameters of a message.
-pub type Parameters = serde_json::Map<String, serde_json::Value>;
-
-/// What came with a message besides its data.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Metadata {
-    /// Sender's `CLOCK_MONOTONIC` at send, in nanoseconds (comparable across processes of one
-    /// host, e.g. with Python's `time.monotonic_ns()`).
-    pub timestamp: u64,
-    /// Sender's parameters.
-    pub parameters: Parameters,
-}
+pub use nerve_shm::codec::{Metadata, Parameters};
 
 /// One event of a node's stream.
 #[derive(Debug, Clone)]

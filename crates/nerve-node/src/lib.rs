@@ -23,7 +23,6 @@
 //! # Ok::<(), nerve_node::NodeError>(())
 //! ```
 
-mod clock;
 mod connect;
 mod error;
 mod event;
@@ -31,9 +30,9 @@ mod node;
 mod stream;
 
 pub use arrow_array;
-pub use clock::monotonic_ns;
 pub use error::NodeError;
 pub use event::{Event, Metadata, Next, Parameters};
+pub use nerve_shm::clock::monotonic_ns;
 pub use node::{Node, Sample};
 pub use stream::EventStream;
 

@@ -11,13 +11,13 @@ use arrow_schema::DataType;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
 use nerve_message::{ChannelTable, env, frame};
+use nerve_shm::ShmError;
 use nerve_shm::channel::{Publisher, ReaderLink};
+use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::inbox::Inbox;
-use nerve_shm::message::{Frame, encode_type};
 use nerve_shm::names::RunNames;
-use nerve_shm::pool::{Lease, OutputPool};
+use nerve_shm::pool::OutputPool;
 
-use crate::clock::monotonic_ns;
 use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
@@ -88,48 +88,19 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-struct OutputState {
-    publisher: Publisher,
-    last_type: Option<(DataType, Vec<u8>)>,
-}
-
-impl OutputState {
-    fn type_json(&mut self, t: &DataType) -> Result<Vec<u8>, NodeError> {
-        if let Some((cached, json)) = &self.last_type
-            && cached == t
-        {
-            return Ok(json.clone());
-        }
-        let json = encode_type(t)?;
-        self.last_type = Some((t.clone(), json.clone()));
-        Ok(json)
-    }
-}
-
-/// The sending half of a node.
-///
-/// Obtained with [`Node::init_from_env`] together with the node's [`EventStream`].
-pub struct Node {
-    shared: Arc<Shared>,
-    _link: Arc<Link>,
-    outputs: HashMap<String, Mutex<OutputState>>,
-}
-
 /// A block lent to the node to fill in place, then send with [`Node::send_sample`].
 ///
 /// Dropping it unsent gives the block back.
 pub struct Sample {
     output: String,
-    frame: Frame,
-    lease: Lease,
+    loan: Loan,
 }
 
 impl Sample {
     /// The bytes to fill.
     #[must_use]
     pub fn data_mut(&mut self) -> &mut [u8] {
-        let (start, end) = (self.frame.data_offset(), self.frame.total_len());
-        &mut self.lease.bytes_mut()[start..end]
+        self.loan.data_mut()
     }
 
     /// Start of the bytes to fill; valid for [`Sample::len`] bytes while the sample lives.
@@ -141,20 +112,20 @@ impl Sample {
     /// Bytes to fill.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.frame.total_len() - self.frame.data_offset()
+        self.loan.len()
     }
 
     /// Whether the sample holds no bytes.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.loan.is_empty()
     }
 
     /// A handle that keeps the sample's memory mapped even after it is sent (bindings hand out
     /// raw views whose lifetime they cannot bound).
     #[must_use]
     pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
-        self.lease.mapping()
+        self.loan.keep_mapped()
     }
 
     /// The output it will be sent on.
@@ -162,6 +133,15 @@ impl Sample {
     pub fn output(&self) -> &str {
         &self.output
     }
+}
+
+/// The sending half of a node.
+///
+/// Obtained with [`Node::init_from_env`] together with the node's [`EventStream`].
+pub struct Node {
+    shared: Arc<Shared>,
+    _link: Arc<Link>,
+    outputs: HashMap<String, Mutex<Outlet>>,
 }
 
 impl Node {
@@ -209,8 +189,8 @@ impl Node {
                 .iter()
                 .map(|r| Ok(ReaderLink { inbox: inbox_of(r.node)?, queue: r.queue, edge: r.edge }))
                 .collect::<Result<Vec<_>, NodeError>>()?;
-            let publisher = Publisher::new(pool, readers, own.clone());
-            outputs.insert(out.id.clone(), Mutex::new(OutputState { publisher, last_type: None }));
+            let publisher = Publisher::new(pool, readers, Some(own.clone()));
+            outputs.insert(out.id.clone(), Mutex::new(Outlet::new(publisher, table.max_message)));
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let shared = Arc::new(Shared {
@@ -274,7 +254,7 @@ impl Node {
         self.shared.stop.load(Ordering::Acquire)
     }
 
-    fn output(&self, output: &str) -> Result<&Mutex<OutputState>, NodeError> {
+    fn output(&self, output: &str) -> Result<&Mutex<Outlet>, NodeError> {
         self.outputs.get(output).ok_or_else(|| {
             let mut declared: Vec<&str> = self.outputs.keys().map(String::as_str).collect();
             declared.sort_unstable();
@@ -286,39 +266,14 @@ impl Node {
         })
     }
 
-    fn meta(parameters: &Parameters) -> Result<Vec<u8>, NodeError> {
-        if parameters.is_empty() {
-            return Ok(Vec::new());
-        }
-        serde_json::to_vec(parameters).map_err(|e| NodeError::Metadata(e.to_string()))
-    }
-
-    fn check_size(&self, output: &str, len: usize) -> Result<(), NodeError> {
-        let limit = self.shared.table.max_message;
-        if len > limit {
-            return Err(NodeError::TooLarge { output: output.to_owned(), len, limit });
-        }
-        Ok(())
-    }
-
     /// Sends any Arrow array: its buffers are copied once, into shared memory.
     ///
     /// # Errors
     /// Unknown output, a message over the limit, or no block to be had.
     pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
-        let data = data.to_data();
-        let state = self.output(output)?;
-        let mut state = lock(state);
-        let type_json = state.type_json(data.data_type())?;
-        let (frame, copies) = Frame::array(&data, type_json, Self::meta(parameters)?)?;
-        self.check_size(output, frame.total_len())?;
-        let mut lease = state.publisher.lease(frame.total_len())?;
-        let start = frame.data_offset();
-        let bytes = lease.bytes_mut();
-        for (buffer, at) in &copies {
-            bytes[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
-        }
-        self.publish(output, &mut state, &frame, lease);
+        let mut outlet = lock(self.output(output)?);
+        let loan = outlet.loan_array(&data.to_data(), parameters).map_err(|e| sized(output, e))?;
+        self.publish(output, &mut outlet, loan);
         Ok(())
     }
 
@@ -384,12 +339,9 @@ impl Node {
         items: usize,
         byte_len: usize,
     ) -> Result<Sample, NodeError> {
-        let state = self.output(output)?;
-        let mut state = lock(state);
-        let frame = Frame::primitive(state.type_json(data_type)?, items, byte_len, Self::meta(parameters)?);
-        self.check_size(output, frame.total_len())?;
-        let lease = state.publisher.lease(frame.total_len())?;
-        Ok(Sample { output: output.to_owned(), frame, lease })
+        let mut outlet = lock(self.output(output)?);
+        let loan = outlet.loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
+        Ok(Sample { output: output.to_owned(), loan })
     }
 
     /// Sends a filled sample.
@@ -397,17 +349,13 @@ impl Node {
     /// # Errors
     /// When the sample's output is not one of this node's (a sample of another node).
     pub fn send_sample(&self, sample: Sample) -> Result<(), NodeError> {
-        let state = self.output(&sample.output)?;
-        let mut state = lock(state);
-        self.publish(&sample.output, &mut state, &sample.frame, sample.lease);
+        let mut outlet = lock(self.output(&sample.output)?);
+        self.publish(&sample.output, &mut outlet, sample.loan);
         Ok(())
     }
 
-    fn publish(&self, output: &str, state: &mut OutputState, frame: &Frame, mut lease: Lease) {
-        let stamp = monotonic_ns();
-        frame.write_head(lease.bytes_mut(), stamp);
-        let total = frame.total_len();
-        let done = state.publisher.publish(lease, total, stamp, &self.shared.stop);
+    fn publish(&self, output: &str, outlet: &mut Outlet, loan: Loan) {
+        let done = outlet.send(loan, &self.shared.stop);
         if done.skipped > 0 {
             tracing::debug!(output, skipped = done.skipped, "stopping: full readers skipped");
         }
@@ -424,6 +372,14 @@ impl Node {
             self.output(o)?;
         }
         self.shared.request(&NodeRequest::CloseOutputs { outputs: outputs.iter().map(|s| (*s).to_owned()).collect() })
+    }
+}
+
+/// Names the output in a size error.
+fn sized(output: &str, e: ShmError) -> NodeError {
+    match e {
+        ShmError::TooLarge { len, limit } => NodeError::TooLarge { output: output.to_owned(), len, limit },
+        other => NodeError::Shm(other),
     }
 }
 

@@ -1,27 +1,24 @@
 //! The receiving half of a node: one stream of events for all its inputs.
 
-use std::ptr::NonNull;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arrow_array::{ArrayRef, NullArray, make_array};
-use arrow_buffer::Buffer;
-use arrow_schema::DataType;
+use arrow_array::{ArrayRef, NullArray};
 use nerve_message::channel_table::InputChannel;
 use nerve_shm::channel::Input;
+use nerve_shm::clock::monotonic_ns;
+use nerve_shm::codec::Decoder;
 use nerve_shm::doorbell::DEFAULT_SPIN;
 use nerve_shm::inbox::Inbox;
-use nerve_shm::message::{MessageView, decode_type};
 use nerve_shm::names::RunNames;
-use nerve_shm::pool::{BlockCache, BlockRef};
+use nerve_shm::pool::BlockCache;
 
-use crate::clock::monotonic_ns;
 use crate::error::NodeError;
 use crate::event::{Event, Metadata, Next, Parameters};
 use crate::node::{Control, Link, Shared};
 
 enum Source {
-    Shm { input: Input, last_type: Option<(Vec<u8>, DataType)> },
+    Shm { input: Input, decoder: Decoder },
     Timer { period: Duration, next: Instant },
 }
 
@@ -56,8 +53,8 @@ impl EventStream {
             let (id, source) = match input {
                 InputChannel::Shm { id, queue, producer, output, edge } => {
                     let cache = BlockCache::open(names, *producer, *output, *edge)?;
-                    let input = Input::new(shared.inbox.clone(), *queue, cache, inbox_of(*producer)?);
-                    (id.clone(), Source::Shm { input, last_type: None })
+                    let input = Input::new(shared.inbox.clone(), *queue, cache, Some(inbox_of(*producer)?));
+                    (id.clone(), Source::Shm { input, decoder: Decoder::default() })
                 }
                 InputChannel::Timer { id, period_ns } => {
                     let period = Duration::from_nanos((*period_ns).max(1));
@@ -185,10 +182,10 @@ impl EventStream {
 
     fn take(&mut self, i: usize) -> Option<Event> {
         let slot = &mut self.slots[i];
-        let Source::Shm { input, last_type } = &mut slot.source else {
+        let Source::Shm { input, decoder } = &mut slot.source else {
             return None;
         };
-        let result = input.recv()?.and_then(|(block, len)| decode(block, len, last_type));
+        let result = input.recv()?.and_then(|(block, len)| decoder.decode(block, len));
         Some(match result {
             Ok((metadata, data)) => Event::Input { id: slot.id.clone(), metadata, data },
             Err(e) => Event::Error(format!("input `{}`: {e}", slot.id)),
@@ -202,39 +199,6 @@ fn has_work(shared: &Shared, slots: &[Slot]) -> bool {
             Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
             Source::Timer { next, .. } => *next <= Instant::now(),
         })
-}
-
-fn decode(
-    block: BlockRef,
-    len: usize,
-    last_type: &mut Option<(Vec<u8>, DataType)>,
-) -> Result<(Metadata, ArrayRef), nerve_shm::ShmError> {
-    let block = Arc::new(block);
-    let bytes = block.bytes();
-    let view = MessageView::parse(bytes, len)?;
-    let data_type = match last_type {
-        Some((json, t)) if json.as_slice() == view.type_json => t.clone(),
-        _ => {
-            let t = decode_type(view.type_json)?;
-            *last_type = Some((view.type_json.to_vec(), t.clone()));
-            t
-        }
-    };
-    let parameters = if view.meta.is_empty() {
-        Parameters::new()
-    } else {
-        serde_json::from_slice(view.meta).map_err(|e| nerve_shm::ShmError::Malformed(format!("metadata: {e}")))?
-    };
-    let base = bytes.as_ptr();
-    let data = view.array(&data_type, |offset, len| {
-        // SAFETY: `MessageView::array` only asks for ranges inside the message, which lies
-        // inside the block; the buffer keeps the block (and its mapping) alive through `owner`.
-        unsafe {
-            let ptr = NonNull::new_unchecked(base.add(offset).cast_mut());
-            Buffer::from_custom_allocation(ptr, len, block.clone())
-        }
-    })?;
-    Ok((Metadata { timestamp: view.stamp, parameters }, make_array(data)))
 }
 
 impl Iterator for EventStream {

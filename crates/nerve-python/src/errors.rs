@@ -1,6 +1,7 @@
 //! Python exception classes for nerve's errors.
 
 use nerve_node::NodeError;
+use nerve_topic::TopicError;
 use pyo3::exceptions::{PyException, PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
@@ -28,7 +29,19 @@ pub(crate) fn to_py(e: &NodeError) -> PyErr {
         | NodeError::NoDataflow { .. }
         | NodeError::Refused { .. } => ConnectError::new_err(msg),
         NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
-        NodeError::TooLarge { .. } | NodeError::Metadata(_) => PyValueError::new_err(msg),
+        NodeError::TooLarge { .. } => PyValueError::new_err(msg),
         NodeError::Shm(_) | NodeError::Control(_) | NodeError::Protocol(_) => SendError::new_err(msg),
+    }
+}
+
+/// Maps a topic error to the matching Python exception.
+pub(crate) fn topic_error(e: &TopicError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        TopicError::BadName { .. }
+        | TopicError::BadScope(_)
+        | TopicError::BadQueueSize(_)
+        | TopicError::TooLarge { .. } => PyValueError::new_err(msg),
+        TopicError::Registry { .. } | TopicError::Shm(_) => NerveError::new_err(msg),
     }
 }

@@ -8,7 +8,9 @@ mod arrow;
 mod convert;
 mod errors;
 mod node;
+mod outgoing;
 mod sample;
+mod topic;
 
 use pyo3::prelude::*;
 
@@ -38,6 +40,8 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<node::Node>()?;
     m.add_class::<sample::Sample>()?;
+    m.add_class::<topic::Publisher>()?;
+    m.add_class::<topic::Subscriber>()?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
     errors::register(m)?;

@@ -3,18 +3,17 @@
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use arrow_schema::DataType;
-use nerve_node::{Event, EventStream, Next, Parameters};
+use nerve_node::{Event, EventStream, Metadata, Next, Parameters};
 use pyo3::exceptions::PyValueError;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::types::{PyDict, PyList};
 
 use crate::arrow::PyArrow;
 use crate::convert;
 use crate::errors::to_py;
-use crate::sample::Sample;
+use crate::outgoing::Outgoing;
+use crate::sample::{Pending, Sample};
 
 /// How long a wait may go without checking for Ctrl-C in the Python process.
 const SIGNAL_CHECK: Duration = Duration::from_millis(100);
@@ -131,34 +130,22 @@ impl Node {
         metadata: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let params = params(metadata)?;
-        if let Ok(b) = data.cast::<PyBytes>() {
-            let bytes = b.as_bytes();
-            return py.detach(|| self.node.send_output_bytes(output_id, &params, bytes)).map_err(|e| to_py(&e));
-        }
-        if !self.pa.is_array(py, data)? {
-            let contiguous;
-            let mut source = data;
-            if is_ndarray(data) {
-                contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
-                source = &contiguous;
+        let result = match Outgoing::classify(py, &self.pa, data)? {
+            Outgoing::Bytes(b) => {
+                let bytes = b.bind(py).as_bytes();
+                py.detach(|| self.node.send_output_bytes(output_id, &params, bytes))
             }
-            if let Some(buffer) = RawBuffer::get(source)
-                && let Some(data_type) = buffer.arrow_type()
-            {
+            Outgoing::Primitive { data_type, items, buffer } => {
                 let bytes = buffer.bytes();
-                let items = bytes.len() / buffer.itemsize().max(1);
-                return py
-                    .detach(|| {
-                        self.node.send_primitive(output_id, &params, &data_type, items, bytes.len(), |dst| {
-                            dst.copy_from_slice(bytes);
-                        })
+                py.detach(|| {
+                    self.node.send_primitive(output_id, &params, &data_type, items, bytes.len(), |dst| {
+                        dst.copy_from_slice(bytes);
                     })
-                    .map_err(|e| to_py(&e));
+                })
             }
-        }
-        let array = if self.pa.is_array(py, data)? { data.clone() } else { self.pa.convert(py, data)? };
-        let array = PyArrow::from_py(&array)?;
-        py.detach(|| self.node.send_output(output_id, &params, array.as_ref())).map_err(|e| to_py(&e))
+            Outgoing::Array(array) => py.detach(|| self.node.send_output(output_id, &params, array.as_ref())),
+        };
+        result.map_err(|e| to_py(&e))
     }
 
     /// Lends ``data_len`` bytes of shared memory to fill in place; sent as a ``UInt8`` array
@@ -176,7 +163,7 @@ impl Node {
         let params = params(metadata)?;
         let node = slf.get();
         let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
-        Ok(Sample::new(slf.clone().unbind(), sample))
+        Ok(Sample::new(Pending::Node(slf.clone().unbind(), sample)))
     }
 
     /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).
@@ -210,12 +197,7 @@ impl Node {
         let kind = intern!(py, "type");
         match e {
             Event::Input { id, metadata, data } => {
-                d.set_item(kind, intern!(py, "INPUT"))?;
-                d.set_item(intern!(py, "id"), id)?;
-                d.set_item(intern!(py, "value"), self.pa.to_py(py, &data)?)?;
-                let meta = convert::map_to_dict(py, &metadata.parameters)?;
-                meta.set_item(intern!(py, "timestamp"), metadata.timestamp)?;
-                d.set_item(intern!(py, "metadata"), meta)?;
+                return input_event(py, &id, &metadata, self.pa.to_py(py, &data)?);
             }
             Event::InputClosed { id } => {
                 d.set_item(kind, intern!(py, "INPUT_CLOSED"))?;
@@ -231,12 +213,20 @@ impl Node {
     }
 }
 
-fn params(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Parameters> {
-    metadata.map_or_else(|| Ok(Parameters::new()), convert::dict_to_map)
+/// The dict of an ``INPUT`` event (a node's input, or a topic's message).
+pub(crate) fn input_event(py: Python<'_>, id: &str, metadata: &Metadata, value: Py<PyAny>) -> PyResult<Py<PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item(intern!(py, "type"), intern!(py, "INPUT"))?;
+    d.set_item(intern!(py, "id"), id)?;
+    d.set_item(intern!(py, "value"), value)?;
+    let meta = convert::map_to_dict(py, &metadata.parameters)?;
+    meta.set_item(intern!(py, "timestamp"), metadata.timestamp)?;
+    d.set_item(intern!(py, "metadata"), meta)?;
+    Ok(d.unbind())
 }
 
-fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
-    obj.get_type().name().is_ok_and(|n| n == "ndarray")
+pub(crate) fn params(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Parameters> {
+    metadata.map_or_else(|| Ok(Parameters::new()), convert::dict_to_map)
 }
 
 /// Under `nerve run`, Python `logging` records reach the run's log like `print` does. A node
@@ -252,74 +242,4 @@ fn forward_logging(py: Python<'_>) -> PyResult<()> {
     // basicConfig leaves a logging setup the program made itself untouched.
     logging.call_method("basicConfig", (), Some(&kwargs))?;
     Ok(())
-}
-
-/// A C-contiguous buffer exported by a Python object (numpy array, memoryview, array…).
-struct RawBuffer {
-    view: Box<ffi::Py_buffer>,
-}
-
-impl RawBuffer {
-    fn get(obj: &Bound<'_, PyAny>) -> Option<Self> {
-        let mut view: Box<ffi::Py_buffer> = Box::new(ffi::Py_buffer::new());
-        // SAFETY: `obj` is a live object and `view` a writable Py_buffer.
-        let rc = unsafe {
-            ffi::PyObject_GetBuffer(obj.as_ptr(), &raw mut *view, ffi::PyBUF_C_CONTIGUOUS | ffi::PyBUF_FORMAT)
-        };
-        if rc != 0 {
-            // Not a buffer, or not contiguous: the caller falls back to pyarrow.
-            drop(PyErr::take(obj.py()));
-            return None;
-        }
-        Some(Self { view })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        let len = usize::try_from(self.view.len).unwrap_or(0);
-        if len == 0 || self.view.buf.is_null() {
-            return &[];
-        }
-        // SAFETY: the exporter guarantees `len` readable bytes at `buf` until release.
-        unsafe { std::slice::from_raw_parts(self.view.buf.cast::<u8>(), len) }
-    }
-
-    fn itemsize(&self) -> usize {
-        usize::try_from(self.view.itemsize).unwrap_or(1)
-    }
-
-    /// The Arrow primitive type of the items, when it has one and is stored natively.
-    fn arrow_type(&self) -> Option<DataType> {
-        let format = if self.view.format.is_null() {
-            "B"
-        } else {
-            // SAFETY: a non-null format is a NUL-terminated string owned by the exporter.
-            unsafe { std::ffi::CStr::from_ptr(self.view.format) }.to_str().ok()?
-        };
-        let code = match format.as_bytes() {
-            [b'<' | b'=' | b'@', c] | [c] => *c,
-            _ => return None, // big-endian, structured or multi-character formats
-        };
-        Some(match (code, self.itemsize()) {
-            (b'b', 1) => DataType::Int8,
-            (b'B' | b'c', 1) => DataType::UInt8,
-            (b'h', 2) => DataType::Int16,
-            (b'H', 2) => DataType::UInt16,
-            (b'i' | b'l', 4) => DataType::Int32,
-            (b'I' | b'L', 4) => DataType::UInt32,
-            (b'l' | b'q', 8) => DataType::Int64,
-            (b'L' | b'Q', 8) => DataType::UInt64,
-            (b'e', 2) => DataType::Float16,
-            (b'f', 4) => DataType::Float32,
-            (b'd', 8) => DataType::Float64,
-            _ => return None,
-        })
-    }
-}
-
-impl Drop for RawBuffer {
-    fn drop(&mut self) {
-        // SAFETY: releasing the buffer obtained in `get`, with the GIL held (RawBuffer never
-        // leaves the thread that holds it).
-        unsafe { ffi::PyBuffer_Release(&raw mut *self.view) }
-    }
 }

@@ -8,8 +8,11 @@ use pyo3::exceptions::{PyBufferError, PyRuntimeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use crate::errors::to_py;
+use nerve_topic::TopicLoan;
+
+use crate::errors::{to_py, topic_error};
 use crate::node::Node;
+use crate::topic::Publisher;
 
 /// A block of shared memory to fill, then send.
 ///
@@ -18,20 +21,29 @@ use crate::node::Node;
 /// views of a sample after it is sent: readers are reading that memory.
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct Sample {
-    node: Py<Node>,
-    sample: Mutex<Option<nerve_node::Sample>>,
+    sample: Mutex<Option<Pending>>,
     // Views handed to Python may outlive the send; the memory stays mapped until they go.
     _mapping: Arc<dyn Any + Send + Sync>,
     ptr: usize,
     len: usize,
 }
 
+/// Where a sample goes when sent.
+pub(crate) enum Pending {
+    /// An output of a dataflow node.
+    Node(Py<Node>, nerve_node::Sample),
+    /// A topic.
+    Topic(Py<Publisher>, TopicLoan),
+}
+
 impl Sample {
-    pub(crate) fn new(node: Py<Node>, mut sample: nerve_node::Sample) -> Self {
-        let mapping = sample.keep_mapped();
-        let len = sample.len();
-        let ptr = sample.as_mut_ptr() as usize;
-        Self { node, sample: Mutex::new(Some(sample)), _mapping: mapping, ptr, len }
+    pub(crate) fn new(mut pending: Pending) -> Self {
+        let (mapping, data) = match &mut pending {
+            Pending::Node(_, s) => (s.keep_mapped(), s.data_mut()),
+            Pending::Topic(_, l) => (l.keep_mapped(), l.data_mut()),
+        };
+        let (ptr, len) = (data.as_mut_ptr() as usize, data.len());
+        Self { sample: Mutex::new(Some(pending)), _mapping: mapping, ptr, len }
     }
 }
 
@@ -45,8 +57,16 @@ impl Sample {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
-        let node = self.node.get();
-        py.detach(|| node.node.send_sample(sample)).map_err(|e| to_py(&e))
+        match sample {
+            Pending::Node(node, sample) => {
+                let node = node.get();
+                py.detach(|| node.node.send_sample(sample)).map_err(|e| to_py(&e))
+            }
+            Pending::Topic(publisher, loan) => {
+                let publisher = publisher.get();
+                py.detach(|| publisher.inner.send_loan(loan)).map_err(|e| topic_error(&e))
+            }
+        }
     }
 
     /// Gives the memory back without sending.

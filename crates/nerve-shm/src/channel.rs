@@ -46,15 +46,39 @@ pub struct Published {
 pub struct Publisher {
     pool: OutputPool,
     readers: Vec<ReaderLink>,
-    own: Arc<Inbox>,
+    own: Option<Arc<Inbox>>,
 }
 
 impl Publisher {
     /// An output with its pool and readers; `own` is the producer's inbox, whose doorbell it
-    /// sleeps on while a back-pressured reader is full.
+    /// sleeps on while a back-pressured reader is full (without one, a full back-pressured
+    /// reader is skipped).
     #[must_use]
-    pub fn new(pool: OutputPool, readers: Vec<ReaderLink>, own: Arc<Inbox>) -> Self {
+    pub fn new(pool: OutputPool, readers: Vec<ReaderLink>, own: Option<Arc<Inbox>>) -> Self {
         Self { pool, readers, own }
+    }
+
+    /// The output's pool.
+    pub fn pool_mut(&mut self) -> &mut OutputPool {
+        &mut self.pool
+    }
+
+    /// Adds a reader; messages published from now on reach it.
+    pub fn add_reader(&mut self, reader: ReaderLink) {
+        self.readers.push(reader);
+    }
+
+    /// Removes the reader holding bit `edge` and drops every reference it still held, so its
+    /// blocks come back (the reader is gone, or will never look at them again).
+    pub fn remove_reader(&mut self, edge: usize) {
+        self.readers.retain(|r| r.edge != edge);
+        self.pool.table().release_all(1u64 << edge);
+    }
+
+    /// Readers currently linked.
+    #[must_use]
+    pub fn readers(&self) -> &[ReaderLink] {
+        &self.readers
     }
 
     /// Whether any reader is still connected.
@@ -125,9 +149,11 @@ impl Publisher {
 
     /// Sleeps until `ring` has room or is closed (true), or `stop` is set (false).
     fn wait_for_room(&self, ring: Ring<'_>, stop: &AtomicBool) -> bool {
+        let Some(own) = &self.own else {
+            return false;
+        };
         ring.set_producer_waiting(true);
-        let ok = self
-            .own
+        let ok = own
             .doorbell()
             .wait_until(None, DEFAULT_SPIN, || {
                 if stop.load(Ordering::Acquire) {
@@ -148,14 +174,15 @@ pub struct Input {
     inbox: Arc<Inbox>,
     queue: usize,
     cache: BlockCache,
-    producer: Arc<Inbox>,
+    producer: Option<Arc<Inbox>>,
 }
 
 impl Input {
     /// The reader's queue `queue` in its own `inbox`, fed by the output whose blocks `cache`
-    /// maps; `producer` is the producer's inbox, rung when a back-pressured producer waits.
+    /// maps; `producer` is the producer's inbox, rung when a back-pressured producer waits
+    /// (queues that never push back need none).
     #[must_use]
-    pub fn new(inbox: Arc<Inbox>, queue: usize, cache: BlockCache, producer: Arc<Inbox>) -> Self {
+    pub fn new(inbox: Arc<Inbox>, queue: usize, cache: BlockCache, producer: Option<Arc<Inbox>>) -> Self {
         Self { inbox, queue, cache, producer }
     }
 
@@ -188,8 +215,10 @@ impl Input {
     pub fn recv(&mut self) -> Option<Result<(BlockRef, usize), ShmError>> {
         let ring = self.inbox.ring(self.queue);
         let d = ring.pop()?;
-        if ring.producer_waiting() {
-            self.producer.doorbell().ring();
+        if ring.producer_waiting()
+            && let Some(p) = &self.producer
+        {
+            p.doorbell().ring();
         }
         let len = usize::try_from(d.len).unwrap_or(usize::MAX);
         Some(self.cache.take(d.slot, d.seq).map(|b| (b, len)))

@@ -42,6 +42,14 @@ pub enum ShmError {
     /// The array type cannot be carried.
     #[error("unsupported array: {0}")]
     Unsupported(String),
+    /// A message larger than the limit its sender was given.
+    #[error("message of {len} bytes exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// Message size.
+        len: usize,
+        /// Limit.
+        limit: usize,
+    },
     /// Every block slot of an output is held by readers.
     #[error("all {0} blocks of this output are held by readers; release received values sooner")]
     PoolExhausted(usize),

@@ -54,8 +54,20 @@ impl Inbox {
     /// # Errors
     /// When the segment cannot be created.
     pub fn create(name: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
-        let (queues, len) = Self::layout(queues);
-        let segment = Segment::create(name, len, true)?;
+        let (placed, len) = Self::layout(queues);
+        Ok(Self::init(Segment::create(name, len, true)?, placed))
+    }
+
+    /// Creates an anonymous inbox, handed to producers with [`Inbox::segment`].
+    ///
+    /// # Errors
+    /// When the segment cannot be created.
+    pub fn anonymous(label: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
+        let (placed, len) = Self::layout(queues);
+        Ok(Self::init(Segment::anonymous(label, len, false)?, placed))
+    }
+
+    fn init(segment: Segment, queues: Vec<(usize, QueueShape)>) -> Self {
         let inbox = Self { segment, queues };
         for i in 0..inbox.queues.len() {
             inbox.ring(i).init(inbox.queues[i].1.policy);
@@ -64,7 +76,7 @@ impl Inbox {
         h.n_rings.store(u32::try_from(inbox.queues.len()).unwrap_or(u32::MAX), Ordering::Relaxed);
         h.version.store(INBOX_VERSION, Ordering::Relaxed);
         h.magic.store(MAGIC, Ordering::Release);
-        Ok(inbox)
+        inbox
     }
 
     /// Maps an existing inbox and checks it has exactly the expected queues.
@@ -72,9 +84,17 @@ impl Inbox {
     /// # Errors
     /// When the segment is missing or does not match.
     pub fn open(name: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
+        Self::from_segment(Segment::open(name, Access::ReadWrite)?, queues)
+    }
+
+    /// Takes a mapped segment as an inbox, after checking it has exactly the expected queues.
+    ///
+    /// # Errors
+    /// When the segment does not match.
+    pub fn from_segment(segment: Segment, queues: &[QueueShape]) -> Result<Self, ShmError> {
         let (queues, len) = Self::layout(queues);
-        let segment = Segment::open(name, Access::ReadWrite)?;
-        let bad = || ShmError::BadHeader { name: name.to_owned(), what: "inbox" };
+        let name = segment.name().to_owned();
+        let bad = || ShmError::BadHeader { name: name.clone(), what: "inbox" };
         if segment.len() < len {
             return Err(bad());
         }
@@ -129,5 +149,11 @@ impl Inbox {
     #[must_use]
     pub fn name(&self) -> &str {
         self.segment.name()
+    }
+
+    /// The underlying segment (to hand an anonymous inbox to a producer).
+    #[must_use]
+    pub fn segment(&self) -> &Segment {
+        &self.segment
     }
 }

@@ -10,6 +10,8 @@
 //!   doorbell ([`doorbell`]) per node for all its inputs.
 //! * [`message`]: the Arrow layout of a message inside its block.
 //! * [`channel`]: the two ends of an edge.
+//! * [`codec`]: arrays into and out of blocks, shared by every kind of endpoint.
+//! * [`clock`]: the clock messages are stamped with.
 //!
 //! ```
 //! use std::sync::{Arc, atomic::AtomicBool};
@@ -25,14 +27,14 @@
 //! // Producer: lease a block, fill it, publish it.
 //! let link = ReaderLink { inbox: reader_inbox.clone(), queue: 0, edge: 0 };
 //! let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY)?;
-//! let mut publisher = Publisher::new(pool, vec![link], writer_inbox.clone());
+//! let mut publisher = Publisher::new(pool, vec![link], Some(writer_inbox.clone()));
 //! let mut lease = publisher.lease(5)?;
 //! lease.bytes_mut()[..5].copy_from_slice(b"hello");
 //! publisher.publish(lease, 5, 0, &AtomicBool::new(false));
 //!
 //! // Consumer: read the very same bytes in place.
 //! let cache = BlockCache::open(&names, 0, 0, 0)?;
-//! let mut input = Input::new(reader_inbox, 0, cache, writer_inbox);
+//! let mut input = Input::new(reader_inbox, 0, cache, Some(writer_inbox));
 //! let (block, len) = input.recv().expect("a message")?;
 //! assert_eq!(&block.bytes()[..len], b"hello");
 //! names.sweep();
@@ -40,6 +42,8 @@
 //! ```
 
 pub mod channel;
+pub mod clock;
+pub mod codec;
 pub mod doorbell;
 pub mod error;
 pub mod inbox;

@@ -6,8 +6,10 @@
 //! reader edge (bit 63 marks the producer's own loan), so a block is free again exactly when
 //! every reader dropped it, and the runtime can clear a dead reader's bits.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use crate::error::ShmError;
 use crate::names::RunNames;
@@ -41,9 +43,16 @@ struct BlockEntry {
 }
 
 /// The shared block table of one output.
-#[derive(Debug)]
 pub struct BlockTable {
     segment: Segment,
+    /// Held only to be dropped with the table (see [`BlockTable::keep_alive`]).
+    _keep: Option<Arc<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe>>,
+}
+
+impl std::fmt::Debug for BlockTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BlockTable").field("segment", &self.segment).finish_non_exhaustive()
+    }
 }
 
 impl BlockTable {
@@ -56,13 +65,24 @@ impl BlockTable {
     /// # Errors
     /// When the segment cannot be created.
     pub fn create(name: &str) -> Result<Self, ShmError> {
-        let segment = Segment::create(name, Self::bytes(), true)?;
-        let t = Self { segment };
+        Ok(Self::init(Segment::create(name, Self::bytes(), true)?))
+    }
+
+    /// Creates an empty anonymous table, handed to readers with [`BlockTable::segment`].
+    ///
+    /// # Errors
+    /// When the segment cannot be created.
+    pub fn anonymous(label: &str) -> Result<Self, ShmError> {
+        Ok(Self::init(Segment::anonymous(label, Self::bytes(), true)?))
+    }
+
+    fn init(segment: Segment) -> Self {
+        let t = Self { segment, _keep: None };
         let h = t.header();
         h.n_blocks.store(MAX_BLOCKS as u64, Ordering::Relaxed);
         h.version.store(VERSION, Ordering::Relaxed);
         h.magic.store(MAGIC, Ordering::Release);
-        Ok(t)
+        t
     }
 
     /// Maps an existing table.
@@ -70,17 +90,40 @@ impl BlockTable {
     /// # Errors
     /// When the segment is missing or is not a block table of this version.
     pub fn open(name: &str) -> Result<Self, ShmError> {
-        let segment = Segment::open(name, Access::ReadWrite)?;
-        let t = Self { segment };
+        Self::from_segment(Segment::open(name, Access::ReadWrite)?)
+    }
+
+    /// Takes a mapped segment as a table, after checking it is one.
+    ///
+    /// # Errors
+    /// When the segment is not a block table of this version.
+    pub fn from_segment(segment: Segment) -> Result<Self, ShmError> {
+        let t = Self { segment, _keep: None };
         let h = t.header();
         if t.segment.len() < Self::bytes()
             || h.magic.load(Ordering::Acquire) != MAGIC
             || h.version.load(Ordering::Relaxed) != VERSION
             || h.n_blocks.load(Ordering::Relaxed) != MAX_BLOCKS as u64
         {
-            return Err(ShmError::BadHeader { name: name.to_owned(), what: "block table" });
+            return Err(ShmError::BadHeader { name: t.segment.name().to_owned(), what: "block table" });
         }
         Ok(t)
+    }
+
+    /// Ties `keep` to the table: it is dropped only when the table and every block reference
+    /// into it are gone. A topic reader keeps its connection to the producer here, so the
+    /// connection ends — and the producer reclaims the reader's blocks — exactly when the
+    /// reader can no longer look at any of them.
+    #[must_use]
+    pub fn keep_alive(mut self, keep: Arc<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe>) -> Self {
+        self._keep = Some(keep);
+        self
+    }
+
+    /// The table's segment (to hand an anonymous table to a reader).
+    #[must_use]
+    pub fn segment(&self) -> &Segment {
+        &self.segment
     }
 
     fn header(&self) -> &PoolHeader {
@@ -142,24 +185,35 @@ pub struct PoolUsage {
     pub held_bytes: usize,
 }
 
-/// One output's block table and the names of its blocks: what both ends of an output share.
+/// One output's block table and how its blocks are found: what both ends of an output share.
 #[derive(Debug)]
 struct OutputBlocks {
     table: Arc<BlockTable>,
-    names: RunNames,
-    node: usize,
-    output: usize,
+    /// Names of the blocks, for named pools; `None` when blocks are handed over as descriptors.
+    names: Option<(RunNames, usize, usize)>,
 }
 
 impl OutputBlocks {
     fn open(names: &RunNames, node: usize, output: usize) -> Result<Self, ShmError> {
         let table = Arc::new(BlockTable::open(&names.pool(node, output))?);
-        Ok(Self { table, names: names.clone(), node, output })
+        Ok(Self { table, names: Some((names.clone(), node, output)) })
     }
 
-    fn block_name(&self, seq: u64) -> String {
-        self.names.block(self.node, self.output, seq)
+    fn block_name(&self, seq: u64) -> Option<String> {
+        self.names.as_ref().map(|(names, node, output)| names.block(*node, *output, seq))
     }
+}
+
+/// A block created since the producer last asked: readers of a pool with handed-over blocks
+/// must receive its descriptor before any message in it.
+#[derive(Debug, Clone)]
+pub struct NewBlock {
+    /// Table slot.
+    pub slot: u32,
+    /// Generation.
+    pub seq: u64,
+    /// The block (its [`Segment::fd`] is what to hand over).
+    pub segment: Arc<Segment>,
 }
 
 /// Producer-side view of an output's pool.
@@ -172,6 +226,8 @@ pub struct OutputPool {
     next_seq: u64,
     uses: u64,
     capacity: usize,
+    /// Blocks created and not yet reported by [`OutputPool::take_new_blocks`] (anonymous pools).
+    fresh: Vec<NewBlock>,
 }
 
 #[derive(Debug)]
@@ -265,14 +321,50 @@ impl OutputPool {
     /// # Errors
     /// When the table cannot be mapped.
     pub fn open(names: &RunNames, node: usize, output: usize, capacity: usize) -> Result<Self, ShmError> {
-        Ok(Self {
-            output: OutputBlocks::open(names, node, output)?,
+        Ok(Self::with(OutputBlocks::open(names, node, output)?, capacity))
+    }
+
+    /// A pool of anonymous blocks: its table and every block are handed to readers as file
+    /// descriptors ([`OutputPool::blocks`], [`OutputPool::take_new_blocks`]).
+    ///
+    /// # Errors
+    /// When the table cannot be created.
+    pub fn anonymous(capacity: usize) -> Result<Self, ShmError> {
+        let table = Arc::new(BlockTable::anonymous("nerve-pool")?);
+        Ok(Self::with(OutputBlocks { table, names: None }, capacity))
+    }
+
+    fn with(output: OutputBlocks, capacity: usize) -> Self {
+        Self {
+            output,
             blocks: (0..MAX_BLOCKS).map(|_| None).collect(),
             allocated: Vec::new(),
             next_seq: 1,
             uses: 0,
             capacity,
-        })
+            fresh: Vec::new(),
+        }
+    }
+
+    /// Every block the pool holds now (what a newly connected reader must be handed).
+    #[must_use]
+    pub fn blocks(&self) -> Vec<NewBlock> {
+        self.allocated
+            .iter()
+            .filter_map(|&slot| {
+                let b = self.blocks[slot].as_ref()?;
+                Some(NewBlock {
+                    slot: u32::try_from(slot).ok()?,
+                    seq: self.output.table.seq(slot),
+                    segment: b.segment.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Blocks created since the last call, oldest first.
+    pub fn take_new_blocks(&mut self) -> Vec<NewBlock> {
+        std::mem::take(&mut self.fresh)
     }
 
     /// The shared block table.
@@ -334,22 +426,22 @@ impl OutputPool {
     fn create_block(&mut self, slot: usize, size: usize) -> Result<Lease, ShmError> {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let name = self.output.block_name(seq);
-        let segment = Arc::new(Segment::create(&name, size, true)?);
+        let segment = Arc::new(match self.output.block_name(seq) {
+            Some(name) => Segment::create(&name, size, true)?,
+            None => Segment::anonymous("nerve-block", size, true)?,
+        });
         let entry = self.output.table.entry(slot);
         entry.size.store(size as u64, Ordering::Relaxed);
         entry.holders.store(LOAN_BIT, Ordering::Relaxed);
         entry.seq.store(seq, Ordering::Release);
         self.blocks[slot] = Some(LocalBlock { segment: segment.clone(), last_use: self.uses });
         self.allocated.push(slot);
-        tracing::trace!(block = %name, size, "new block");
-        Ok(Lease {
-            table: self.output.table.clone(),
-            segment,
-            slot: u32::try_from(slot).map_err(|_| ShmError::PoolExhausted(MAX_BLOCKS))?,
-            seq,
-            armed: true,
-        })
+        tracing::trace!(block = %segment.name(), size, "new block");
+        let slot = u32::try_from(slot).map_err(|_| ShmError::PoolExhausted(MAX_BLOCKS))?;
+        if self.output.names.is_none() {
+            self.fresh.push(NewBlock { slot, seq, segment: segment.clone() });
+        }
+        Ok(Lease { table: self.output.table.clone(), segment, slot, seq, armed: true })
     }
 
     fn allocated_bytes(&self) -> usize {
@@ -416,10 +508,69 @@ impl Drop for BlockRef {
     }
 }
 
+/// Blocks handed to a reader as file descriptors, filed by the thread that receives them and
+/// taken by the reader when a message names them.
+#[derive(Debug, Default)]
+pub struct HandedBlocks {
+    blocks: Mutex<HandedState>,
+    arrived: Condvar,
+}
+
+#[derive(Debug, Default)]
+struct HandedState {
+    by_slot: HashMap<u32, (u64, Arc<Segment>)>,
+    /// No more blocks will come (the producer's connection ended).
+    closed: bool,
+}
+
+/// How long a reader waits for a block's descriptor that a message already names: the producer
+/// sends it before the message, so only a stalled connection thread takes this long.
+const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
+
+impl HandedBlocks {
+    /// Files block `seq` of `slot` (replacing the slot's older block).
+    pub fn add(&self, slot: u32, seq: u64, segment: Segment) {
+        let mut state = self.lock();
+        state.by_slot.insert(slot, (seq, Arc::new(segment)));
+        drop(state);
+        self.arrived.notify_all();
+    }
+
+    /// No more blocks will arrive: readers waiting for one give up.
+    pub fn close(&self) {
+        self.lock().closed = true;
+        self.arrived.notify_all();
+    }
+
+    /// Drops blocks their producer has retired from `table`.
+    fn forget_retired(&self, table: &BlockTable) {
+        self.lock().by_slot.retain(|&slot, (seq, _)| table.seq(slot as usize) == *seq);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HandedState> {
+        self.blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn wait_for(&self, slot: u32, seq: u64) -> Option<Arc<Segment>> {
+        let deadline = std::time::Instant::now() + HAND_OVER_WAIT;
+        let mut state = self.lock();
+        loop {
+            match state.by_slot.get(&slot) {
+                Some((s, seg)) if *s == seq => return Some(seg.clone()),
+                _ if state.closed => return None,
+                _ => {}
+            }
+            let left = deadline.checked_duration_since(std::time::Instant::now())?;
+            state = self.arrived.wait_timeout(state, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+        }
+    }
+}
+
 /// Reader-side mappings of one output's blocks, each mapped once and reused.
 #[derive(Debug)]
 pub struct BlockCache {
     output: OutputBlocks,
+    handed: Option<Arc<HandedBlocks>>,
     bit: u64,
     mapped: Vec<Option<(u64, Arc<Segment>)>>,
     since_sweep: u32,
@@ -431,12 +582,17 @@ impl BlockCache {
     /// # Errors
     /// When the output's block table cannot be mapped.
     pub fn open(names: &RunNames, node: usize, output: usize, edge: usize) -> Result<Self, ShmError> {
-        Ok(Self {
-            output: OutputBlocks::open(names, node, output)?,
-            bit: 1u64 << edge,
-            mapped: (0..MAX_BLOCKS).map(|_| None).collect(),
-            since_sweep: 0,
-        })
+        Ok(Self::with(OutputBlocks::open(names, node, output)?, None, edge))
+    }
+
+    /// Reader edge `edge` of a pool whose table and blocks are handed over as descriptors.
+    #[must_use]
+    pub fn handed(table: BlockTable, blocks: Arc<HandedBlocks>, edge: usize) -> Self {
+        Self::with(OutputBlocks { table: Arc::new(table), names: None }, Some(blocks), edge)
+    }
+
+    fn with(output: OutputBlocks, handed: Option<Arc<HandedBlocks>>, edge: usize) -> Self {
+        Self { output, handed, bit: 1u64 << edge, mapped: (0..MAX_BLOCKS).map(|_| None).collect(), since_sweep: 0 }
     }
 
     /// Takes over the reference a queue entry carries.
@@ -444,37 +600,45 @@ impl BlockCache {
     /// # Errors
     /// When the entry names a block that does not exist; the reference is released then.
     pub fn take(&mut self, slot: u32, seq: u64) -> Result<BlockRef, ShmError> {
-        let slot = slot as usize;
-        if slot >= MAX_BLOCKS {
+        let index = slot as usize;
+        if index >= MAX_BLOCKS {
             return Err(ShmError::Malformed(format!("block slot {slot} out of range")));
         }
         self.since_sweep += 1;
         if self.since_sweep >= 256 {
             self.sweep();
         }
-        let segment = match &self.mapped[slot] {
+        let segment = match &self.mapped[index] {
             Some((s, seg)) if *s == seq => seg.clone(),
-            _ => {
-                let name = self.output.block_name(seq);
-                match Segment::open(&name, Access::ReadOnly) {
-                    Ok(seg) => {
-                        let seg = Arc::new(seg);
-                        self.mapped[slot] = Some((seq, seg.clone()));
-                        seg
-                    }
-                    Err(e) => {
-                        self.output.table.release(slot, self.bit);
-                        return Err(e);
-                    }
+            _ => match self.find(slot, seq) {
+                Ok(seg) => {
+                    self.mapped[index] = Some((seq, seg.clone()));
+                    seg
                 }
-            }
+                Err(e) => {
+                    self.output.table.release(index, self.bit);
+                    return Err(e);
+                }
+            },
         };
-        Ok(BlockRef { table: self.output.table.clone(), segment, slot, bit: self.bit })
+        Ok(BlockRef { table: self.output.table.clone(), segment, slot: index, bit: self.bit })
+    }
+
+    fn find(&self, slot: u32, seq: u64) -> Result<Arc<Segment>, ShmError> {
+        if let Some(name) = self.output.block_name(seq) {
+            return Segment::open(&name, Access::ReadOnly).map(Arc::new);
+        }
+        self.handed.as_ref().and_then(|h| h.wait_for(slot, seq)).ok_or_else(|| {
+            ShmError::Malformed(format!("block {seq} (slot {slot}) was never handed over by its producer"))
+        })
     }
 
     /// Unmaps blocks the producer has retired, so freed memory really goes back to the system.
     fn sweep(&mut self) {
         self.since_sweep = 0;
+        if let Some(h) = &self.handed {
+            h.forget_retired(&self.output.table);
+        }
         for (slot, m) in self.mapped.iter_mut().enumerate() {
             if let Some((seq, _)) = m
                 && self.output.table.seq(slot) != *seq

@@ -1,7 +1,7 @@
 //! POSIX shared-memory segments: created private to the user, mapped once, never shrunk.
 
 use std::ffi::CString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
 
 use rustix::fs::Mode;
@@ -32,11 +32,20 @@ pub enum Access {
 ///
 /// The mapping lives until the value is dropped; unlinking the name does not affect it, and the
 /// object is never truncated after creation, so a reader can never fault on a shrunk block.
+///
+/// A segment is either named (POSIX `shm_open`, found by name; dataflows use these so the
+/// runtime can sweep a run's objects) or anonymous (`memfd_create`, handed to other processes
+/// as a file descriptor; the kernel frees it when the last process lets go, so a crash can
+/// leave nothing behind).
 #[derive(Debug)]
 pub struct Segment {
     name: String,
     ptr: NonNull<u8>,
     len: usize,
+    /// Whether `name` is a POSIX shared-memory name (rather than a label).
+    named: bool,
+    /// Kept for anonymous segments this process created, so it can hand them out.
+    fd: Option<OwnedFd>,
 }
 
 // SAFETY: the mapping is plain shared memory; all concurrent access to it goes through atomics
@@ -66,7 +75,7 @@ impl Segment {
             return Err(err(e.into()));
         }
         match map(&fd, len, Access::ReadWrite, populate) {
-            Ok(ptr) => Ok(Self { name: name.to_owned(), ptr, len }),
+            Ok(ptr) => Ok(Self { name: name.to_owned(), ptr, len, named: true, fd: None }),
             Err(e) => {
                 let _ = rustix::shm::unlink(cname.as_c_str());
                 Err(err(e))
@@ -92,10 +101,46 @@ impl Segment {
             return Err(err(std::io::Error::other("shared-memory object is empty")));
         }
         let ptr = map(&fd, len, access, false).map_err(err)?;
-        Ok(Self { name: name.to_owned(), ptr, len })
+        Ok(Self { name: name.to_owned(), ptr, len, named: true, fd: None })
     }
 
-    /// The object's name (without the leading `/`).
+    /// Creates an anonymous object of `len` bytes (`label` only names it in `/proc` and in
+    /// errors) and maps it read-write; [`Segment::fd`] hands it to other processes.
+    ///
+    /// # Errors
+    /// [`ShmError::Create`] when the object cannot be created, sized or mapped.
+    pub fn anonymous(label: &str, len: usize, populate: bool) -> Result<Self, ShmError> {
+        let err = |source: std::io::Error| ShmError::Create { name: label.to_owned(), len, source };
+        let cname = CString::new(label).map_err(|_| ShmError::BadName(label.to_owned()))?;
+        let fd =
+            rustix::fs::memfd_create(cname.as_c_str(), rustix::fs::MemfdFlags::CLOEXEC).map_err(|e| err(e.into()))?;
+        rustix::fs::ftruncate(&fd, len as u64).map_err(|e| err(e.into()))?;
+        let ptr = map(&fd, len, Access::ReadWrite, populate).map_err(err)?;
+        Ok(Self { name: label.to_owned(), ptr, len, named: false, fd: Some(fd) })
+    }
+
+    /// Maps an object received as a file descriptor; its length is taken from the object.
+    ///
+    /// # Errors
+    /// [`ShmError::Open`] when the descriptor is not a mappable, non-empty object.
+    pub fn from_fd(label: &str, fd: &OwnedFd, access: Access) -> Result<Self, ShmError> {
+        let err = |source| ShmError::Open { name: label.to_owned(), source };
+        let stat = rustix::fs::fstat(fd).map_err(|e| err(e.into()))?;
+        let len = usize::try_from(stat.st_size).unwrap_or(0);
+        if len == 0 {
+            return Err(err(std::io::Error::other("shared-memory object is empty")));
+        }
+        let ptr = map(fd, len, access, false).map_err(err)?;
+        Ok(Self { name: label.to_owned(), ptr, len, named: false, fd: None })
+    }
+
+    /// The descriptor of an anonymous segment this process created, to hand to another.
+    #[must_use]
+    pub fn fd(&self) -> Option<BorrowedFd<'_>> {
+        self.fd.as_ref().map(AsFd::as_fd)
+    }
+
+    /// The object's name (without the leading `/`), or an anonymous segment's label.
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
@@ -119,9 +164,11 @@ impl Segment {
         self.ptr.as_ptr()
     }
 
-    /// Removes the name; existing mappings stay valid.
+    /// Removes the name; existing mappings stay valid. Anonymous segments have no name.
     pub fn unlink(&self) {
-        unlink(&self.name);
+        if self.named {
+            unlink(&self.name);
+        }
     }
 }
 

@@ -42,7 +42,7 @@ fn produce(run: &str, policy: Policy, capacity: usize) {
     let writer = Arc::new(Inbox::open(&names.inbox(0), &[]).expect("writer inbox"));
     let reader = Arc::new(Inbox::open(&names.inbox(1), &shape(policy, capacity)).expect("reader inbox"));
     let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
-    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], writer);
+    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
     let stop = AtomicBool::new(false);
     for n in 0..MESSAGES {
         let len = 16 + (n as usize % 7) * 4096;
@@ -75,7 +75,7 @@ fn backpressure_delivers_everything_in_order_across_processes() {
     let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 4);
     let mut child = spawn_peer("backpressure_delivers_everything_in_order_across_processes", "producer-bp", &run);
     let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
-    let mut input = Input::new(reader.clone(), 0, cache, writer);
+    let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
     let mut expected = 0;
     let deadline = Instant::now() + Duration::from_secs(60);
     while expected < MESSAGES {
@@ -103,7 +103,7 @@ fn drop_oldest_never_blocks_the_producer_and_never_hands_out_stale_data() {
     let mut child =
         spawn_peer("drop_oldest_never_blocks_the_producer_and_never_hands_out_stale_data", "producer-do", &run);
     let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
-    let mut input = Input::new(reader.clone(), 0, cache, writer);
+    let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
     // A slow reader: the producer finishes without ever waiting for it.
     let mut last = None;
     let status = loop {
@@ -137,7 +137,7 @@ fn a_killed_readers_references_are_reclaimed() {
             let writer = Arc::new(Inbox::open(&names.inbox(0), &[]).expect("inbox"));
             let reader = Arc::new(Inbox::open(&names.inbox(1), &shape(Policy::Backpressure, 4)).expect("inbox"));
             let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
-            let mut input = Input::new(reader.clone(), 0, cache, writer);
+            let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
             let held = reader.doorbell().wait_until(None, Duration::ZERO, || input.recv());
             println!("holding");
             std::thread::sleep(Duration::from_secs(600));
@@ -148,7 +148,8 @@ fn a_killed_readers_references_are_reclaimed() {
     let run = format!("t{}kill", std::process::id());
     let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 4);
     let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
-    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], writer);
+    let mut publisher =
+        Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
     let lease = publisher.lease(1 << 20).expect("lease");
     publisher.publish(lease, 1 << 20, 0, &AtomicBool::new(false));
     let mut child = spawn_peer("a_killed_readers_references_are_reclaimed", "reader-hold", &run);

@@ -1,0 +1,127 @@
+//! What a Python object to send is, and the cheapest way to put it in shared memory: shared
+//! by dataflow outputs and topic publishers.
+
+use arrow_array::ArrayRef;
+use arrow_schema::DataType;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::arrow::PyArrow;
+
+/// What a Python object to send is, for the cheapest way to put it in shared memory.
+pub(crate) enum Outgoing {
+    /// `bytes`: copied as they are.
+    Bytes(Py<PyBytes>),
+    /// A C-contiguous buffer of numbers (numpy array, memoryview…): one copy, no pyarrow.
+    Primitive {
+        /// Arrow type of the items.
+        data_type: DataType,
+        /// Number of items.
+        items: usize,
+        /// The exported buffer.
+        buffer: RawBuffer,
+    },
+    /// Anything else, as an Arrow array (pyarrow arrays as they are, other objects through
+    /// ``pyarrow.array``).
+    Array(ArrayRef),
+}
+
+impl Outgoing {
+    pub(crate) fn classify(py: Python<'_>, pa: &PyArrow, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(b) = data.cast::<PyBytes>() {
+            return Ok(Self::Bytes(b.clone().unbind()));
+        }
+        let is_array = pa.is_array(py, data)?;
+        if !is_array {
+            let contiguous;
+            let mut source = data;
+            if is_ndarray(data) {
+                contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
+                source = &contiguous;
+            }
+            if let Some(buffer) = RawBuffer::get(source)
+                && let Some(data_type) = buffer.arrow_type()
+            {
+                let items = buffer.bytes().len() / buffer.itemsize().max(1);
+                return Ok(Self::Primitive { data_type, items, buffer });
+            }
+        }
+        let array = if is_array { data.clone() } else { pa.convert(py, data)? };
+        Ok(Self::Array(PyArrow::from_py(&array)?))
+    }
+}
+
+fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
+    obj.get_type().name().is_ok_and(|n| n == "ndarray")
+}
+
+/// A C-contiguous buffer exported by a Python object (numpy array, memoryview, array…).
+pub(crate) struct RawBuffer {
+    view: Box<ffi::Py_buffer>,
+}
+
+impl RawBuffer {
+    fn get(obj: &Bound<'_, PyAny>) -> Option<Self> {
+        let mut view: Box<ffi::Py_buffer> = Box::new(ffi::Py_buffer::new());
+        // SAFETY: `obj` is a live object and `view` a writable Py_buffer.
+        let rc = unsafe {
+            ffi::PyObject_GetBuffer(obj.as_ptr(), &raw mut *view, ffi::PyBUF_C_CONTIGUOUS | ffi::PyBUF_FORMAT)
+        };
+        if rc != 0 {
+            // Not a buffer, or not contiguous: the caller falls back to pyarrow.
+            drop(PyErr::take(obj.py()));
+            return None;
+        }
+        Some(Self { view })
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        let len = usize::try_from(self.view.len).unwrap_or(0);
+        if len == 0 || self.view.buf.is_null() {
+            return &[];
+        }
+        // SAFETY: the exporter guarantees `len` readable bytes at `buf` until release.
+        unsafe { std::slice::from_raw_parts(self.view.buf.cast::<u8>(), len) }
+    }
+
+    fn itemsize(&self) -> usize {
+        usize::try_from(self.view.itemsize).unwrap_or(1)
+    }
+
+    /// The Arrow primitive type of the items, when it has one and is stored natively.
+    fn arrow_type(&self) -> Option<DataType> {
+        let format = if self.view.format.is_null() {
+            "B"
+        } else {
+            // SAFETY: a non-null format is a NUL-terminated string owned by the exporter.
+            unsafe { std::ffi::CStr::from_ptr(self.view.format) }.to_str().ok()?
+        };
+        let code = match format.as_bytes() {
+            [b'<' | b'=' | b'@', c] | [c] => *c,
+            _ => return None, // big-endian, structured or multi-character formats
+        };
+        Some(match (code, self.itemsize()) {
+            (b'b', 1) => DataType::Int8,
+            (b'B' | b'c', 1) => DataType::UInt8,
+            (b'h', 2) => DataType::Int16,
+            (b'H', 2) => DataType::UInt16,
+            (b'i' | b'l', 4) => DataType::Int32,
+            (b'I' | b'L', 4) => DataType::UInt32,
+            (b'l' | b'q', 8) => DataType::Int64,
+            (b'L' | b'Q', 8) => DataType::UInt64,
+            (b'e', 2) => DataType::Float16,
+            (b'f', 4) => DataType::Float32,
+            (b'd', 8) => DataType::Float64,
+            _ => return None,
+        })
+    }
+}
+
+impl Drop for RawBuffer {
+    fn drop(&mut self) {
+        // SAFETY: releasing the buffer obtained in `get`, with the GIL held (RawBuffer never
+        // leaves the thread that holds it).
+        unsafe { ffi::PyBuffer_Release(&raw mut *self.view) }
+    }
+}

@@ -1,0 +1,200 @@
+//! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nerve_topic::{Message, Payload, PublisherOptions, Scope, SubscriberOptions};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::arrow::PyArrow;
+use crate::errors::topic_error;
+use crate::node::{input_event, params};
+use crate::outgoing::Outgoing;
+use crate::sample::{Pending, Sample};
+
+/// How long a wait may go without checking for Ctrl-C in the Python process.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+fn scope(s: &str) -> PyResult<Scope> {
+    s.parse().map_err(|e| topic_error(&e))
+}
+
+/// Publishes on a topic, to subscribers in this process (they receive the very object sent),
+/// in other processes of this host (zero-copy shared memory), found with no broker.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Publisher {
+    pub(crate) inner: nerve_topic::Publisher,
+    pa: PyArrow,
+}
+
+#[pymethods]
+impl Publisher {
+    #[new]
+    #[pyo3(signature = (topic, *, domain=0, scope="network", max_message=None))]
+    fn new(py: Python<'_>, topic: &str, domain: u32, scope: &str, max_message: Option<usize>) -> PyResult<Self> {
+        let options = PublisherOptions {
+            domain,
+            scope: self::scope(scope)?,
+            max_message: max_message.unwrap_or(nerve_topic::DEFAULT_MAX_MESSAGE),
+        };
+        let pa = PyArrow::import(py)?;
+        let inner = py.detach(|| nerve_topic::Publisher::new(topic, options)).map_err(|e| topic_error(&e))?;
+        Ok(Self { inner, pa })
+    }
+
+    /// The topic's name (without a leading ``/``).
+    #[getter]
+    fn topic(&self) -> &str {
+        self.inner.topic()
+    }
+
+    /// Subscribers reached now (in this process, and one per linked subscriber elsewhere).
+    #[getter]
+    fn subscriber_count(&self) -> usize {
+        self.inner.subscriber_count()
+    }
+
+    /// Sends ``data``: subscribers of this process get this very object; subscribers of other
+    /// processes get it in shared memory (``bytes``, numpy arrays and other buffers of numbers
+    /// are copied once; other objects go through ``pyarrow.array``). Nothing is converted or
+    /// copied while no other process subscribes.
+    #[pyo3(signature = (data, metadata=None))]
+    fn send(&self, py: Python<'_>, data: &Bound<'_, PyAny>, metadata: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let params = params(metadata)?;
+        let object: Arc<dyn std::any::Any + Send + Sync> = Arc::new(data.clone().unbind());
+        self.inner.send_local(&Payload::Object(object), &params);
+        if !self.inner.has_shm_subscribers() {
+            return Ok(());
+        }
+        let p = &self.inner;
+        let loan = match Outgoing::classify(py, &self.pa, data)? {
+            Outgoing::Bytes(b) => {
+                let bytes = b.bind(py).as_bytes();
+                py.detach(|| {
+                    p.loan(bytes.len(), &params).map(|mut l| {
+                        l.data_mut().copy_from_slice(bytes);
+                        l
+                    })
+                })
+            }
+            Outgoing::Primitive { data_type, items, buffer } => {
+                let bytes = buffer.bytes();
+                py.detach(|| {
+                    p.loan_primitive(&data_type, items, bytes.len(), &params).map(|mut l| {
+                        l.data_mut().copy_from_slice(bytes);
+                        l
+                    })
+                })
+            }
+            Outgoing::Array(array) => py.detach(|| p.loan_array(&array.to_data(), &params)),
+        };
+        let loan = loan.map_err(|e| topic_error(&e))?;
+        py.detach(|| p.send_to_other_processes(loan));
+        Ok(())
+    }
+
+    /// Lends ``data_len`` bytes of shared memory to fill in place; sent as a ``UInt8`` array
+    /// when the ``with`` block ends (or on ``sample.send()``).
+    #[pyo3(signature = (data_len, metadata=None))]
+    fn loan(slf: &Bound<'_, Self>, data_len: usize, metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Sample> {
+        let params = params(metadata)?;
+        let this = slf.get();
+        let loan = slf.py().detach(|| this.inner.loan(data_len, &params)).map_err(|e| topic_error(&e))?;
+        Ok(Sample::new(Pending::Topic(slf.clone().unbind(), loan)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Publisher(topic={:?})", self.inner.topic())
+    }
+}
+
+/// Receives a topic's messages (the callback-free core of ``nerve.Subscriber``).
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Subscriber {
+    inner: nerve_topic::Subscriber,
+    pa: PyArrow,
+}
+
+#[pymethods]
+impl Subscriber {
+    #[new]
+    #[pyo3(signature = (topic, *, domain=0, scope="network", queue_size=10, keep_latest=false))]
+    fn new(
+        py: Python<'_>,
+        topic: &str,
+        domain: u32,
+        scope: &str,
+        queue_size: usize,
+        keep_latest: bool,
+    ) -> PyResult<Self> {
+        let options = SubscriberOptions { domain, scope: self::scope(scope)?, queue_size, keep_latest };
+        let pa = PyArrow::import(py)?;
+        let inner = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
+        Ok(Self { inner, pa })
+    }
+
+    /// The topic's name (without a leading ``/``).
+    #[getter]
+    fn topic(&self) -> &str {
+        self.inner.topic()
+    }
+
+    /// Publishers reaching this subscriber now.
+    #[getter]
+    fn publisher_count(&self) -> usize {
+        self.inner.publisher_count()
+    }
+
+    /// Messages lost so far because the queue was full (the oldest go first).
+    #[getter]
+    fn dropped(&self) -> u64 {
+        self.inner.dropped()
+    }
+
+    /// Waits up to ``timeout`` seconds (forever with ``None``, not at all with ``0``) for the
+    /// next message; ``None`` on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        let deadline = match timeout {
+            None => None,
+            Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}")));
+            }
+        };
+        loop {
+            let chunk = match deadline {
+                None => SIGNAL_CHECK,
+                Some(d) => d.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK),
+            };
+            let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
+            if let Some(m) = got {
+                return self.message(py, m).map(Some);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(None);
+            }
+            py.check_signals()?;
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Subscriber(topic={:?})", self.inner.topic())
+    }
+}
+
+impl Subscriber {
+    fn message(&self, py: Python<'_>, m: Message) -> PyResult<Py<PyDict>> {
+        let value = match &m.payload {
+            Payload::Array(a) => self.pa.to_py(py, a)?,
+            Payload::Object(o) => match o.downcast_ref::<Py<PyAny>>() {
+                Some(obj) => obj.clone_ref(py),
+                // Sent by Rust code of this process: not a Python object.
+                None => py.None(),
+            },
+        };
+        input_event(py, &m.topic, &m.metadata, value)
+    }
+}

@@ -1,0 +1,197 @@
+//! Arrays into and out of blocks: the sending and receiving halves that every endpoint — a
+//! dataflow output, a topic publisher — shares.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use arrow_array::{ArrayRef, make_array};
+use arrow_buffer::Buffer;
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+
+use crate::channel::{Published, Publisher};
+use crate::clock::monotonic_ns;
+use crate::error::ShmError;
+use crate::message::{Frame, MessageView, decode_type, encode_type};
+use crate::pool::{BlockRef, Lease};
+
+/// Sender-supplied key/value parameters of a message.
+pub type Parameters = serde_json::Map<String, serde_json::Value>;
+
+/// What comes with a message besides its data.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Metadata {
+    /// Sender's `CLOCK_MONOTONIC` at send, in nanoseconds (comparable across processes of one
+    /// host, e.g. with Python's `time.monotonic_ns()`).
+    pub timestamp: u64,
+    /// Sender's parameters.
+    pub parameters: Parameters,
+}
+
+/// A block lent to fill with one message in place, then sent with [`Outlet::send`].
+///
+/// Dropping it unsent gives the block back.
+#[derive(Debug)]
+pub struct Loan {
+    frame: Frame,
+    lease: Lease,
+}
+
+impl Loan {
+    /// The bytes to fill.
+    #[must_use]
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        let (start, end) = (self.frame.data_offset(), self.frame.total_len());
+        &mut self.lease.bytes_mut()[start..end]
+    }
+
+    /// Bytes to fill.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.frame.total_len() - self.frame.data_offset()
+    }
+
+    /// Whether the loan holds no bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A handle that keeps the loan's memory mapped even after it is sent (bindings hand out
+    /// raw views whose lifetime they cannot bound).
+    #[must_use]
+    pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.lease.mapping()
+    }
+}
+
+/// The producer end of an output: turns arrays into messages in its pool's blocks.
+#[derive(Debug)]
+pub struct Outlet {
+    publisher: Publisher,
+    last_type: Option<(DataType, Vec<u8>)>,
+    max_message: usize,
+}
+
+impl Outlet {
+    /// Sends through `publisher`, refusing messages over `max_message` bytes.
+    #[must_use]
+    pub fn new(publisher: Publisher, max_message: usize) -> Self {
+        Self { publisher, last_type: None, max_message }
+    }
+
+    /// The publisher underneath (its readers and pool).
+    pub fn publisher_mut(&mut self) -> &mut Publisher {
+        &mut self.publisher
+    }
+
+    fn type_json(&mut self, t: &DataType) -> Result<Vec<u8>, ShmError> {
+        if let Some((cached, json)) = &self.last_type
+            && cached == t
+        {
+            return Ok(json.clone());
+        }
+        let json = encode_type(t)?;
+        self.last_type = Some((t.clone(), json.clone()));
+        Ok(json)
+    }
+
+    fn lease(&mut self, frame: Frame) -> Result<Loan, ShmError> {
+        let len = frame.total_len();
+        if len > self.max_message {
+            return Err(ShmError::TooLarge { len, limit: self.max_message });
+        }
+        let lease = self.publisher.lease(len)?;
+        Ok(Loan { frame, lease })
+    }
+
+    /// A loan already holding a copy of `data` (one copy, into shared memory).
+    ///
+    /// # Errors
+    /// A message over the limit, an array nerve cannot carry, or no block to be had.
+    pub fn loan_array(&mut self, data: &ArrayData, parameters: &Parameters) -> Result<Loan, ShmError> {
+        let type_json = self.type_json(data.data_type())?;
+        let (frame, copies) = Frame::array(data, type_json, meta(parameters)?)?;
+        let mut loan = self.lease(frame)?;
+        let start = loan.frame.data_offset();
+        let bytes = loan.lease.bytes_mut();
+        for (buffer, at) in &copies {
+            bytes[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
+        }
+        Ok(loan)
+    }
+
+    /// A loan of `byte_len` bytes for `items` values of the primitive type `data_type`, to be
+    /// filled in place.
+    ///
+    /// # Errors
+    /// A message over the limit, or no block to be had.
+    pub fn loan_primitive(
+        &mut self,
+        data_type: &DataType,
+        items: usize,
+        byte_len: usize,
+        parameters: &Parameters,
+    ) -> Result<Loan, ShmError> {
+        let frame = Frame::primitive(self.type_json(data_type)?, items, byte_len, meta(parameters)?);
+        self.lease(frame)
+    }
+
+    /// Stamps a filled loan and queues it to every reader (see [`Publisher::publish`]).
+    pub fn send(&mut self, mut loan: Loan, stop: &AtomicBool) -> Published {
+        let stamp = monotonic_ns();
+        loan.frame.write_head(loan.lease.bytes_mut(), stamp);
+        let total = loan.frame.total_len();
+        self.publisher.publish(loan.lease, total, stamp, stop)
+    }
+}
+
+fn meta(parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
+    if parameters.is_empty() {
+        return Ok(Vec::new());
+    }
+    serde_json::to_vec(parameters).map_err(|e| ShmError::Unsupported(format!("metadata: {e}")))
+}
+
+/// The consumer end of one input: rebuilds messages as arrays viewing their blocks.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    last_type: Option<(Vec<u8>, DataType)>,
+}
+
+impl Decoder {
+    /// Views the message in the first `len` bytes of `block`; the array keeps the block (and
+    /// so the sender's memory) referenced until it is dropped.
+    ///
+    /// # Errors
+    /// When the message is malformed.
+    pub fn decode(&mut self, block: BlockRef, len: usize) -> Result<(Metadata, ArrayRef), ShmError> {
+        let block = Arc::new(block);
+        let bytes = block.bytes();
+        let view = MessageView::parse(bytes, len)?;
+        let data_type = match &self.last_type {
+            Some((json, t)) if json.as_slice() == view.type_json => t.clone(),
+            _ => {
+                let t = decode_type(view.type_json)?;
+                self.last_type = Some((view.type_json.to_vec(), t.clone()));
+                t
+            }
+        };
+        let parameters = if view.meta.is_empty() {
+            Parameters::new()
+        } else {
+            serde_json::from_slice(view.meta).map_err(|e| ShmError::Malformed(format!("metadata: {e}")))?
+        };
+        let base = bytes.as_ptr();
+        let data = view.array(&data_type, |offset, len| {
+            // SAFETY: `MessageView::array` only asks for ranges inside the message, which lies
+            // inside the block; the buffer keeps the block (and its mapping) alive.
+            unsafe {
+                let ptr = NonNull::new_unchecked(base.add(offset).cast_mut());
+                Buffer::from_custom_allocation(ptr, len, block.clone())
+            }
+        })?;
+        Ok((Metadata { timestamp: view.stamp, parameters }, make_array(data)))
+    }
+}

@@ -1,0 +1,44 @@
+//! Errors of the topic API.
+
+use nerve_shm::ShmError;
+
+/// What went wrong publishing or subscribing.
+#[derive(Debug, thiserror::Error)]
+pub enum TopicError {
+    /// A topic name nerve does not accept.
+    #[error("invalid topic name `{topic}`: {why}")]
+    BadName {
+        /// The name given.
+        topic: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// A scope other than `process`, `host` or `network`.
+    #[error("unknown scope `{0}` (expected `process`, `host` or `network`)")]
+    BadScope(String),
+    /// A subscriber queue of zero entries.
+    #[error("queue_size must be at least 1 (got {0})")]
+    BadQueueSize(usize),
+    /// The per-user registry or this process's socket could not be set up.
+    #[error("topic registry at {path}: {source}")]
+    Registry {
+        /// File or directory concerned.
+        path: std::path::PathBuf,
+        /// OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A shared-memory failure.
+    #[error(transparent)]
+    Shm(#[from] ShmError),
+    /// A message larger than the publisher allows.
+    #[error("message of {len} bytes on topic `{topic}` exceeds the limit of {limit} bytes")]
+    TooLarge {
+        /// Topic.
+        topic: String,
+        /// Message size.
+        len: usize,
+        /// Limit.
+        limit: usize,
+    },
+}

@@ -1,0 +1,41 @@
+//! Publish and subscribe by topic name from any process, with no daemon, broker or YAML.
+//!
+//! The transport follows where the peer is, not the code: a subscriber in the same process
+//! receives the publisher's very data (no copy, no serialization); one in another process of
+//! the host reads it in place in shared memory. Endpoints find each other through a per-user
+//! registry directory (see [`registry`]); a `domain` isolates groups and a [`Scope`] fences how
+//! far a topic travels. A subscriber keeps working while publishers come, go and restart; a
+//! slow subscriber loses its oldest messages, never the newest, and never slows the publisher
+//! or other subscribers.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use nerve_topic::arrow_array::{ArrayRef, UInt32Array};
+//! use nerve_topic::{Publisher, Subscriber};
+//!
+//! let sub = Subscriber::new("counter", Default::default())?;
+//! let publisher = Publisher::new("counter", Default::default())?;
+//! let value: ArrayRef = Arc::new(UInt32Array::from(vec![7]));
+//! publisher.send(&value, &Default::default())?;
+//! let got = sub.recv(Some(Duration::from_secs(1)))?.expect("a message");
+//! assert_eq!(got.array().map(|a| a.len()), Some(1));
+//! # Ok::<(), nerve_topic::TopicError>(())
+//! ```
+
+mod error;
+mod message;
+pub mod name;
+mod publisher;
+pub mod registry;
+mod runtime;
+mod subscriber;
+pub mod wire;
+
+pub use arrow_array;
+pub use error::TopicError;
+pub use message::{Message, Payload};
+pub use nerve_shm::codec::{Metadata, Parameters};
+pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions, TopicLoan};
+pub use registry::Scope;
+pub use subscriber::{Subscriber, SubscriberOptions};

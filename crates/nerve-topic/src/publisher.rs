@@ -1,0 +1,366 @@
+//! The sending end of a topic.
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use arrow_array::ArrayRef;
+use arrow_data::ArrayData;
+use arrow_schema::DataType;
+use nerve_shm::channel::{Publisher as Channel, ReaderLink};
+use nerve_shm::clock::monotonic_ns;
+use nerve_shm::codec::{Loan, Metadata, Outlet, Parameters};
+use nerve_shm::inbox::Inbox;
+use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
+
+use crate::error::TopicError;
+use crate::message::{Message, Payload};
+use crate::registry::{Entry, Kind, Registration, Scope};
+use crate::runtime::{Runtime, lock, runtime};
+use crate::wire::{self, Wire};
+
+/// Largest message a publisher sends unless told otherwise.
+pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
+
+/// How a publisher is set up.
+#[derive(Debug, Clone)]
+pub struct PublisherOptions {
+    /// Group of endpoints that see each other (two domains never do).
+    pub domain: u32,
+    /// How far messages travel.
+    pub scope: Scope,
+    /// Largest message, in bytes.
+    pub max_message: usize,
+}
+
+impl Default for PublisherOptions {
+    fn default() -> Self {
+        Self { domain: 0, scope: Scope::Network, max_message: DEFAULT_MAX_MESSAGE }
+    }
+}
+
+/// A subscriber process's link, seen from the publisher.
+struct PeerLink {
+    edge: usize,
+    sock: Arc<OwnedFd>,
+}
+
+struct PubState {
+    outlet: Outlet,
+    peers: Vec<PeerLink>,
+}
+
+/// What the publisher handle, the topic thread and the registry share.
+pub(crate) struct PubShared {
+    id: u64,
+    topic: Arc<str>,
+    domain: u32,
+    rt: Arc<Runtime>,
+    state: Mutex<PubState>,
+}
+
+impl PubShared {
+    /// Links a subscriber process that handed over `inbox`, feeding its queue `ring`; returns
+    /// its reader bit. Everything the subscriber needs to read (the table, every block) is sent
+    /// before the first message can reach its queue.
+    pub(crate) fn attach(&self, sock: Arc<OwnedFd>, inbox: Arc<Inbox>, ring: usize) -> Result<usize, String> {
+        let mut st = lock(&self.state);
+        let used = st.peers.iter().fold(0u64, |m, p| m | (1 << p.edge));
+        let edge = (0..MAX_READERS)
+            .find(|e| used & (1 << e) == 0)
+            .ok_or_else(|| format!("topic `{}` already has {MAX_READERS} subscriber processes", self.topic))?;
+        let pool = st.outlet.publisher_mut().pool_mut();
+        let table = pool.table().clone();
+        let blocks = pool.blocks();
+        let sent = wire::send(sock.as_fd(), &Wire::Welcome { edge }, table.segment().fd())
+            .and_then(|()| blocks.iter().try_for_each(|b| announce(&sock, b)));
+        if let Err(e) = sent {
+            return Err(format!("cannot set up a subscriber of `{}`: {e}", self.topic));
+        }
+        st.outlet.publisher_mut().add_reader(ReaderLink { inbox, queue: ring, edge });
+        st.peers.push(PeerLink { edge, sock });
+        tracing::debug!(topic = %self.topic, edge, "subscriber linked");
+        Ok(edge)
+    }
+
+    /// Unlinks reader `edge` (its process left or dropped every message it held).
+    pub(crate) fn detach(&self, edge: usize) {
+        let mut st = lock(&self.state);
+        if let Some(i) = st.peers.iter().position(|p| p.edge == edge) {
+            st.peers.swap_remove(i);
+            st.outlet.publisher_mut().remove_reader(edge);
+            tracing::debug!(topic = %self.topic, edge, "subscriber unlinked");
+        }
+    }
+
+    /// Hands blocks created by the last lease to every linked subscriber; one that cannot take
+    /// them is unlinked (it could not read the message).
+    fn announce_new(&self, st: &mut PubState) {
+        let fresh = st.outlet.publisher_mut().pool_mut().take_new_blocks();
+        if fresh.is_empty() {
+            return;
+        }
+        let mut broken = Vec::new();
+        for p in &st.peers {
+            if let Err(e) = fresh.iter().try_for_each(|b| announce(&p.sock, b)) {
+                tracing::warn!(topic = %self.topic, error = %e, "subscriber not answering; unlinked");
+                broken.push(p.edge);
+            }
+        }
+        for edge in broken {
+            st.peers.retain(|p| p.edge != edge);
+            st.outlet.publisher_mut().remove_reader(edge);
+        }
+    }
+}
+
+fn announce(sock: &OwnedFd, b: &NewBlock) -> std::io::Result<()> {
+    wire::send(sock.as_fd(), &Wire::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
+}
+
+/// A block lent by [`Publisher::loan`], filled in place and sent with [`Publisher::send_loan`].
+///
+/// Dropping it unsent gives the block back.
+#[derive(Debug)]
+pub struct TopicLoan {
+    loan: Loan,
+    parameters: Parameters,
+    /// Type and length of the values, to give this process's subscribers a copy; `None` when
+    /// they were served already (see [`Publisher::send`]).
+    local: Option<(DataType, usize)>,
+}
+
+impl TopicLoan {
+    /// The bytes to fill.
+    #[must_use]
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        self.loan.data_mut()
+    }
+
+    /// Bytes to fill.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.loan.len()
+    }
+
+    /// Whether the loan holds no bytes.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.loan.is_empty()
+    }
+
+    /// A handle that keeps the loan's memory mapped even after it is sent.
+    #[must_use]
+    pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
+        self.loan.keep_mapped()
+    }
+}
+
+/// Publishes on a topic: to subscribers in this process (the data itself is passed), in other
+/// processes of this host (zero-copy shared memory), found with no broker.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use nerve_topic::{Publisher, PublisherOptions};
+/// use nerve_topic::arrow_array::{ArrayRef, Float64Array};
+///
+/// let publisher = Publisher::new("robot/pose", PublisherOptions::default())?;
+/// let pose: ArrayRef = Arc::new(Float64Array::from(vec![1.0, 2.0, 0.5]));
+/// publisher.send(&pose, &Default::default())?;
+/// # Ok::<(), nerve_topic::TopicError>(())
+/// ```
+pub struct Publisher {
+    shared: Arc<PubShared>,
+    _registration: Option<Registration>,
+    never_stop: AtomicBool,
+}
+
+impl Publisher {
+    /// Starts publishing on `topic`.
+    ///
+    /// # Errors
+    /// A bad topic name, or the registry or shared memory cannot be set up.
+    pub fn new(topic: &str, options: PublisherOptions) -> Result<Self, TopicError> {
+        let topic = crate::name::canonical(topic)?;
+        let rt = runtime()?;
+        let id = rt.next_id();
+        let pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        let outlet = Outlet::new(Channel::new(pool, Vec::new(), None), options.max_message);
+        let shared = Arc::new(PubShared {
+            id,
+            topic: Arc::from(topic.as_str()),
+            domain: options.domain,
+            rt: rt.clone(),
+            state: Mutex::new(PubState { outlet, peers: Vec::new() }),
+        });
+        rt.local().entry((options.domain, topic.clone())).or_default().publishers += 1;
+        let registration = if options.scope >= Scope::Host {
+            rt.add_publisher(id, Arc::downgrade(&shared));
+            let entry =
+                Entry { kind: Kind::Pub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
+            Some(Registration::new(options.domain, &topic, &entry)?)
+        } else {
+            None
+        };
+        Ok(Self { shared, _registration: registration, never_stop: AtomicBool::new(false) })
+    }
+
+    /// The topic's canonical name.
+    #[must_use]
+    pub fn topic(&self) -> &str {
+        &self.shared.topic
+    }
+
+    /// Subscribers reached now: in this process, plus one per linked subscriber elsewhere.
+    #[must_use]
+    pub fn subscriber_count(&self) -> usize {
+        self.local_subscribers().len() + lock(&self.shared.state).peers.len()
+    }
+
+    /// Whether a subscriber in another process is linked (only then is shared memory used).
+    #[must_use]
+    pub fn has_shm_subscribers(&self) -> bool {
+        !lock(&self.shared.state).peers.is_empty()
+    }
+
+    fn local_subscribers(&self) -> Vec<Arc<crate::subscriber::SubShared>> {
+        let key = (self.shared.domain, self.shared.topic.to_string());
+        self.shared
+            .rt
+            .local()
+            .get(&key)
+            .map(|t| t.subscribers.iter().filter_map(std::sync::Weak::upgrade).collect())
+            .unwrap_or_default()
+    }
+
+    /// Hands `payload` to every subscriber of this process as is; returns how many got it.
+    pub fn send_local(&self, payload: &Payload, parameters: &Parameters) -> usize {
+        let subs = self.local_subscribers();
+        if subs.is_empty() {
+            return 0;
+        }
+        let metadata = Metadata { timestamp: monotonic_ns(), parameters: parameters.clone() };
+        for s in &subs {
+            s.push_local(Message {
+                topic: self.shared.topic.clone(),
+                metadata: metadata.clone(),
+                payload: payload.clone(),
+            });
+        }
+        subs.len()
+    }
+
+    /// Sends an Arrow array: subscribers of this process get this very array, others a copy in
+    /// shared memory (made once, however many they are).
+    ///
+    /// # Errors
+    /// A message over the limit, an array nerve cannot carry, or no block to be had.
+    pub fn send(&self, data: &ArrayRef, parameters: &Parameters) -> Result<(), TopicError> {
+        self.send_local(&Payload::Array(data.clone()), parameters);
+        if self.has_shm_subscribers() {
+            let loan = self.loan_array(&data.to_data(), parameters)?;
+            self.send_to_other_processes(loan);
+        }
+        Ok(())
+    }
+
+    /// Sends raw bytes (an Arrow `UInt8` array).
+    ///
+    /// # Errors
+    /// As [`Publisher::send`].
+    pub fn send_bytes(&self, data: &[u8], parameters: &Parameters) -> Result<(), TopicError> {
+        let array: ArrayRef = Arc::new(arrow_array::UInt8Array::from(data.to_vec()));
+        self.send(&array, parameters)
+    }
+
+    /// Lends `len` bytes of shared memory, sent as a `UInt8` array by [`Publisher::send_loan`].
+    ///
+    /// # Errors
+    /// A message over the limit, or no block to be had.
+    pub fn loan(&self, len: usize, parameters: &Parameters) -> Result<TopicLoan, TopicError> {
+        self.loan_primitive(&DataType::UInt8, len, len, parameters)
+    }
+
+    /// Like [`Publisher::loan`] for `items` values of a primitive type in `byte_len` bytes.
+    ///
+    /// # Errors
+    /// As [`Publisher::loan`].
+    pub fn loan_primitive(
+        &self,
+        data_type: &DataType,
+        items: usize,
+        byte_len: usize,
+        parameters: &Parameters,
+    ) -> Result<TopicLoan, TopicError> {
+        let local = Some((data_type.clone(), items));
+        self.lease(|outlet| outlet.loan_primitive(data_type, items, byte_len, parameters), parameters, local)
+    }
+
+    /// A loan already holding a copy of `data`, for [`Publisher::send_to_other_processes`]
+    /// (bindings serve this process's subscribers with their own objects first).
+    ///
+    /// # Errors
+    /// As [`Publisher::send`].
+    pub fn loan_array(&self, data: &ArrayData, parameters: &Parameters) -> Result<TopicLoan, TopicError> {
+        self.lease(|outlet| outlet.loan_array(data, parameters), parameters, None)
+    }
+
+    fn lease(
+        &self,
+        take: impl FnOnce(&mut Outlet) -> Result<Loan, nerve_shm::ShmError>,
+        parameters: &Parameters,
+        local: Option<(DataType, usize)>,
+    ) -> Result<TopicLoan, TopicError> {
+        let mut st = lock(&self.shared.state);
+        let loan = take(&mut st.outlet).map_err(|e| match e {
+            nerve_shm::ShmError::TooLarge { len, limit } => {
+                TopicError::TooLarge { topic: self.shared.topic.to_string(), len, limit }
+            }
+            other => TopicError::Shm(other),
+        })?;
+        self.shared.announce_new(&mut st);
+        Ok(TopicLoan { loan, parameters: parameters.clone(), local })
+    }
+
+    /// Sends a filled loan to every subscriber: in shared memory to other processes, and as a
+    /// copy to this process's subscribers (the loaned memory belongs to the others' readers).
+    ///
+    /// # Errors
+    /// When the values cannot form an array of the loan's type (this process's copy).
+    pub fn send_loan(&self, mut loan: TopicLoan) -> Result<(), TopicError> {
+        if let Some((data_type, items)) = loan.local.take()
+            && !self.local_subscribers().is_empty()
+        {
+            let copy = ArrayData::try_new(
+                data_type,
+                items,
+                None,
+                0,
+                vec![arrow_buffer::Buffer::from(loan.data_mut().to_vec())],
+                vec![],
+            )
+            .map_err(|e| TopicError::Shm(nerve_shm::ShmError::Unsupported(e.to_string())))?;
+            self.send_local(&Payload::Array(arrow_array::make_array(copy)), &loan.parameters);
+        }
+        self.send_to_other_processes(loan);
+        Ok(())
+    }
+
+    /// Sends a filled loan to the subscribers of other processes only.
+    pub fn send_to_other_processes(&self, loan: TopicLoan) {
+        let mut st = lock(&self.shared.state);
+        let done = st.outlet.send(loan.loan, &self.never_stop);
+        tracing::trace!(topic = %self.shared.topic, delivered = done.delivered, evicted = done.evicted, "published");
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        let rt = &self.shared.rt;
+        let key = (self.shared.domain, self.shared.topic.to_string());
+        if let Some(t) = rt.local().get_mut(&key) {
+            t.publishers = t.publishers.saturating_sub(1);
+        }
+        rt.remove_publisher(self.shared.id);
+    }
+}

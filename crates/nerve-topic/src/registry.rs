@@ -1,0 +1,212 @@
+//! The per-user, per-host registry of topic endpoints: a directory tree that every process of
+//! the user on this host can list and watch, so publishers and subscribers find each other
+//! with no broker.
+//!
+//! ```text
+//! <runtime dir>/topics/net<inode>/
+//!     s/<pid>.sock                      one listening socket per process
+//!     d<domain>/<topic>/<pid>.<id>.pub  one file per endpoint (JSON `Entry`)
+//! ```
+//!
+//! A network namespace counts as a host of its own (`net<inode>`): processes in two
+//! namespaces reach each other through the network, as two machines would.
+
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::TopicError;
+use crate::name;
+
+/// How far a topic's messages travel (RIMAOS2C's scopes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Only endpoints of the same process.
+    Process,
+    /// Endpoints of processes on this host.
+    Host,
+    /// Endpoints anywhere the network reaches.
+    Network,
+}
+
+impl std::str::FromStr for Scope {
+    type Err = TopicError;
+
+    fn from_str(s: &str) -> Result<Self, TopicError> {
+        match s {
+            "process" => Ok(Self::Process),
+            "host" => Ok(Self::Host),
+            "network" => Ok(Self::Network),
+            other => Err(TopicError::BadScope(other.to_owned())),
+        }
+    }
+}
+
+/// Which end of a topic an entry describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A publisher.
+    Pub,
+    /// A subscriber.
+    Sub,
+}
+
+impl Kind {
+    fn suffix(self) -> &'static str {
+        match self {
+            Self::Pub => "pub",
+            Self::Sub => "sub",
+        }
+    }
+}
+
+/// One endpoint, as its registry file describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    /// Publisher or subscriber.
+    pub kind: Kind,
+    /// Owning process.
+    pub pid: u32,
+    /// Endpoint number within the process.
+    pub id: u64,
+    /// How far it reaches.
+    pub scope: Scope,
+    /// The owning process's socket.
+    pub socket: PathBuf,
+}
+
+/// Root of this host's registry for the current user.
+#[must_use]
+pub fn host_dir() -> PathBuf {
+    let netns = std::fs::metadata("/proc/self/ns/net").map(|m| m.ino()).unwrap_or(0);
+    nerve_message::runtime_dir().join("topics").join(format!("net{netns}"))
+}
+
+/// Directory of `domain`.
+#[must_use]
+pub fn domain_dir(domain: u32) -> PathBuf {
+    host_dir().join(format!("d{domain}"))
+}
+
+/// Directory of one topic (canonical name) in `domain`.
+#[must_use]
+pub fn topic_dir(domain: u32, topic: &str) -> PathBuf {
+    domain_dir(domain).join(name::file_name(topic))
+}
+
+/// Path of this process's listening socket.
+#[must_use]
+pub fn socket_path(pid: u32) -> PathBuf {
+    host_dir().join("s").join(format!("{pid}.sock"))
+}
+
+/// Creates `dir` and its parents, private to the user (mode 0700).
+///
+/// # Errors
+/// When it cannot be created, or exists with access for others.
+pub fn private_dir(dir: &Path) -> Result<(), TopicError> {
+    let err = |source| TopicError::Registry { path: dir.to_owned(), source };
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(err)?;
+    let mode = std::fs::metadata(dir).map_err(err)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(err)?;
+    }
+    Ok(())
+}
+
+/// An endpoint's registry file; removed when dropped.
+#[derive(Debug)]
+pub struct Registration {
+    path: PathBuf,
+}
+
+impl Registration {
+    /// Writes `entry` for `topic` in `domain`, atomically (readers never see half a file).
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn new(domain: u32, topic: &str, entry: &Entry) -> Result<Self, TopicError> {
+        let dir = topic_dir(domain, topic);
+        private_dir(&dir)?;
+        let file = format!("{}.{}.{}", entry.pid, entry.id, entry.kind.suffix());
+        let path = dir.join(&file);
+        let tmp = dir.join(format!(".{file}.tmp"));
+        let err = |source| TopicError::Registry { path: path.clone(), source };
+        let json = serde_json::to_vec(entry).map_err(|e| err(std::io::Error::other(e)))?;
+        std::fs::write(&tmp, json).map_err(err)?;
+        std::fs::rename(&tmp, &path).map_err(err)?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Err(e) = std::fs::remove_file(&self.path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(path = %self.path.display(), error = %e, "cannot remove topic registration");
+        }
+    }
+}
+
+/// Reads one registry file; `None` for temporary, foreign or unreadable files.
+#[must_use]
+pub fn read_entry(path: &Path) -> Option<Entry> {
+    let file = path.file_name()?.to_str()?;
+    if file.starts_with('.') {
+        return None;
+    }
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Every live endpoint of `topic` in `domain`; files left by dead processes are removed.
+#[must_use]
+pub fn endpoints(domain: u32, topic: &str) -> Vec<Entry> {
+    let Ok(dir) = std::fs::read_dir(topic_dir(domain, topic)) else {
+        return Vec::new();
+    };
+    dir.flatten().filter_map(|e| live_entry(&e.path())).collect()
+}
+
+/// Every topic of `domain` that has at least one live endpoint, with its endpoints.
+#[must_use]
+pub fn topics(domain: u32) -> Vec<(String, Vec<Entry>)> {
+    let Ok(dir) = std::fs::read_dir(domain_dir(domain)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<Entry>)> = dir
+        .flatten()
+        .filter_map(|d| {
+            let topic = name::from_file_name(d.file_name().to_str()?);
+            let found = endpoints(domain, &topic);
+            (!found.is_empty()).then_some((topic, found))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The entry at `path`, or `None` (and the file removed) when its process is gone.
+#[must_use]
+pub fn live_entry(path: &Path) -> Option<Entry> {
+    let entry = read_entry(path)?;
+    if process_alive(entry.pid) {
+        Some(entry)
+    } else {
+        let _ = std::fs::remove_file(path);
+        None
+    }
+}
+
+/// Whether process `pid` exists (a zombie counts as gone).
+#[must_use]
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        Ok(stat) => stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}

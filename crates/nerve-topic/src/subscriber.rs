@@ -1,0 +1,354 @@
+//! The receiving end of a topic.
+
+use std::collections::VecDeque;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use nerve_shm::channel::Input;
+use nerve_shm::codec::Decoder;
+use nerve_shm::doorbell::DEFAULT_SPIN;
+use nerve_shm::inbox::{Inbox, QueueShape};
+use nerve_shm::pool::{BlockCache, BlockTable, HandedBlocks};
+use nerve_shm::ring::Policy;
+use nerve_shm::segment::{Access, Segment};
+
+use crate::error::TopicError;
+use crate::message::{Message, Payload};
+use crate::registry::{Entry, Kind, Registration, Scope};
+use crate::runtime::{MAX_FEEDS, Runtime, lock, runtime};
+
+/// How a subscriber is set up.
+#[derive(Debug, Clone)]
+pub struct SubscriberOptions {
+    /// Group of endpoints that see each other (two domains never do).
+    pub domain: u32,
+    /// How far away publishers may be.
+    pub scope: Scope,
+    /// Messages kept per publisher while the subscriber is busy; past it the oldest go.
+    pub queue_size: usize,
+    /// Keep only the newest message (a queue of one): never stale, never slows anyone.
+    pub keep_latest: bool,
+}
+
+impl Default for SubscriberOptions {
+    fn default() -> Self {
+        Self { domain: 0, scope: Scope::Network, queue_size: 10, keep_latest: false }
+    }
+}
+
+/// One publisher process feeding this subscriber, through queue number `ring` of its inbox.
+struct Feed {
+    publisher: (u32, u64),
+    /// The link, until the publisher welcomes us (then the block table holds it).
+    sock: Option<Arc<OwnedFd>>,
+    handed: Option<Arc<HandedBlocks>>,
+    input: Option<(Input, Decoder)>,
+    /// The publisher is gone: drain what it queued, then free the queue.
+    ended: bool,
+}
+
+struct SubState {
+    local: VecDeque<Message>,
+    /// Drops counted by the local queue and by the queues of publishers that are gone.
+    dropped: u64,
+    feeds: Vec<Option<Feed>>,
+    full_warned: bool,
+}
+
+/// What the subscriber handle, the topic thread and local publishers share.
+pub(crate) struct SubShared {
+    pub(crate) id: u64,
+    pub(crate) topic: Arc<str>,
+    pub(crate) domain: u32,
+    pub(crate) shape: QueueShape,
+    pub(crate) inbox: Arc<Inbox>,
+    state: Mutex<SubState>,
+    /// Bit per queue that has a linked input.
+    attached: AtomicU64,
+    local_pending: AtomicUsize,
+    ended_pending: AtomicBool,
+}
+
+impl SubShared {
+    /// Reserves a queue for `publisher`; `None` when already linked to it or out of queues.
+    pub(crate) fn reserve_feed(&self, publisher: (u32, u64)) -> Option<usize> {
+        let mut st = lock(&self.state);
+        if st.feeds.iter().flatten().any(|f| f.publisher == publisher) {
+            return None;
+        }
+        let Some(ring) = st.feeds.iter().position(Option::is_none) else {
+            if !st.full_warned {
+                st.full_warned = true;
+                tracing::warn!(topic = %self.topic, "a subscriber follows at most {MAX_FEEDS} publisher processes");
+            }
+            return None;
+        };
+        st.feeds[ring] = Some(Feed { publisher, sock: None, handed: None, input: None, ended: false });
+        Some(ring)
+    }
+
+    pub(crate) fn release_feed(&self, ring: usize) {
+        lock(&self.state).feeds[ring] = None;
+    }
+
+    pub(crate) fn dialed(&self, ring: usize, sock: Arc<OwnedFd>, handed: Arc<HandedBlocks>) {
+        if let Some(f) = lock(&self.state).feeds[ring].as_mut() {
+            f.sock = Some(sock);
+            f.handed = Some(handed);
+        }
+    }
+
+    /// The publisher accepted us as reader bit `edge` and sent its block table.
+    pub(crate) fn welcomed(
+        &self,
+        ring: usize,
+        edge: usize,
+        table: &OwnedFd,
+        handed: Arc<HandedBlocks>,
+    ) -> Result<(), nerve_shm::ShmError> {
+        let mut st = lock(&self.state);
+        let Some(f) = st.feeds[ring].as_mut() else {
+            return Ok(());
+        };
+        let mut table = BlockTable::from_segment(Segment::from_fd("nerve-pool", table, Access::ReadWrite)?)?;
+        if let Some(sock) = f.sock.take() {
+            table = table.keep_alive(sock);
+        }
+        let cache = BlockCache::handed(table, handed, edge);
+        f.input = Some((Input::new(self.inbox.clone(), ring, cache, None), Decoder::default()));
+        self.attached.fetch_or(1 << ring, Ordering::AcqRel);
+        drop(st);
+        self.inbox.doorbell().ring();
+        Ok(())
+    }
+
+    /// The publisher's link ended (it closed, or its process died).
+    pub(crate) fn feed_ended(&self, ring: usize) {
+        let mut st = lock(&self.state);
+        if let Some(f) = st.feeds[ring].as_mut() {
+            f.ended = true;
+            f.sock = None;
+            if f.input.is_none() {
+                st.feeds[ring] = None;
+            }
+        }
+        drop(st);
+        self.ended_pending.store(true, Ordering::Release);
+        self.inbox.doorbell().ring();
+    }
+
+    /// Queues a message from a publisher of this process.
+    pub(crate) fn push_local(&self, m: Message) {
+        let mut st = lock(&self.state);
+        st.local.push_back(m);
+        if st.local.len() > self.shape.capacity {
+            st.local.pop_front();
+            st.dropped += 1;
+        }
+        self.local_pending.store(st.local.len(), Ordering::Release);
+        drop(st);
+        self.inbox.doorbell().ring();
+    }
+
+    fn has_work(&self) -> bool {
+        if self.local_pending.load(Ordering::Acquire) > 0 || self.ended_pending.load(Ordering::Acquire) {
+            return true;
+        }
+        let mut bits = self.attached.load(Ordering::Acquire);
+        while bits != 0 {
+            let ring = bits.trailing_zeros() as usize;
+            if !self.inbox.ring(ring).is_empty() {
+                return true;
+            }
+            bits &= bits - 1;
+        }
+        false
+    }
+
+    /// Frees the queues of publishers that are gone and whose messages were all taken.
+    fn reap(&self, st: &mut SubState) {
+        if !self.ended_pending.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        for (ring, slot) in st.feeds.iter_mut().enumerate() {
+            let Some(f) = slot else { continue };
+            if !f.ended {
+                continue;
+            }
+            if f.input.as_ref().is_some_and(|(input, _)| !input.is_empty()) {
+                self.ended_pending.store(true, Ordering::Release);
+                continue;
+            }
+            st.dropped += f.input.as_ref().map_or(0, |(input, _)| input.dropped());
+            self.attached.fetch_and(!(1 << ring), Ordering::AcqRel);
+            *slot = None;
+            self.inbox.ring(ring).init(self.shape.policy);
+        }
+    }
+
+    /// The oldest waiting message, from this process or another.
+    fn take(&self) -> Result<Option<Message>, TopicError> {
+        let mut st = lock(&self.state);
+        self.reap(&mut st);
+        let mut oldest: Option<(u64, Option<usize>)> = st.local.front().map(|m| (m.metadata.timestamp, None));
+        for (ring, f) in st.feeds.iter().enumerate() {
+            if let Some(Feed { input: Some((input, _)), .. }) = f
+                && let Some(stamp) = input.peek_stamp()
+                && oldest.is_none_or(|(best, _)| stamp < best)
+            {
+                oldest = Some((stamp, Some(ring)));
+            }
+        }
+        match oldest {
+            None => Ok(None),
+            Some((_, None)) => {
+                let m = st.local.pop_front();
+                self.local_pending.store(st.local.len(), Ordering::Release);
+                Ok(m)
+            }
+            Some((_, Some(ring))) => {
+                let Some(Feed { input: Some((input, decoder)), .. }) = st.feeds[ring].as_mut() else {
+                    return Ok(None);
+                };
+                let Some(got) = input.recv() else {
+                    return Ok(None);
+                };
+                let (metadata, data) = got.and_then(|(block, len)| decoder.decode(block, len))?;
+                Ok(Some(Message { topic: self.topic.clone(), metadata, payload: Payload::Array(data) }))
+            }
+        }
+    }
+}
+
+/// Receives a topic's messages from publishers in this process and in other processes of this
+/// host, oldest first, found with no broker; it keeps receiving when publishers come, go or
+/// restart.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use nerve_topic::{Subscriber, SubscriberOptions};
+///
+/// let poses = Subscriber::new("robot/pose", SubscriberOptions { keep_latest: true, ..Default::default() })?;
+/// while let Some(m) = poses.recv(Some(Duration::from_secs(1)))? {
+///     println!("pose at {}: {:?}", m.metadata.timestamp, m.array());
+/// }
+/// # Ok::<(), nerve_topic::TopicError>(())
+/// ```
+pub struct Subscriber {
+    shared: Arc<SubShared>,
+    rt: Arc<Runtime>,
+    _registration: Option<Registration>,
+    spin: Duration,
+}
+
+impl Subscriber {
+    /// Subscribes to `topic`.
+    ///
+    /// # Errors
+    /// A bad topic name or queue size, or the registry or shared memory cannot be set up.
+    pub fn new(topic: &str, options: SubscriberOptions) -> Result<Self, TopicError> {
+        let topic = crate::name::canonical(topic)?;
+        if options.queue_size == 0 {
+            return Err(TopicError::BadQueueSize(0));
+        }
+        let rt = runtime()?;
+        let id = rt.next_id();
+        let capacity = if options.keep_latest { 1 } else { options.queue_size };
+        let shape = QueueShape { capacity, policy: Policy::DropOldest };
+        let feeds = if options.scope >= Scope::Host { MAX_FEEDS } else { 0 };
+        let inbox = Arc::new(Inbox::anonymous("nerve-inbox", &vec![shape; feeds])?);
+        let shared = Arc::new(SubShared {
+            id,
+            topic: Arc::from(topic.as_str()),
+            domain: options.domain,
+            shape,
+            inbox,
+            state: Mutex::new(SubState {
+                local: VecDeque::new(),
+                dropped: 0,
+                feeds: (0..MAX_FEEDS).map(|_| None).collect(),
+                full_warned: false,
+            }),
+            attached: AtomicU64::new(0),
+            local_pending: AtomicUsize::new(0),
+            ended_pending: AtomicBool::new(false),
+        });
+        rt.local().entry((options.domain, topic.clone())).or_default().subscribers.push(Arc::downgrade(&shared));
+        let registration = if options.scope >= Scope::Host {
+            let entry =
+                Entry { kind: Kind::Sub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
+            let registration = Registration::new(options.domain, &topic, &entry)?;
+            rt.add_subscriber(&shared)?;
+            Some(registration)
+        } else {
+            None
+        };
+        let spin = std::env::var("NERVE_SPIN_US")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(DEFAULT_SPIN, Duration::from_micros);
+        Ok(Self { shared, rt, _registration: registration, spin })
+    }
+
+    /// The topic's canonical name.
+    #[must_use]
+    pub fn topic(&self) -> &str {
+        &self.shared.topic
+    }
+
+    /// Publishers reaching this subscriber now: in this process, plus linked ones elsewhere.
+    #[must_use]
+    pub fn publisher_count(&self) -> usize {
+        let key = (self.shared.domain, self.shared.topic.to_string());
+        let local = self.rt.local().get(&key).map_or(0, |t| t.publishers);
+        let linked = lock(&self.shared.state).feeds.iter().flatten().filter(|f| f.input.is_some() && !f.ended).count();
+        local + linked
+    }
+
+    /// Messages lost so far because this subscriber's queues were full (oldest dropped first).
+    #[must_use]
+    pub fn dropped(&self) -> u64 {
+        let st = lock(&self.shared.state);
+        let rings: u64 = st.feeds.iter().flatten().filter_map(|f| f.input.as_ref()).map(|(i, _)| i.dropped()).sum();
+        st.dropped + rings
+    }
+
+    /// Waits up to `timeout` (forever with `None`; not at all with zero) for the next message.
+    ///
+    /// # Errors
+    /// A message that cannot be decoded (it is skipped; the next call goes on).
+    pub fn recv(&self, timeout: Option<Duration>) -> Result<Option<Message>, TopicError> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        loop {
+            if let Some(m) = self.shared.take()? {
+                return Ok(Some(m));
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(None);
+            }
+            let shared = &self.shared;
+            shared.inbox.doorbell().wait_until(deadline, self.spin, || shared.has_work().then_some(()));
+        }
+    }
+
+    /// The next message if one is waiting.
+    ///
+    /// # Errors
+    /// As [`Subscriber::recv`].
+    pub fn try_recv(&self) -> Result<Option<Message>, TopicError> {
+        self.shared.take()
+    }
+}
+
+impl Drop for Subscriber {
+    fn drop(&mut self) {
+        let key = (self.shared.domain, self.shared.topic.to_string());
+        if let Some(t) = self.rt.local().get_mut(&key) {
+            let me = Arc::downgrade(&self.shared);
+            t.subscribers.retain(|w| !Weak::ptr_eq(w, &me) && w.strong_count() > 0);
+        }
+        self.rt.remove_subscriber(self.shared.id);
+    }
+}

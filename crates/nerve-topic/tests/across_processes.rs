@@ -1,0 +1,138 @@
+//! Topics across real processes: this test binary re-runs itself as the publisher process.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nerve_topic::arrow_array::{Array, ArrayRef, UInt64Array};
+use nerve_topic::{Payload, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
+
+const ROLE: &str = "NERVE_TOPIC_TEST_ROLE";
+const TOPIC: &str = "NERVE_TOPIC_TEST_TOPIC";
+
+fn unique(name: &str) -> String {
+    format!("test/{name}/{}", std::process::id())
+}
+
+fn spawn_publisher(test: &str, topic: &str, role: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().expect("test binary"))
+        .args([test, "--exact", "--nocapture"])
+        .env(ROLE, role)
+        .env(TOPIC, topic)
+        .spawn()
+        .expect("publisher process")
+}
+
+/// Message `i`: `1 + i % 50` copies of `i`, so sizes vary and every value is checkable.
+fn message(i: u64) -> ArrayRef {
+    Arc::new(UInt64Array::from(vec![i; 1 + (i % 50) as usize]))
+}
+
+/// Child side: waits for one subscriber, sends messages `from..to`, and exits at once.
+fn publish_range(domain: u32, from: u64, to: u64) {
+    let topic = std::env::var(TOPIC).expect("topic");
+    let p = Publisher::new(&topic, PublisherOptions { domain, ..Default::default() }).expect("publisher");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while p.subscriber_count() == 0 {
+        assert!(Instant::now() < deadline, "no subscriber linked");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    for i in from..to {
+        p.send(&message(i), &Default::default()).expect("send");
+    }
+}
+
+fn role() -> Option<String> {
+    std::env::var(ROLE).ok()
+}
+
+fn expect_range(sub: &Subscriber, from: u64, to: u64) {
+    for i in from..to {
+        let m = sub.recv(Some(Duration::from_secs(10))).expect("recv").unwrap_or_else(|| panic!("message {i} missing"));
+        let a = m.array().expect("an array").as_any().downcast_ref::<UInt64Array>().expect("u64 values").clone();
+        assert_eq!(a.len(), 1 + (i % 50) as usize, "message {i} length");
+        assert!(a.values().iter().all(|&v| v == i), "message {i} corrupted");
+    }
+}
+
+fn big_queue() -> SubscriberOptions {
+    SubscriberOptions { queue_size: 1000, ..Default::default() }
+}
+
+#[test]
+fn another_process_delivers_everything_in_order_even_after_it_exits() {
+    if role().is_some() {
+        return publish_range(0, 0, 500);
+    }
+    let topic = unique("order");
+    let sub = Subscriber::new(&topic, big_queue()).expect("subscriber");
+    let status = spawn_publisher("another_process_delivers_everything_in_order_even_after_it_exits", &topic, "pub")
+        .wait()
+        .expect("publisher ran");
+    assert!(status.success());
+    // The publisher is gone; what it sent is still readable in place.
+    expect_range(&sub, 0, 500);
+    assert_eq!(sub.recv(Some(Duration::from_millis(100))).expect("recv").map(|m| m.metadata), None);
+    assert_eq!(sub.dropped(), 0);
+}
+
+#[test]
+fn a_restarted_publisher_is_picked_up_again() {
+    match role().as_deref() {
+        Some("first") => return publish_range(0, 0, 100),
+        Some(_) => return publish_range(0, 100, 200),
+        None => {}
+    }
+    let test = "a_restarted_publisher_is_picked_up_again";
+    let topic = unique("restart");
+    let sub = Subscriber::new(&topic, big_queue()).expect("subscriber");
+    assert!(spawn_publisher(test, &topic, "first").wait().expect("first run").success());
+    expect_range(&sub, 0, 100);
+    assert!(spawn_publisher(test, &topic, "second").wait().expect("second run").success());
+    expect_range(&sub, 100, 200);
+}
+
+#[test]
+fn domains_never_see_each_other() {
+    if role().is_some() {
+        return publish_range(7, 0, 10);
+    }
+    let topic = unique("domains");
+    let other = Subscriber::new(&topic, SubscriberOptions { domain: 8, ..big_queue() }).expect("domain 8");
+    let same = Subscriber::new(&topic, SubscriberOptions { domain: 7, ..big_queue() }).expect("domain 7");
+    assert!(spawn_publisher("domains_never_see_each_other", &topic, "pub").wait().expect("ran").success());
+    expect_range(&same, 0, 10);
+    assert!(other.recv(Some(Duration::from_millis(200))).expect("recv").is_none());
+}
+
+#[test]
+fn a_subscriber_in_the_same_process_gets_the_very_array() {
+    let topic = unique("local");
+    let sub = Subscriber::new(&topic, SubscriberOptions::default()).expect("subscriber");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    assert_eq!(sub.publisher_count(), 1);
+    let sent = message(3);
+    p.send(&sent, &Default::default()).expect("send");
+    let got = sub.recv(Some(Duration::from_secs(1))).expect("recv").expect("a message");
+    let Payload::Array(got) = got.payload else { panic!("expected an array") };
+    assert!(Arc::ptr_eq(&got, &sent), "in-process delivery must pass the array itself");
+}
+
+#[test]
+fn keep_latest_holds_only_the_newest() {
+    let topic = unique("latest");
+    let sub = Subscriber::new(&topic, SubscriberOptions { keep_latest: true, ..Default::default() }).expect("sub");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    for i in 0..20 {
+        p.send(&message(i), &Default::default()).expect("send");
+    }
+    expect_range(&sub, 19, 20);
+    assert_eq!(sub.try_recv().expect("try_recv").map(|m| m.metadata), None);
+    assert_eq!(sub.dropped(), 19);
+}
+
+#[test]
+fn bad_topic_names_are_refused_with_the_reason() {
+    let err = Publisher::new("a//b", PublisherOptions::default()).err().expect("refused");
+    assert!(err.to_string().contains("a//b"), "{err}");
+}

@@ -1,0 +1,254 @@
+"""Topics by name across real processes: discovery, shared memory, keep-latest, restarts,
+domains, scopes, in-process delivery and callbacks."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+
+import nerve
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import NODES, wait_for
+
+PUBLISHER = NODES / "topic_publisher.py"
+
+
+def unique(name: str) -> str:
+    return f"test/{name}/{os.getpid()}/{time.monotonic_ns()}"
+
+
+def publish(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:
+    args = [sys.executable, str(PUBLISHER), topic, str(first), str(count), *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 60) -> str:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return out
+
+
+def check(message: nerve.Message | None, i: int) -> None:
+    """Message ``i`` of topic_publisher.py, byte for byte."""
+    assert message is not None, f"message {i} missing"
+    assert message["type"] == "INPUT"
+    assert message["metadata"]["i"] == i
+    values = message["value"].to_numpy(zero_copy_only=True)
+    assert values.shape == (1 + i % 1000,)
+    assert zlib.crc32(values.tobytes()) == message["metadata"]["crc"]
+    assert (values == i).all()
+
+
+def shared_mappings() -> str:
+    return Path("/proc/self/maps").read_text()
+
+
+def test_another_process_delivers_in_shared_memory_in_order() -> None:
+    topic = unique("order")
+    sub = nerve.Subscriber(topic, queue_size=500)
+    proc = publish(topic, 0, 300)
+    check(first := sub.recv(30), 0)
+    address = first["value"].buffers()[1].address
+    # The value is a view of the publisher's shared memory, not a copy.
+    maps = [line for line in shared_mappings().splitlines() if "memfd:nerve-block" in line]
+    assert any(int(lo, 16) <= address < int(hi, 16) for lo, hi in (m.split()[0].split("-") for m in maps))
+    finish(proc)
+    # The publisher has exited; everything it sent is still there, in order.
+    for i in range(1, 300):
+        check(sub.recv(10), i)
+    assert sub.recv(0) is None
+    assert sub.dropped == 0
+
+
+def test_keep_latest_slow_subscriber_never_slows_the_publisher() -> None:
+    topic = unique("latest")
+    sub = nerve.Subscriber(topic, keep_latest=True)
+    proc = publish(topic, 0, 200, "--rate", "400")
+    seen = []
+    while (m := sub.recv(5)) is not None:
+        seen.append(m["metadata"]["i"])
+        time.sleep(0.05)  # far slower than the publisher
+        if seen[-1] == 199:
+            break
+    elapsed = float(finish(proc).split()[-1])
+    assert seen[-1] == 199, "the newest message must always arrive"
+    assert len(seen) < 100, "a keep-latest subscriber skips what it had no time for"
+    assert seen == sorted(seen)
+    # 200 messages at 400 Hz take ~0.5 s; had the publisher waited for this reader, ~10 s.
+    assert elapsed < 5, f"publisher took {elapsed} s"
+
+
+def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
+    topic = unique("slow")
+    slow = nerve.Subscriber(topic, queue_size=5)
+    fast = nerve.Subscriber(topic, queue_size=1000)
+    proc = publish(topic, 0, 100)
+    for i in range(100):
+        check(fast.recv(10), i)
+    finish(proc)
+    got = [m["metadata"]["i"] for m in iter(lambda: slow.recv(0.5), None)]
+    assert got == [95, 96, 97, 98, 99]
+    assert slow.dropped == 95
+
+
+def test_subscriber_resumes_when_its_publisher_is_killed_and_restarted() -> None:
+    topic = unique("restart")
+    sub = nerve.Subscriber(topic, queue_size=1000)
+    first = publish(topic, 0, 1_000_000, "--rate", "200")
+    for i in range(20):
+        check(sub.recv(30), i)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    # Whatever the dead publisher had queued is still intact.
+    while (m := sub.recv(0.5)) is not None and m["metadata"]["i"] < 1000:
+        check(m, m["metadata"]["i"])
+    wait_for(lambda: sub.publisher_count == 0, what="the dead publisher to be noticed")
+    second = publish(topic, 5000, 50)
+    for i in range(5000, 5050):
+        check(sub.recv(30), i)
+    finish(second)
+    entries = list(Path(nerve_topic_dir(topic)).iterdir())
+    assert [e.name for e in entries if e.name.endswith(".pub")] == [], "registry entries must go with their process"
+
+
+def nerve_topic_dir(topic: str) -> Path:
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    root = Path(runtime) / "nerve" if runtime else Path(f"/tmp/nerve-{os.getuid()}")
+    netns = os.stat("/proc/self/ns/net").st_ino
+    return root / "topics" / f"net{netns}" / "d0" / topic.replace("/", "%")
+
+
+def test_two_domains_side_by_side_never_meet() -> None:
+    topic = unique("domains")
+    one = nerve.Subscriber(topic, domain=1, queue_size=100)
+    two = nerve.Subscriber(topic, domain=2, queue_size=100)
+    p1 = publish(topic, 0, 10, "--domain", "1")
+    p2 = publish(topic, 100, 10, "--domain", "2")
+    for i in range(10):
+        check(one.recv(30), i)
+        check(two.recv(30), 100 + i)
+    finish(p1)
+    finish(p2)
+    assert one.recv(0.2) is None and two.recv(0.2) is None
+
+
+def test_process_scope_stays_in_its_process() -> None:
+    topic = unique("scope")
+    sub = nerve.Subscriber(topic, queue_size=100)
+    finish(publish(topic, 0, 5, "--scope", "process", "--no-wait"))
+    assert sub.recv(0.5) is None
+    local = nerve.Subscriber(topic, scope="process")
+    with pytest.raises(ValueError, match="unknown scope"):
+        nerve.Publisher(topic, scope="galaxy")
+    nerve.Publisher(topic, scope="process").send(b"here")
+    assert local.recv(1)["value"] == b"here"
+
+
+def test_a_subscriber_in_the_same_process_receives_the_very_object() -> None:
+    topic = unique("object")
+    sub = nerve.Subscriber(topic)
+    pub = nerve.Publisher(topic)
+    frame = np.zeros((480, 640, 3), dtype=np.uint8)
+    pub.send(frame, {"seq": 1})
+    m = sub.recv(1)
+    assert m["value"] is frame
+    assert m["id"] == topic
+    assert m["metadata"]["seq"] == 1 and m["metadata"]["timestamp"] > 0
+    assert sub.recv(0) is None, "recv(0) never blocks"
+
+
+def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> None:
+    topic = unique("loan")
+    local = nerve.Subscriber(topic)
+    script = tmp_path / "reader.py"
+    script.write_text(
+        "import sys, nerve\n"
+        "s = nerve.Subscriber(sys.argv[1])\n"
+        "m = s.recv(30)\n"
+        "print(bytes(m['value'].to_numpy(zero_copy_only=True)).decode())\n"
+    )
+    reader = subprocess.Popen([sys.executable, str(script), topic], stdout=subprocess.PIPE, text=True)
+    pub = nerve.Publisher(topic)
+    wait_for(lambda: pub.subscriber_count == 2, what="the reader process to link")
+    with pub.loan(5) as sample:
+        memoryview(sample)[:] = b"hello"
+    assert reader.communicate(timeout=30)[0].strip() == "hello"
+    assert local.recv(1)["value"].to_pylist() == list(b"hello")
+
+
+def test_serial_callbacks_run_one_at_a_time_in_order() -> None:
+    topic = unique("serial")
+    calls: list[int] = []
+    running = [0, 0]  # now, most at once
+    lock = threading.Lock()
+
+    def on_message(m: nerve.Message) -> None:
+        with lock:
+            running[0] += 1
+            running[1] = max(running)
+        time.sleep(0.01)
+        calls.append(m["value"])
+        with lock:
+            running[0] -= 1
+
+    with nerve.Subscriber(topic, queue_size=100, callback=on_message):
+        pub = nerve.Publisher(topic)
+        for i in range(20):
+            pub.send(i)
+        wait_for(lambda: len(calls) == 20, what="every callback")
+    assert calls == list(range(20))
+    assert running[1] == 1
+
+
+def test_concurrent_callbacks_of_one_subscriber_run_in_parallel() -> None:
+    topic = unique("concurrent")
+    done: list[int] = []
+
+    def slow_call(_m: nerve.Message) -> None:
+        time.sleep(0.3)  # releases the GIL, as numpy or I/O would
+        done.append(1)
+
+    with nerve.Subscriber(topic, queue_size=100, callback=slow_call, mode="concurrent") as sub:
+        pub = nerve.Publisher(topic)
+        start = time.monotonic()
+        for i in range(4):
+            pub.send(i)
+        wait_for(lambda: len(done) == 4, what="every callback")
+        elapsed = time.monotonic() - start
+        with pytest.raises(RuntimeError, match="callback"):
+            sub.recv(0)
+    assert elapsed < 1.0, f"4 calls of 0.3 s took {elapsed:.2f} s: they did not overlap"
+
+
+def test_bad_names_and_queue_sizes_are_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="invalid topic name `a//b`"):
+        nerve.Publisher("a//b")
+    with pytest.raises(ValueError, match="queue_size"):
+        nerve.Subscriber("ok", queue_size=0)
+    with pytest.raises(ValueError, match="mode"):
+        nerve.Subscriber("ok", mode="parallel")  # type: ignore[arg-type]
+
+
+def test_pyarrow_values_cross_processes_with_their_type(tmp_path: Path) -> None:
+    topic = unique("arrow")
+    sub = nerve.Subscriber(topic)
+    script = tmp_path / "writer.py"
+    script.write_text(
+        "import sys, time, pyarrow as pa, nerve\n"
+        "p = nerve.Publisher(sys.argv[1])\n"
+        "while p.subscriber_count == 0: time.sleep(0.005)\n"
+        "p.send(pa.array(['left', None, 'right']), {'frame': 'base_link'})\n"
+    )
+    subprocess.run([sys.executable, str(script), topic], check=True, timeout=60)
+    m = sub.recv(10)
+    assert m["value"].type == pa.string()
+    assert m["value"].to_pylist() == ["left", None, "right"]
+    assert m["metadata"]["frame"] == "base_link"
