@@ -252,3 +252,20 @@ def test_pyarrow_values_cross_processes_with_their_type(tmp_path: Path) -> None:
     assert m["value"].type == pa.string()
     assert m["value"].to_pylist() == ["left", None, "right"]
     assert m["metadata"]["frame"] == "base_link"
+
+
+def test_two_publisher_processes_feed_one_subscriber() -> None:
+    topic = unique("fanin")
+    sub = nerve.Subscriber(topic, queue_size=1000)
+    procs = [publish(topic, 0, 300), publish(topic, 10_000, 300)]
+    got: dict[int, list[int]] = {0: [], 10_000: []}
+    for _ in range(600):
+        m = sub.recv(30)
+        i = m["metadata"]["i"] if m else -1
+        check(m, i)
+        got[0 if i < 10_000 else 10_000].append(i)
+    for p in procs:
+        finish(p)
+    # Each publisher's messages arrive complete and in its order, interleaved by send time.
+    assert got[0] == list(range(300))
+    assert got[10_000] == list(range(10_000, 10_300))

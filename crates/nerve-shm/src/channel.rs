@@ -196,6 +196,13 @@ impl Input {
         self.ring().peek_stamp()
     }
 
+    /// Whether the oldest waiting message can be taken without waiting for its block to be
+    /// handed over (always true for named blocks; false when nothing waits).
+    #[must_use]
+    pub fn front_ready(&self) -> bool {
+        self.ring().peek().is_some_and(|d| self.cache.is_available(d.slot, d.seq))
+    }
+
     /// Whether no message waits.
     #[must_use]
     pub fn is_empty(&self) -> bool {

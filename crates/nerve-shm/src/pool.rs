@@ -542,6 +542,10 @@ impl HandedBlocks {
         self.arrived.notify_all();
     }
 
+    fn has(&self, slot: u32, seq: u64) -> bool {
+        self.lock().by_slot.get(&slot).is_some_and(|(s, _)| *s == seq)
+    }
+
     /// Drops blocks their producer has retired from `table`.
     fn forget_retired(&self, table: &BlockTable) {
         self.lock().by_slot.retain(|&slot, (seq, _)| table.seq(slot as usize) == *seq);
@@ -622,6 +626,14 @@ impl BlockCache {
             },
         };
         Ok(BlockRef { table: self.output.table.clone(), segment, slot: index, bit: self.bit })
+    }
+
+    /// Whether block `seq` of `slot` can be taken without waiting: named blocks always can,
+    /// handed-over ones once their descriptor has arrived.
+    #[must_use]
+    pub fn is_available(&self, slot: u32, seq: u64) -> bool {
+        let mapped = self.mapped.get(slot as usize).and_then(Option::as_ref).is_some_and(|(s, _)| *s == seq);
+        mapped || self.handed.as_ref().is_none_or(|h| h.has(slot, seq))
     }
 
     fn find(&self, slot: u32, seq: u64) -> Result<Arc<Segment>, ShmError> {

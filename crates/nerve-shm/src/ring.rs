@@ -204,9 +204,15 @@ impl<'a> Ring<'a> {
     /// Send stamp of the oldest entry, if any (consumer side, for oldest-first delivery).
     #[must_use]
     pub fn peek_stamp(&self) -> Option<u64> {
+        self.peek().map(|d| d.stamp)
+    }
+
+    /// The oldest entry, left in the queue (the producer may evict it meanwhile).
+    #[must_use]
+    pub fn peek(&self) -> Option<Descriptor> {
         let head = self.header.head.load(Ordering::Acquire);
         let tail = self.header.tail.load(Ordering::Acquire);
-        (head != tail).then(|| self.read(head).stamp)
+        (head != tail).then(|| self.read(head))
     }
 
     /// Entries waiting.

@@ -189,38 +189,58 @@ impl SubShared {
     }
 
     /// The oldest waiting message, from this process or another.
-    fn take(&self) -> Result<Option<Message>, TopicError> {
+    ///
+    /// A message whose block descriptor is still on its way is left queued (`Taken::Waiting`):
+    /// waiting for it here, under the state lock, could stall the topic thread that files it.
+    fn take(&self) -> Result<Taken, TopicError> {
         let mut st = lock(&self.state);
         self.reap(&mut st);
         let mut oldest: Option<(u64, Option<usize>)> = st.local.front().map(|m| (m.metadata.timestamp, None));
+        let mut waiting = false;
         for (ring, f) in st.feeds.iter().enumerate() {
             if let Some(Feed { input: Some((input, _)), .. }) = f
                 && let Some(stamp) = input.peek_stamp()
                 && oldest.is_none_or(|(best, _)| stamp < best)
             {
-                oldest = Some((stamp, Some(ring)));
+                if input.front_ready() {
+                    oldest = Some((stamp, Some(ring)));
+                } else {
+                    waiting = true;
+                }
             }
         }
         match oldest {
-            None => Ok(None),
+            None if waiting => Ok(Taken::Waiting),
+            None => Ok(Taken::Nothing),
             Some((_, None)) => {
                 let m = st.local.pop_front();
                 self.local_pending.store(st.local.len(), Ordering::Release);
-                Ok(m)
+                Ok(m.map_or(Taken::Nothing, Taken::Message))
             }
             Some((_, Some(ring))) => {
                 let Some(Feed { input: Some((input, decoder)), .. }) = st.feeds[ring].as_mut() else {
-                    return Ok(None);
+                    return Ok(Taken::Nothing);
                 };
                 let Some(got) = input.recv() else {
-                    return Ok(None);
+                    return Ok(Taken::Nothing);
                 };
                 let (metadata, data) = got.and_then(|(block, len)| decoder.decode(block, len))?;
-                Ok(Some(Message { topic: self.topic.clone(), metadata, payload: Payload::Array(data) }))
+                Ok(Taken::Message(Message { topic: self.topic.clone(), metadata, payload: Payload::Array(data) }))
             }
         }
     }
 }
+
+/// What [`SubShared::take`] found.
+enum Taken {
+    Message(Message),
+    Nothing,
+    /// A message waits for its block's descriptor, which the topic thread is about to file.
+    Waiting,
+}
+
+/// How long to pause before looking again at a message whose block is still being handed over.
+const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
 
 /// Receives a topic's messages from publishers in this process and in other processes of this
 /// host, oldest first, found with no broker; it keeps receiving when publishers come, go or
@@ -322,11 +342,17 @@ impl Subscriber {
     pub fn recv(&self, timeout: Option<Duration>) -> Result<Option<Message>, TopicError> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
-            if let Some(m) = self.shared.take()? {
-                return Ok(Some(m));
-            }
+            let waiting = match self.shared.take()? {
+                Taken::Message(m) => return Ok(Some(m)),
+                Taken::Waiting => true,
+                Taken::Nothing => false,
+            };
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(None);
+            }
+            if waiting {
+                std::thread::sleep(HAND_OVER_PAUSE);
+                continue;
             }
             let shared = &self.shared;
             shared.inbox.doorbell().wait_until(deadline, self.spin, || shared.has_work().then_some(()));
@@ -338,7 +364,10 @@ impl Subscriber {
     /// # Errors
     /// As [`Subscriber::recv`].
     pub fn try_recv(&self) -> Result<Option<Message>, TopicError> {
-        self.shared.take()
+        match self.shared.take()? {
+            Taken::Message(m) => Ok(Some(m)),
+            Taken::Nothing | Taken::Waiting => Ok(None),
+        }
     }
 }
 
