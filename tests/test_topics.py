@@ -269,3 +269,24 @@ def test_two_publisher_processes_feed_one_subscriber() -> None:
     # Each publisher's messages arrive complete and in its order, interleaved by send time.
     assert got[0] == list(range(300))
     assert got[10_000] == list(range(10_000, 10_300))
+
+
+def test_publisher_and_subscriber_on_two_hosts(hosts) -> None:
+    """Two network namespaces: the messages go through Zenoh, byte for byte and in order."""
+    topic = unique("hosts")
+    listener = (
+        "import sys, zlib, nerve\n"
+        "s = nerve.Subscriber(sys.argv[1], queue_size=200)\n"
+        "for i in range(100):\n"
+        "    m = s.recv(30)\n"
+        "    assert m is not None, f'message {i} missing'\n"
+        "    v = m['value'].to_numpy(zero_copy_only=True)\n"
+        "    assert m['metadata']['i'] == i and zlib.crc32(v.tobytes()) == m['metadata']['crc'], i\n"
+        "print('all 100 received')\n"
+    )
+    sub = hosts.popen(0, [sys.executable, "-c", listener, topic], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    pub = hosts.popen(1, [sys.executable, str(PUBLISHER), topic, "0", "100"], stderr=subprocess.PIPE)
+    assert pub.wait(timeout=60) == 0, pub.stderr.read() if pub.stderr else ""
+    out, err = sub.communicate(timeout=60)
+    assert sub.returncode == 0, err
+    assert "all 100 received" in out

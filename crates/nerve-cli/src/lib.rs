@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 pub mod graph;
 mod new;
+mod topic;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
 #[derive(Debug, Parser)]
@@ -40,6 +41,8 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Create a new node or dataflow project from a template.
     New(new::NewArgs),
+    /// Inspect the topics of this host: list them, print their messages, rate or bandwidth.
+    Topic(topic::TopicArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -91,7 +94,8 @@ where
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("NERVE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // Zenoh's own start-up notes (ids, addresses) are noise on a terminal.
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,zenoh=warn"));
     // A second call (the CLI run twice in one Python process) keeps the first subscriber.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -122,6 +126,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
         Command::Graph(args) => graph::run(&args, &load(&args.dataflow)?),
         Command::New(args) => new::run(&args),
+        Command::Topic(args) => topic::run(&args),
     }
 }
 

@@ -42,6 +42,6 @@ pub(crate) fn topic_error(e: &TopicError) -> PyErr {
         | TopicError::BadScope(_)
         | TopicError::BadQueueSize(_)
         | TopicError::TooLarge { .. } => PyValueError::new_err(msg),
-        TopicError::Registry { .. } | TopicError::Shm(_) => NerveError::new_err(msg),
+        TopicError::Registry { .. } | TopicError::Shm(_) | TopicError::Network(_) => NerveError::new_err(msg),
     }
 }

@@ -65,7 +65,7 @@ impl Publisher {
         let params = params(metadata)?;
         let object: Arc<dyn std::any::Any + Send + Sync> = Arc::new(data.clone().unbind());
         self.inner.send_local(&Payload::Object(object), &params);
-        if !self.inner.has_shm_subscribers() {
+        if !self.inner.reaches_other_processes() {
             return Ok(());
         }
         let p = &self.inner;

@@ -139,10 +139,17 @@ impl Outlet {
     }
 
     /// Stamps a filled loan and queues it to every reader (see [`Publisher::publish`]).
-    pub fn send(&mut self, mut loan: Loan, stop: &AtomicBool) -> Published {
+    pub fn send(&mut self, loan: Loan, stop: &AtomicBool) -> Published {
+        self.send_with(loan, stop, |_| ())
+    }
+
+    /// Like [`Outlet::send`], handing the whole encoded message to `also` first (to send it
+    /// over a network, for instance).
+    pub fn send_with(&mut self, mut loan: Loan, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
         let stamp = monotonic_ns();
         loan.frame.write_head(loan.lease.bytes_mut(), stamp);
         let total = loan.frame.total_len();
+        also(&loan.lease.bytes_mut()[..total]);
         self.publisher.publish(loan.lease, total, stamp, stop)
     }
 }
@@ -168,7 +175,32 @@ impl Decoder {
     /// When the message is malformed.
     pub fn decode(&mut self, block: BlockRef, len: usize) -> Result<(Metadata, ArrayRef), ShmError> {
         let block = Arc::new(block);
-        let bytes = block.bytes();
+        let base = block.bytes().as_ptr();
+        self.decode_with(block.bytes(), len, |offset, len| {
+            // SAFETY: `MessageView::array` only asks for ranges inside the message, which lies
+            // inside the block; the buffer keeps the block (and its mapping) alive.
+            unsafe {
+                let ptr = NonNull::new_unchecked(base.add(offset).cast_mut());
+                Buffer::from_custom_allocation(ptr, len, block.clone())
+            }
+        })
+    }
+
+    /// Views a whole message received as bytes (from the network); its arrays are slices of
+    /// `message`, which should be 64-byte aligned (a `MutableBuffer` is).
+    ///
+    /// # Errors
+    /// When the message is malformed.
+    pub fn decode_buffer(&mut self, message: &Buffer) -> Result<(Metadata, ArrayRef), ShmError> {
+        self.decode_with(message.as_slice(), message.len(), |offset, len| message.slice_with_length(offset, len))
+    }
+
+    fn decode_with(
+        &mut self,
+        bytes: &[u8],
+        len: usize,
+        buffer: impl FnMut(usize, usize) -> Buffer,
+    ) -> Result<(Metadata, ArrayRef), ShmError> {
         let view = MessageView::parse(bytes, len)?;
         let data_type = match &self.last_type {
             Some((json, t)) if json.as_slice() == view.type_json => t.clone(),
@@ -183,15 +215,7 @@ impl Decoder {
         } else {
             serde_json::from_slice(view.meta).map_err(|e| ShmError::Malformed(format!("metadata: {e}")))?
         };
-        let base = bytes.as_ptr();
-        let data = view.array(&data_type, |offset, len| {
-            // SAFETY: `MessageView::array` only asks for ranges inside the message, which lies
-            // inside the block; the buffer keeps the block (and its mapping) alive.
-            unsafe {
-                let ptr = NonNull::new_unchecked(base.add(offset).cast_mut());
-                Buffer::from_custom_allocation(ptr, len, block.clone())
-            }
-        })?;
+        let data = view.array(&data_type, buffer)?;
         Ok((Metadata { timestamp: view.stamp, parameters }, make_array(data)))
     }
 }

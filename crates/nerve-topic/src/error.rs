@@ -28,6 +28,9 @@ pub enum TopicError {
         #[source]
         source: std::io::Error,
     },
+    /// The network transport (Zenoh) failed.
+    #[error("network: {0}")]
+    Network(String),
     /// A shared-memory failure.
     #[error(transparent)]
     Shm(#[from] ShmError),

@@ -26,6 +26,7 @@
 mod error;
 mod message;
 pub mod name;
+pub mod network;
 mod publisher;
 pub mod registry;
 mod runtime;

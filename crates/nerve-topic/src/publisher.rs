@@ -15,6 +15,7 @@ use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
 
 use crate::error::TopicError;
 use crate::message::{Message, Payload};
+use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
 use crate::runtime::{Runtime, lock, runtime};
 use crate::wire::{self, Wire};
@@ -57,6 +58,13 @@ pub(crate) struct PubShared {
     domain: u32,
     rt: Arc<Runtime>,
     state: Mutex<PubState>,
+}
+
+/// A network-scoped publisher's side of the network.
+struct Remote {
+    net: Arc<Network>,
+    subscribers: RemotePeers,
+    _token: zenoh::liveliness::LivelinessToken,
 }
 
 impl PubShared {
@@ -171,6 +179,7 @@ impl TopicLoan {
 /// ```
 pub struct Publisher {
     shared: Arc<PubShared>,
+    remote: Option<Remote>,
     _registration: Option<Registration>,
     never_stop: AtomicBool,
 }
@@ -194,6 +203,14 @@ impl Publisher {
             state: Mutex::new(PubState { outlet, peers: Vec::new() }),
         });
         rt.local().entry((options.domain, topic.clone())).or_default().publishers += 1;
+        let remote = if options.scope >= Scope::Network {
+            let net = network()?;
+            let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic)?;
+            let token = network::announce(&net, End::Publisher, options.domain, id, &topic)?;
+            Some(Remote { net, subscribers, _token: token })
+        } else {
+            None
+        };
         let registration = if options.scope >= Scope::Host {
             rt.add_publisher(id, Arc::downgrade(&shared));
             let entry =
@@ -202,7 +219,7 @@ impl Publisher {
         } else {
             None
         };
-        Ok(Self { shared, _registration: registration, never_stop: AtomicBool::new(false) })
+        Ok(Self { shared, remote, _registration: registration, never_stop: AtomicBool::new(false) })
     }
 
     /// The topic's canonical name.
@@ -211,16 +228,18 @@ impl Publisher {
         &self.shared.topic
     }
 
-    /// Subscribers reached now: in this process, plus one per linked subscriber elsewhere.
+    /// Subscribers reached now: in this process, one per linked subscriber process of this
+    /// host, and those of other hosts.
     #[must_use]
     pub fn subscriber_count(&self) -> usize {
-        self.local_subscribers().len() + lock(&self.shared.state).peers.len()
+        let remote = self.remote.as_ref().map_or(0, |r| r.subscribers.count());
+        self.local_subscribers().len() + lock(&self.shared.state).peers.len() + remote
     }
 
-    /// Whether a subscriber in another process is linked (only then is shared memory used).
+    /// Whether a subscriber outside this process exists: only then is a message encoded.
     #[must_use]
-    pub fn has_shm_subscribers(&self) -> bool {
-        !lock(&self.shared.state).peers.is_empty()
+    pub fn reaches_other_processes(&self) -> bool {
+        !lock(&self.shared.state).peers.is_empty() || self.remote.as_ref().is_some_and(|r| r.subscribers.count() > 0)
     }
 
     fn local_subscribers(&self) -> Vec<Arc<crate::subscriber::SubShared>> {
@@ -257,7 +276,7 @@ impl Publisher {
     /// A message over the limit, an array nerve cannot carry, or no block to be had.
     pub fn send(&self, data: &ArrayRef, parameters: &Parameters) -> Result<(), TopicError> {
         self.send_local(&Payload::Array(data.clone()), parameters);
-        if self.has_shm_subscribers() {
+        if self.reaches_other_processes() {
             let loan = self.loan_array(&data.to_data(), parameters)?;
             self.send_to_other_processes(loan);
         }
@@ -346,11 +365,23 @@ impl Publisher {
         Ok(())
     }
 
-    /// Sends a filled loan to the subscribers of other processes only.
+    /// Sends a filled loan to the subscribers of other processes only: in shared memory on
+    /// this host, over the network once per other host that has subscribers.
     pub fn send_to_other_processes(&self, loan: TopicLoan) {
+        let hosts = self.remote.as_ref().map(|r| r.subscribers.hosts()).unwrap_or_default();
+        let mut wire_copy = None;
         let mut st = lock(&self.shared.state);
-        let done = st.outlet.send(loan.loan, &self.never_stop);
+        let done = st.outlet.send_with(loan.loan, &self.never_stop, |bytes| {
+            if !hosts.is_empty() {
+                wire_copy = Some(bytes.to_vec());
+            }
+        });
+        drop(st);
         tracing::trace!(topic = %self.shared.topic, delivered = done.delivered, evicted = done.evicted, "published");
+        // Sent outside the lock: a slow network must not hold up links on this host.
+        if let (Some(bytes), Some(r)) = (wire_copy, &self.remote) {
+            network::send(&r.net, self.shared.domain, &self.shared.topic, &hosts, bytes);
+        }
     }
 }
 

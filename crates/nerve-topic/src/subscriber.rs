@@ -16,6 +16,7 @@ use nerve_shm::segment::{Access, Segment};
 
 use crate::error::TopicError;
 use crate::message::{Message, Payload};
+use crate::network::{RemoteFeed, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
 use crate::runtime::{MAX_FEEDS, Runtime, lock, runtime};
 
@@ -139,7 +140,7 @@ impl SubShared {
         self.inbox.doorbell().ring();
     }
 
-    /// Queues a message from a publisher of this process.
+    /// Queues a message from a publisher of this process, or from another host.
     pub(crate) fn push_local(&self, m: Message) {
         let mut st = lock(&self.state);
         st.local.push_back(m);
@@ -259,6 +260,7 @@ const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
 pub struct Subscriber {
     shared: Arc<SubShared>,
     rt: Arc<Runtime>,
+    remote: Option<RemoteFeed>,
     _registration: Option<Registration>,
     spin: Duration,
 }
@@ -305,11 +307,16 @@ impl Subscriber {
         } else {
             None
         };
+        let remote = if options.scope >= Scope::Network {
+            Some(RemoteFeed::declare(network()?, options.domain, &topic, id, deliver_to(&shared))?)
+        } else {
+            None
+        };
         let spin = std::env::var("NERVE_SPIN_US")
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
             .map_or(DEFAULT_SPIN, Duration::from_micros);
-        Ok(Self { shared, rt, _registration: registration, spin })
+        Ok(Self { shared, rt, remote, _registration: registration, spin })
     }
 
     /// The topic's canonical name.
@@ -324,7 +331,8 @@ impl Subscriber {
         let key = (self.shared.domain, self.shared.topic.to_string());
         let local = self.rt.local().get(&key).map_or(0, |t| t.publishers);
         let linked = lock(&self.shared.state).feeds.iter().flatten().filter(|f| f.input.is_some() && !f.ended).count();
-        local + linked
+        let remote = self.remote.as_ref().map_or(0, |r| r.publishers.count());
+        local + linked + remote
     }
 
     /// Messages lost so far because this subscriber's queues were full (oldest dropped first).
@@ -367,6 +375,22 @@ impl Subscriber {
         match self.shared.take()? {
             Taken::Message(m) => Ok(Some(m)),
             Taken::Nothing | Taken::Waiting => Ok(None),
+        }
+    }
+}
+
+/// Hands messages arriving from the network to the subscriber, as long as it lives.
+fn deliver_to(shared: &Arc<SubShared>) -> impl Fn(arrow_buffer::Buffer) + Send + Sync + 'static {
+    let sub = Arc::downgrade(shared);
+    let topic = shared.topic.clone();
+    let decoder = Mutex::new(Decoder::default());
+    move |bytes| {
+        let Some(sub) = sub.upgrade() else { return };
+        match lock(&decoder).decode_buffer(&bytes) {
+            Ok((metadata, data)) => {
+                sub.push_local(Message { topic: topic.clone(), metadata, payload: Payload::Array(data) });
+            }
+            Err(e) => tracing::warn!(%topic, error = %e, "malformed message from the network dropped"),
         }
     }
 }

@@ -1,0 +1,149 @@
+"""`nerve topic list|echo|hz|bw` against real publisher processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import NODES, nerve_cmd, wait_for
+
+PUBLISHER = NODES / "topic_publisher.py"
+
+
+def unique(name: str) -> str:
+    return f"test/cli/{name}/{os.getpid()}/{time.monotonic_ns()}"
+
+
+def publish(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:
+    """topic_publisher.py: message ``i`` is ``1 + i % 1000`` uint32 values equal to ``i``."""
+    args = [sys.executable, str(PUBLISHER), topic, str(first), str(count), *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.kill()
+    proc.communicate(timeout=30)
+
+
+def topic_cmd(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    # `echo` prints `…` whatever the locale.
+    return subprocess.run(nerve_cmd("topic", *args), capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+
+
+def listed(*args: str) -> list[str]:
+    run = topic_cmd("list", *args)
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+def test_list_shows_a_topic_while_its_publisher_lives() -> None:
+    topic = unique("list")
+    code = f"import time, nerve\np = nerve.Publisher({topic!r}, domain=3)\nprint('ready', flush=True)\ntime.sleep(120)"
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready", proc.stderr
+        wait_for(lambda: topic in listed("--domain", "3"), what=f"{topic} in `nerve topic list`")
+        assert topic not in listed()  # domain 0
+        verbose = [line for line in listed("--domain", "3", "--verbose") if line.startswith(f"{topic} ")]
+        assert verbose == [f"{topic}  1 publisher (pid {proc.pid}), 0 subscribers"]
+    finally:
+        stop(proc)
+    assert topic not in listed("--domain", "3")
+
+
+def test_echo_prints_count_messages_with_their_values() -> None:
+    topic = unique("echo")
+    # Messages 14, 15 and 16 hold 15, 16 and 17 values: the last one is cut after 16.
+    pub = publish(topic, 14, 3)
+    try:
+        run = topic_cmd("echo", topic, "--count", "3", "--timeout", "30")
+    finally:
+        stop(pub)
+    assert run.returncode == 0, run.stderr
+    blocks = [block for block in run.stdout.split("---\n") if block.strip()]
+    assert len(blocks) == 3, run.stdout
+    stamps = []
+    for i, block in zip(range(14, 17), blocks, strict=True):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        assert json.loads(fields["parameters"])["i"] == i
+        assert fields["type"] == "UInt32"
+        assert fields["length"] == str(i + 1)
+        shown = ", ".join([str(i)] * min(i + 1, 16))
+        assert fields["values"] == (f"[{shown}, …]" if i + 1 > 16 else f"[{shown}]")
+        stamps.append(int(fields["timestamp"]))
+    assert stamps == sorted(stamps)
+    assert stamps[-1] <= time.monotonic_ns()
+
+
+def test_echo_fails_clearly_when_nothing_comes_within_the_timeout() -> None:
+    topic = unique("silent")
+    run = topic_cmd("echo", topic, "--timeout", "0.5")
+    assert run.returncode == 1
+    assert f"no message on topic `{topic}` for 0.5 s" in run.stderr
+
+
+def test_ctrl_c_stops_echo_cleanly() -> None:
+    topic = unique("interrupt")
+    proc = subprocess.Popen(
+        nerve_cmd("topic", "echo", topic), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        # Its subscriber is listed once the command is past installing its signal handlers.
+        wait_for(lambda: topic in listed(), what="the echo subscriber")
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            stop(proc)
+    assert proc.returncode == 0, err
+    assert "KeyboardInterrupt" not in err
+
+
+def test_hz_reports_the_publishers_rate() -> None:
+    topic = unique("hz")
+    pub = publish(topic, 0, 1000, "--rate", "50")
+    try:
+        run = topic_cmd("hz", topic, "--duration", "3")
+    finally:
+        stop(pub)
+    assert run.returncode == 0, run.stderr
+    rates = [float(r) for r in re.findall(r"^average rate: ([0-9.]+)$", run.stdout, re.MULTILINE)]
+    assert rates, run.stdout + run.stderr
+    assert 35 <= rates[-1] <= 65, run.stdout
+    assert re.search(r"^\tmin: [0-9.]+s max: [0-9.]+s std dev: [0-9.]+s window: \d+$", run.stdout, re.MULTILINE)
+
+
+def test_bw_reports_the_bytes_of_the_values() -> None:
+    topic = unique("bw")
+    # Messages 500 to ~700 at ~50 Hz: 501 to ~701 uint32 values, 2004 to ~2804 bytes each.
+    pub = publish(topic, 500, 400, "--rate", "50")
+    try:
+        run = topic_cmd("bw", topic, "--duration", "3")
+    finally:
+        stop(pub)
+    assert run.returncode == 0, run.stderr
+    scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9}
+    reports = re.findall(
+        r"^([0-9.]+) (B|KB|MB|GB)/s from (\d+) messages\n\tMessage size mean: ([0-9.]+) (B|KB|MB|GB) ",
+        run.stdout,
+        re.MULTILINE,
+    )
+    assert reports, run.stdout + run.stderr
+    rate, rate_unit, _, mean, mean_unit = reports[-1]
+    assert 2004 <= float(mean) * scale[mean_unit] <= 4000, run.stdout
+    assert 35 * 2000 <= float(rate) * scale[rate_unit] <= 65 * 4000, run.stdout
+
+
+@pytest.mark.parametrize("command", ["echo", "hz", "bw"])
+def test_a_bad_topic_name_is_refused_clearly(command: str) -> None:
+    run = topic_cmd(command, "bad name")
+    assert run.returncode != 0
+    assert "invalid topic name `bad name`" in run.stderr
+    assert run.stdout == ""
