@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from benches import impl_floor, impl_nerve
+from benches import impl_floor, impl_nerve, impl_topics
 from benches.model import Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
@@ -37,7 +37,7 @@ def stress(case: Case) -> subprocess.Popen[bytes] | None:
 
 
 def implementations(peers: bool) -> list:
-    impls = [impl_nerve, impl_floor]
+    impls = [impl_nerve, impl_topics, impl_floor]
     if peers:
         from benches.peers import available
 
@@ -79,6 +79,10 @@ def main() -> None:
             try:
                 for impl in implementations(args.peers):
                     if case.lang != "python" and impl is not impl_nerve:
+                        continue
+                    # The topic scenario compares nerve's transports with each other; the peers
+                    # are compared with nerve in every other scenario.
+                    if (case.scenario == "topics") != (impl is impl_topics):
                         continue
                     if not impl.supports(case):
                         continue

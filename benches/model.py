@@ -23,7 +23,7 @@ import numpy as np
 class Case:
     """One measurement: a message size and rate on a topology."""
 
-    scenario: str  # latency-size, latency-rate, fan-out, fan-in, round-trip, cpu, throughput, worst-case, spin
+    scenario: str  # latency-size, latency-rate, fan-out, …, spin, topics (see scenarios.py)
     size: int  # payload bytes (at least 8: the stamp)
     count: int  # messages per producer
     rate_hz: float = 50.0  # 0: unpaced, as fast as possible
@@ -33,6 +33,7 @@ class Case:
     spin: bool = False  # consumer busy-polls instead of sleeping (opt-in real-time mode)
     loan: bool = True  # nerve producers write into a loaned block; False: send a numpy array (one copy)
     stress: bool = False  # another process loads every core meanwhile
+    transport: str = ""  # topic scenario: process, host (shared memory) or network (Zenoh)
 
     @property
     def key(self) -> str:
@@ -43,6 +44,8 @@ class Case:
             parts.append("copy")
         if self.stress:
             parts.append("stress")
+        if self.transport:
+            parts.append(self.transport)
         return "-".join(parts)
 
 

@@ -139,6 +139,7 @@ SCENARIO_TITLES = {
     "throughput": "Throughput (unpaced)",
     "worst-case": "Worst case under load (stress-ng on every core)",
     "spin": "Opt-in busy-polling consumer (NERVE_SPIN_US)",
+    "topics": "Topic API (no dataflow), 50 Hz: in one process, between processes (shm), between hosts (Zenoh)",
 }
 
 
@@ -179,13 +180,27 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
     out.write_text("\n".join(lines))
 
 
+#: Topic transports from nearest to farthest.
+TRANSPORT_ORDER = {"process": 0, "host": 1, "network": 2}
+
+
 def table_order(s: Samples) -> tuple:
     """Rows grouped by case, nerve first, then the floor, then the peers by name."""
     c = s.case
     rank = 0 if s.implementation == "nerve" else 1 if s.implementation.startswith("nerve") else 2
     if s.implementation.startswith("floor"):
         rank = 3
-    return (c.lang != "python", c.producers, c.consumers, c.size, c.rate_hz, not c.loan, rank, s.implementation)
+    return (
+        c.lang != "python",
+        TRANSPORT_ORDER.get(c.transport, 0),
+        c.producers,
+        c.consumers,
+        c.size,
+        c.rate_hz,
+        not c.loan,
+        rank,
+        s.implementation,
+    )
 
 
 def summary(items: list[Samples]) -> list[str]:

@@ -1,6 +1,6 @@
 """The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
-load), in a full and a quick version."""
+load), and nerve's topic API on its three transports, in a full and a quick version."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ SCENARIOS = [
     "throughput",
     "worst-case",
     "spin",
+    "topics",
 ]
 
 
@@ -50,4 +51,7 @@ def cases(scenario: str, quick: bool) -> list[Case]:
         return [Case(scenario, size, w, stress=True) for size in (KIB, 4 * MIB)]
     if scenario == "spin":
         return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
+    if scenario == "topics":
+        transports = ("process", "host", "network")
+        return [Case(scenario, size, n, transport=t) for t in transports for size in (8, 64 * KIB, 4 * MIB)]
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")

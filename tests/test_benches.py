@@ -16,7 +16,7 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
             "benches",
             "--quick",
             "--scenarios",
-            "latency-size,fan-out,round-trip,throughput",
+            "latency-size,fan-out,round-trip,throughput,topics",
             "--out",
             str(tmp_path / "raw"),
             "--report",
@@ -36,3 +36,5 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
         assert data["rtt_ns"] or data["received_ns"], f"{f.name}: no samples"
     text = report.read_text()
     assert "| nerve | 8 B @ 50 Hz |" in text and "floor (eventfd + shm)" in text
+    for transport in ("process", "host", "network"):
+        assert f"| nerve topics ({transport}) | 4 MiB @ 50 Hz |" in text

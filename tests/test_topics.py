@@ -290,3 +290,49 @@ def test_publisher_and_subscriber_on_two_hosts(hosts) -> None:
     out, err = sub.communicate(timeout=60)
     assert sub.returncode == 0, err
     assert "all 100 received" in out
+
+
+DOUBLER = """
+import nerve
+
+node = nerve.Node()
+for event in node:
+    if event["type"] == "INPUT":
+        node.send_output("doubled", event["value"].to_numpy() * 2, {"i": event["metadata"]["i"]})
+    elif event["type"] == "STOP":
+        break
+"""
+
+
+def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) -> None:
+    topic_in, topic_out = unique("df-in"), unique("df-out")
+    path = dataflows.write(
+        f"""
+        nodes:
+          - id: doubler
+            path: doubler.py
+            inputs:
+              value: {{source: topic/{topic_in}, queue_size: 100}}
+            outputs:
+              - id: doubled
+                topic: {topic_out}
+        """,
+        {"doubler.py": DOUBLER},
+    )
+    results = nerve.Subscriber(topic_out, queue_size=100)
+    run = dataflows.start(path)
+    try:
+        values = nerve.Publisher(topic_in)
+        wait_for(lambda: values.subscriber_count >= 1, what="the node to subscribe to its input topic")
+        wait_for(lambda: results.publisher_count >= 1, what="the node's output topic to link")
+        for i in range(20):
+            values.send(np.array([i, -i], dtype=np.int64), {"i": i})
+        for i in range(20):
+            m = results.recv(30)
+            assert m is not None, f"result {i} missing"
+            assert m["metadata"]["i"] == i
+            assert m["value"].to_pylist() == [2 * i, -2 * i]
+    finally:
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    assert run.returncode == 0, out + err

@@ -147,8 +147,10 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 /// Every node is a box labelled with its id and program file; dynamic nodes are dashed.
 /// Each input is an edge from its source labelled with the output id (`output as input`
 /// when the input is named differently), plus `[queue N, policy]` when the queue is not
-/// the default. Timers are stadium-shaped nodes, one per distinct interval. Outputs no
-/// input reads end in a dotted edge to a small circle.
+/// the default. Timers are stadium-shaped nodes, one per distinct interval. Topics are
+/// hexagons labelled `topic/<name>`, one per topic, with an edge to each input that
+/// reads it and from each output published on it. Outputs that neither an input reads
+/// nor a topic publishes end in a dotted edge to a small circle.
 pub fn mermaid(df: &Dataflow) -> String {
     let mut out = String::from("flowchart TB\n");
     let timers: BTreeSet<Duration> = df
@@ -157,11 +159,20 @@ pub fn mermaid(df: &Dataflow) -> String {
         .flat_map(|n| &n.inputs)
         .filter_map(|i| match i.source {
             InputSource::Timer { interval } => Some(interval),
-            InputSource::Output { .. } => None,
+            InputSource::Output { .. } | InputSource::Topic { .. } => None,
         })
         .collect();
     for interval in &timers {
         let _ = writeln!(out, "    {}([\"timer {}\"])", timer_key(*interval), human_interval(*interval));
+    }
+    let read_topics = df.nodes.iter().flat_map(|n| &n.inputs).filter_map(|i| match &i.source {
+        InputSource::Topic { topic } => Some(topic.as_str()),
+        InputSource::Output { .. } | InputSource::Timer { .. } => None,
+    });
+    let published_topics = df.nodes.iter().flat_map(|n| n.output_topics.values().map(String::as_str));
+    let topics: BTreeSet<&str> = read_topics.chain(published_topics).collect();
+    for topic in &topics {
+        let _ = writeln!(out, "    {}{{{{\"topic/{}\"}}}}", topic_key(topic), label(topic));
     }
     for node in &df.nodes {
         let program = match &node.path {
@@ -179,6 +190,7 @@ pub fn mermaid(df: &Dataflow) -> String {
                 InputSource::Timer { interval } => (timer_key(*interval), input.id.clone()),
                 InputSource::Output { node, output } if *output == input.id => (node_key(node), output.clone()),
                 InputSource::Output { node, output } => (node_key(node), format!("{output} as {}", input.id)),
+                InputSource::Topic { topic } => (topic_key(topic), input.id.clone()),
             };
             let _ =
                 writeln!(out, "    {from} -- \"{}{}\" --> {}", label(&name), queue_note(input), node_key(&reader.id));
@@ -187,7 +199,9 @@ pub fn mermaid(df: &Dataflow) -> String {
     let mut unread = Vec::new();
     for node in &df.nodes {
         for output in &node.outputs {
-            if df.readers_of(&node.id, output).is_empty() {
+            if let Some(topic) = node.output_topics.get(output) {
+                let _ = writeln!(out, "    {} -- \"{}\" --> {}", node_key(&node.id), label(output), topic_key(topic));
+            } else if df.readers_of(&node.id, output).is_empty() {
                 let point = format!("out_{}_o{}", escape_key(&node.id), escape_key(output));
                 let _ = writeln!(out, "    {point}((\" \"))");
                 let _ = writeln!(out, "    {} -. \"{}\" .-> {point}", node_key(&node.id), label(output));
@@ -196,12 +210,14 @@ pub fn mermaid(df: &Dataflow) -> String {
         }
     }
     out.push_str("    classDef timer fill:#fff5d6,stroke:#c9a227\n");
+    out.push_str("    classDef topic fill:#e3efff,stroke:#4a78b5\n");
     out.push_str("    classDef dynamic fill:#f4f4f4,stroke:#777,stroke-dasharray:5 5\n");
     out.push_str("    classDef unread fill:#ccc,stroke:#999\n");
     let timer_keys: Vec<String> = timers.iter().map(|t| timer_key(*t)).collect();
+    let topic_keys: Vec<String> = topics.iter().map(|t| topic_key(t)).collect();
     let dynamic: Vec<String> =
         df.nodes.iter().filter(|n| n.path == NodePath::Dynamic).map(|n| node_key(&n.id)).collect();
-    for (keys, class) in [(timer_keys, "timer"), (dynamic, "dynamic"), (unread, "unread")] {
+    for (keys, class) in [(timer_keys, "timer"), (topic_keys, "topic"), (dynamic, "dynamic"), (unread, "unread")] {
         if !keys.is_empty() {
             let _ = writeln!(out, "    class {} {class}", keys.join(","));
         }
@@ -248,7 +264,12 @@ fn markdown(df: &Dataflow) -> String {
 }
 
 fn queue_note(input: &InputSpec) -> String {
-    if input.queue_size == DEFAULT_QUEUE_SIZE && input.policy != QueuePolicy::DropOldest {
+    // The default a reader would assume: topics only ever drop, so saying so adds nothing.
+    let default_policy = match input.source {
+        InputSource::Topic { .. } => QueuePolicy::DropOldest,
+        InputSource::Output { .. } | InputSource::Timer { .. } => QueuePolicy::Backpressure,
+    };
+    if input.queue_size == DEFAULT_QUEUE_SIZE && input.policy == default_policy {
         return String::new();
     }
     format!(" [queue {}, {}]", input.queue_size, input.policy)
@@ -256,6 +277,10 @@ fn queue_note(input: &InputSpec) -> String {
 
 fn node_key(id: &str) -> String {
     format!("n_{}", escape_key(id))
+}
+
+fn topic_key(topic: &str) -> String {
+    format!("topic_{}", escape_key(topic))
 }
 
 fn timer_key(interval: Duration) -> String {
@@ -284,9 +309,9 @@ fn human_interval(interval: Duration) -> String {
     format!("{nanos} ns")
 }
 
-/// Turns an id into Mermaid key characters (`[A-Za-z0-9_]`), one-to-one: `_` doubles,
-/// `-` becomes `_h`, `.` becomes `_d`. Keys also get a kind prefix, which keeps them
-/// clear of Mermaid keywords such as `end` and of a leading digit.
+/// Turns an id or a topic name into Mermaid key characters (`[A-Za-z0-9_]`), one-to-one:
+/// `_` doubles, `-` becomes `_h`, `.` becomes `_d`, `/` becomes `_s`. Keys also get a kind
+/// prefix, which keeps them clear of Mermaid keywords such as `end` and of a leading digit.
 fn escape_key(id: &str) -> String {
     let mut key = String::with_capacity(id.len());
     for c in id.chars() {
@@ -295,7 +320,8 @@ fn escape_key(id: &str) -> String {
             '_' => key.push_str("__"),
             '-' => key.push_str("_h"),
             '.' => key.push_str("_d"),
-            // Valid ids never get here; the code point keeps the key one-to-one anyway.
+            '/' => key.push_str("_s"),
+            // Valid ids and topics never get here; the code point keeps the key one-to-one anyway.
             other => {
                 let _ = write!(key, "_u{:x}_", u32::from(other));
             }
@@ -395,6 +421,52 @@ nodes:
     }
 
     #[test]
+    fn topics_are_hexagons_between_nodes_and_topics() {
+        let chart = mermaid(&parse(
+            "nodes:
+  - id: camera
+    path: dynamic
+    inputs:
+      pose: topic/robot/pose
+    outputs:
+      - id: image
+        topic: camera/image
+      - id: depth
+        topic: camera/depth
+  - id: viewer
+    path: dynamic
+    inputs:
+      image: camera/image
+      tf:
+        source: topic/tf
+        queue_size: 1
+      again: topic/robot/pose
+    outputs:
+      - id: overlay
+        topic: camera/image
+",
+        ));
+        for line in [
+            "topic_robot_spose{{\"topic/robot/pose\"}}",
+            "topic_camera_simage{{\"topic/camera/image\"}}",
+            "topic_tf{{\"topic/tf\"}}",
+            "topic_robot_spose -- \"pose\" --> n_camera",
+            "topic_robot_spose -- \"again\" --> n_viewer",
+            "topic_tf -- \"tf [queue 1, drop_oldest]\" --> n_viewer",
+            "n_camera -- \"image\" --> topic_camera_simage",
+            "n_camera -- \"image\" --> n_viewer",
+            "n_camera -- \"depth\" --> topic_camera_sdepth",
+            "n_viewer -- \"overlay\" --> topic_camera_simage",
+            "class topic_camera_sdepth,topic_camera_simage,topic_robot_spose,topic_tf topic",
+        ] {
+            assert!(chart.contains(&format!("    {line}\n")), "missing `{line}` in\n{chart}");
+        }
+        // One hexagon per topic; outputs published on a topic are not "unread".
+        assert_eq!(chart.matches("{{\"topic/camera/image\"}}").count(), 1, "{chart}");
+        assert!(!chart.contains("out_"), "{chart}");
+    }
+
+    #[test]
     fn only_non_default_queues_are_annotated() {
         let chart = mermaid(&parse(
             "nodes:\n  - id: a\n    path: dynamic\n    outputs: [x]\n  - id: b\n    path: dynamic\n    inputs:\n      x: a/x\n      y:\n        source: a/x\n        queue_size: 3\n",
@@ -405,7 +477,7 @@ nodes:
 
     #[test]
     fn awkward_ids_make_distinct_plain_keys() {
-        let ids = ["end", "a-b", "a_hb", "a.b", "a_db", "1x", "o", "x-"];
+        let ids = ["end", "a-b", "a_hb", "a.b", "a_db", "1x", "o", "x-", "a/b", "a_sb"];
         let keys: BTreeSet<String> = ids.iter().map(|id| node_key(id)).collect();
         assert_eq!(keys.len(), ids.len(), "{keys:?}");
         for key in &keys {

@@ -169,9 +169,10 @@ fn check_name(name: &str, kind: Kind, lang: Lang) -> anyhow::Result<()> {
              letters, digits, `_`, `-` and `.`"
         );
     }
-    if kind == Kind::Node && matches!(name, "dora" | "timer") {
-        // `dora/...` and `timer/...` inputs are timers, so no input could read such a node.
-        anyhow::bail!("`{name}` is reserved for timers and cannot be a node id");
+    if kind == Kind::Node && matches!(name, "dora" | "timer" | "topic") {
+        // `dora/...` and `timer/...` inputs are timers and `topic/...` ones topics, so no input
+        // could read such a node.
+        anyhow::bail!("`{name}` is reserved (`{name}/...` inputs are timers or topics) and cannot be a node id");
     }
     if (kind, lang) == (Kind::Node, Lang::Rust) {
         if name.contains('.') {
@@ -324,6 +325,7 @@ mod tests {
             assert!(check_name(bad, Kind::Dataflow, Lang::Python).is_err(), "{bad:?}");
         }
         assert!(check_name("timer", Kind::Node, Lang::Python).is_err());
+        assert!(check_name("topic", Kind::Node, Lang::Python).is_err());
         assert!(check_name("timer", Kind::Dataflow, Lang::Python).is_ok());
         for bad in ["v1.2", "9lives", "fn", "-x"] {
             assert!(check_name(bad, Kind::Node, Lang::Rust).is_err(), "{bad:?}");

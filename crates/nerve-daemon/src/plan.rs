@@ -66,6 +66,12 @@ impl Plan {
                         edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
                         inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
                     }
+                    // The node subscribes itself: no queue in its inbox, no edge on any output.
+                    InputSource::Topic { topic } => inputs[r].push(InputChannel::Topic {
+                        id: input.id.clone(),
+                        topic: topic.clone(),
+                        queue_size: input.queue_size,
+                    }),
                 }
             }
         }
@@ -95,6 +101,7 @@ impl Plan {
                 touched.extend(edges.iter().map(|e| e.reader));
                 OutputChannel {
                     id: id.clone(),
+                    topic: df.nodes[n].output_topics.get(id).cloned(),
                     index,
                     readers: edges
                         .iter()
@@ -161,5 +168,22 @@ mod tests {
         let cam = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
         assert_eq!(cam.inboxes.iter().map(|i| i.node).collect::<Vec<_>>(), vec![0, 1, 2]);
         assert!(matches!(cam.inputs[0], InputChannel::Timer { period_ns: 33_333_333, .. }));
+    }
+
+    #[test]
+    fn topic_inputs_and_outputs_reach_the_node_not_the_inbox() {
+        let (df, plan) = plan(
+            "nodes:\n\
+             - id: nav\n  path: n.py\n  inputs: {pose: topic/robot/pose, tick: timer/hz/10}\n  outputs: [{id: cmd, topic: /robot/cmd}, log]\n",
+        );
+        // A topic input takes no queue: the node subscribes itself.
+        assert!(plan.inboxes[0].is_empty());
+        let table = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
+        assert_eq!(
+            table.inputs[0],
+            InputChannel::Topic { id: "pose".into(), topic: "robot/pose".into(), queue_size: 10 }
+        );
+        let topics: Vec<_> = table.outputs.iter().map(|o| (o.id.as_str(), o.topic.as_deref())).collect();
+        assert_eq!(topics, vec![("cmd", Some("robot/cmd")), ("log", None)]);
     }
 }

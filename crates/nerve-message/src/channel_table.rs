@@ -39,6 +39,15 @@ pub enum InputChannel {
         /// Period in nanoseconds.
         period_ns: u64,
     },
+    /// A named topic, which the node subscribes to itself (domain 0).
+    Topic {
+        /// Input id.
+        id: String,
+        /// Topic name (canonical).
+        topic: String,
+        /// Messages kept while the node is busy; the oldest go first.
+        queue_size: usize,
+    },
 }
 
 /// One reader of an output.
@@ -61,6 +70,9 @@ pub struct OutputChannel {
     pub index: usize,
     /// Its readers.
     pub readers: Vec<ReaderChannel>,
+    /// Topic the node also publishes this output on (domain 0), if any.
+    #[serde(default)]
+    pub topic: Option<String>,
 }
 
 /// A node's view of the run.

@@ -63,6 +63,9 @@ pub enum NodeError {
     /// A shared-memory failure.
     #[error(transparent)]
     Shm(#[from] ShmError),
+    /// A topic the dataflow wires to this node could not be set up or sent to.
+    #[error(transparent)]
+    Topic(#[from] nerve_topic::TopicError),
     /// Sending on an output the node did not declare.
     #[error(
         "node `{node}` has no output `{output}` (declared outputs: {declared}); add it to `outputs:` in the dataflow"

@@ -28,6 +28,7 @@ mod error;
 mod event;
 mod node;
 mod stream;
+mod topic_input;
 
 pub use arrow_array;
 pub use error::NodeError;

@@ -142,6 +142,8 @@ pub struct Node {
     shared: Arc<Shared>,
     _link: Arc<Link>,
     outputs: HashMap<String, Mutex<Outlet>>,
+    /// Outputs the dataflow also publishes as topics (`outputs: [{id, topic}]`).
+    topics: HashMap<String, nerve_topic::Publisher>,
 }
 
 impl Node {
@@ -182,7 +184,12 @@ impl Node {
             inboxes.get(&n).cloned().ok_or_else(|| NodeError::Protocol(format!("channel table lacks inbox {n}")))
         };
         let mut outputs = HashMap::new();
+        let mut topics = HashMap::new();
         for out in &table.outputs {
+            if let Some(topic) = &out.topic {
+                let options = nerve_topic::PublisherOptions { max_message: table.max_message, ..Default::default() };
+                topics.insert(out.id.clone(), nerve_topic::Publisher::new(topic, options)?);
+            }
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
             let readers = out
                 .readers
@@ -222,7 +229,7 @@ impl Node {
             .name("nerve-control".into())
             .spawn(move || control_loop(&control, reader))
             .map_err(|e| NodeError::Control(e.into()))?;
-        Ok((Self { shared, _link: link, outputs }, events))
+        Ok((Self { shared, _link: link, outputs, topics }, events))
     }
 
     /// This node's id.
@@ -355,7 +362,15 @@ impl Node {
     }
 
     fn publish(&self, output: &str, outlet: &mut Outlet, loan: Loan) {
-        let done = outlet.send(loan, &self.shared.stop);
+        let topic = self.topics.get(output).filter(|t| t.subscriber_count() > 0);
+        let done = outlet.send_with(loan, &self.shared.stop, |message| {
+            // The message as encoded for the dataflow's readers goes to the topic as is.
+            if let Some(t) = topic
+                && let Err(e) = t.send_encoded(message)
+            {
+                tracing::warn!(output, topic = t.topic(), error = %e, "cannot publish the output on its topic");
+            }
+        });
         if done.skipped > 0 {
             tracing::debug!(output, skipped = done.skipped, "stopping: full readers skipped");
         }

@@ -12,14 +12,17 @@ use nerve_shm::doorbell::DEFAULT_SPIN;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockCache;
+use nerve_topic::{Message, Payload};
 
 use crate::error::NodeError;
 use crate::event::{Event, Metadata, Next, Parameters};
 use crate::node::{Control, Link, Shared};
+use crate::topic_input::TopicFeed;
 
 enum Source {
     Shm { input: Input, decoder: Decoder },
     Timer { period: Duration, next: Instant },
+    Topic(Arc<TopicFeed>),
 }
 
 struct Slot {
@@ -59,6 +62,9 @@ impl EventStream {
                 InputChannel::Timer { id, period_ns } => {
                     let period = Duration::from_nanos((*period_ns).max(1));
                     (id.clone(), Source::Timer { period, next: now + period })
+                }
+                InputChannel::Topic { id, topic, queue_size } => {
+                    (id.clone(), Source::Topic(TopicFeed::start(topic, *queue_size, shared.inbox.clone())?))
                 }
             };
             slots.push(Slot { id, source, closing: false, closed: false });
@@ -124,7 +130,7 @@ impl EventStream {
             .iter()
             .filter_map(|s| match s.source {
                 Source::Timer { next, .. } => Some(next),
-                Source::Shm { .. } => None,
+                Source::Shm { .. } | Source::Topic(_) => None,
             })
             .min()
     }
@@ -165,6 +171,7 @@ impl EventStream {
             .enumerate()
             .filter_map(|(i, s)| match &s.source {
                 Source::Shm { input, .. } => input.peek_stamp().map(|stamp| (i, stamp)),
+                Source::Topic(feed) => feed.peek_stamp().map(|stamp| (i, stamp)),
                 Source::Timer { .. } => None,
             })
             .min_by_key(|&(_, stamp)| stamp);
@@ -182,14 +189,34 @@ impl EventStream {
 
     fn take(&mut self, i: usize) -> Option<Event> {
         let slot = &mut self.slots[i];
-        let Source::Shm { input, decoder } = &mut slot.source else {
-            return None;
-        };
-        let result = input.recv()?.and_then(|(block, len)| decoder.decode(block, len));
-        Some(match result {
-            Ok((metadata, data)) => Event::Input { id: slot.id.clone(), metadata, data },
-            Err(e) => Event::Error(format!("input `{}`: {e}", slot.id)),
-        })
+        let id = slot.id.clone();
+        match &mut slot.source {
+            Source::Shm { input, decoder } => {
+                let result = input.recv()?.and_then(|(block, len)| decoder.decode(block, len));
+                Some(match result {
+                    Ok((metadata, data)) => Event::Input { id, metadata, data },
+                    Err(e) => Event::Error(format!("input `{id}`: {e}")),
+                })
+            }
+            Source::Topic(feed) => Some(match feed.take()? {
+                Ok(Message { metadata, payload: Payload::Array(data), .. }) => Event::Input { id, metadata, data },
+                Ok(Message { topic, .. }) => Event::Error(format!(
+                    "input `{id}`: a message of topic `{topic}` sent as an object within this process is not an Arrow array"
+                )),
+                Err(e) => Event::Error(format!("input `{id}`: {e}")),
+            }),
+            Source::Timer { .. } => None,
+        }
+    }
+}
+
+impl Drop for EventStream {
+    fn drop(&mut self) {
+        for s in &self.slots {
+            if let Source::Topic(feed) = &s.source {
+                feed.close();
+            }
+        }
     }
 }
 
@@ -198,6 +225,7 @@ fn has_work(shared: &Shared, slots: &[Slot]) -> bool {
         || slots.iter().any(|s| match &s.source {
             Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
             Source::Timer { next, .. } => *next <= Instant::now(),
+            Source::Topic(feed) => feed.has_pending(),
         })
 }
 

@@ -66,6 +66,14 @@ impl Loan {
     }
 }
 
+/// A message encoded elsewhere, copied into a block (see [`Outlet::copy_encoded`]).
+#[derive(Debug)]
+pub struct EncodedCopy {
+    lease: Lease,
+    len: usize,
+    stamp: u64,
+}
+
 /// The producer end of an output: turns arrays into messages in its pool's blocks.
 #[derive(Debug)]
 pub struct Outlet {
@@ -143,6 +151,26 @@ impl Outlet {
         self.send_with(loan, stop, |_| ())
     }
 
+    /// Copies a message encoded elsewhere (by another outlet) into a block of this outlet, as
+    /// is, for [`Outlet::send_copy`]: the sender's stamp and parameters are kept.
+    ///
+    /// # Errors
+    /// A malformed or oversized message, or no block to be had.
+    pub fn copy_encoded(&mut self, message: &[u8]) -> Result<EncodedCopy, ShmError> {
+        let stamp = MessageView::parse(message, message.len())?.stamp;
+        if message.len() > self.max_message {
+            return Err(ShmError::TooLarge { len: message.len(), limit: self.max_message });
+        }
+        let mut lease = self.publisher.lease(message.len())?;
+        lease.bytes_mut()[..message.len()].copy_from_slice(message);
+        Ok(EncodedCopy { lease, len: message.len(), stamp })
+    }
+
+    /// Queues a copy made by [`Outlet::copy_encoded`] to every reader.
+    pub fn send_copy(&mut self, copy: EncodedCopy, stop: &AtomicBool) -> Published {
+        self.publisher.publish(copy.lease, copy.len, copy.stamp, stop)
+    }
+
     /// Like [`Outlet::send`], handing the whole encoded message to `also` first (to send it
     /// over a network, for instance).
     pub fn send_with(&mut self, mut loan: Loan, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
@@ -159,6 +187,15 @@ fn meta(parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
         return Ok(Vec::new());
     }
     serde_json::to_vec(parameters).map_err(|e| ShmError::Unsupported(format!("metadata: {e}")))
+}
+
+/// A copy of an encoded message in 64-byte aligned memory, ready for [`Decoder::decode_buffer`]
+/// (Arrow buffers must be aligned; bytes off a network or a pipe need not be).
+#[must_use]
+pub fn aligned_copy(message: &[u8]) -> Buffer {
+    let mut aligned = arrow_buffer::MutableBuffer::from_len_zeroed(message.len());
+    aligned.as_slice_mut().copy_from_slice(message);
+    aligned.into()
 }
 
 /// The consumer end of one input: rebuilds messages as arrays viewing their blocks.

@@ -8,8 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use crate::error::ShmError;
 use crate::names::RunNames;
@@ -509,64 +508,34 @@ impl Drop for BlockRef {
 }
 
 /// Blocks handed to a reader as file descriptors, filed by the thread that receives them and
-/// taken by the reader when a message names them.
+/// taken by the reader when a message names them (the producer sends a block before any
+/// message in it; a reader checks [`BlockCache::is_available`] before taking a message).
 #[derive(Debug, Default)]
 pub struct HandedBlocks {
-    blocks: Mutex<HandedState>,
-    arrived: Condvar,
+    by_slot: Mutex<HashMap<u32, (u64, Arc<Segment>)>>,
 }
-
-#[derive(Debug, Default)]
-struct HandedState {
-    by_slot: HashMap<u32, (u64, Arc<Segment>)>,
-    /// No more blocks will come (the producer's connection ended).
-    closed: bool,
-}
-
-/// How long a reader waits for a block's descriptor that a message already names: the producer
-/// sends it before the message, so only a stalled connection thread takes this long.
-const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
 
 impl HandedBlocks {
     /// Files block `seq` of `slot` (replacing the slot's older block).
     pub fn add(&self, slot: u32, seq: u64, segment: Segment) {
-        let mut state = self.lock();
-        state.by_slot.insert(slot, (seq, Arc::new(segment)));
-        drop(state);
-        self.arrived.notify_all();
+        self.lock().insert(slot, (seq, Arc::new(segment)));
     }
 
-    /// No more blocks will arrive: readers waiting for one give up.
-    pub fn close(&self) {
-        self.lock().closed = true;
-        self.arrived.notify_all();
+    fn get(&self, slot: u32, seq: u64) -> Option<Arc<Segment>> {
+        self.lock().get(&slot).filter(|(s, _)| *s == seq).map(|(_, seg)| seg.clone())
     }
 
     fn has(&self, slot: u32, seq: u64) -> bool {
-        self.lock().by_slot.get(&slot).is_some_and(|(s, _)| *s == seq)
+        self.lock().get(&slot).is_some_and(|(s, _)| *s == seq)
     }
 
     /// Drops blocks their producer has retired from `table`.
     fn forget_retired(&self, table: &BlockTable) {
-        self.lock().by_slot.retain(|&slot, (seq, _)| table.seq(slot as usize) == *seq);
+        self.lock().retain(|&slot, (seq, _)| table.seq(slot as usize) == *seq);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HandedState> {
-        self.blocks.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn wait_for(&self, slot: u32, seq: u64) -> Option<Arc<Segment>> {
-        let deadline = std::time::Instant::now() + HAND_OVER_WAIT;
-        let mut state = self.lock();
-        loop {
-            match state.by_slot.get(&slot) {
-                Some((s, seg)) if *s == seq => return Some(seg.clone()),
-                _ if state.closed => return None,
-                _ => {}
-            }
-            let left = deadline.checked_duration_since(std::time::Instant::now())?;
-            state = self.arrived.wait_timeout(state, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
-        }
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, (u64, Arc<Segment>)>> {
+        self.by_slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -640,7 +609,7 @@ impl BlockCache {
         if let Some(name) = self.output.block_name(seq) {
             return Segment::open(&name, Access::ReadOnly).map(Arc::new);
         }
-        self.handed.as_ref().and_then(|h| h.wait_for(slot, seq)).ok_or_else(|| {
+        self.handed.as_ref().and_then(|h| h.get(slot, seq)).ok_or_else(|| {
             ShmError::Malformed(format!("block {seq} (slot {slot}) was never handed over by its producer"))
         })
     }

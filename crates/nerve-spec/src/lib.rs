@@ -66,10 +66,19 @@
 //! program on `PATH`), `name`, `description`, `args` (a string split like a
 //! shell would, or a list), `env` (a mapping of scalars), `build` (a shell
 //! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`.
+//! The ids `timer`, `dora` and `topic` are reserved.
 //!
-//! An input is `node/output`, a timer (`timer/millis/N`, `timer/secs/N`,
-//! `timer/hz/N`, each also with a `dora/` prefix), or a mapping
+//! An input is `node/output`, a topic (`topic/<name>`, any process's
+//! publications on that [topic name](topic_name::canonical)), a timer
+//! (`timer/millis/N`, `timer/secs/N`, `timer/hz/N`, each also with a `dora/`
+//! prefix), or a mapping
 //! `{source: …, queue_size: N, queue_policy: drop_oldest | backpressure}`.
+//! A topic input drops its oldest messages when full (`drop_oldest`, its
+//! default): it cannot make publishers wait. Topic inputs are not edges of the
+//! dataflow; [`Dataflow::readers_of`] lists only node outputs' readers.
+//!
+//! An output is an id, or a mapping `{id: image, topic: camera/image}` for an
+//! output that is also published on a topic ([`NodeSpec::output_topics`]).
 //!
 //! Hostile input stays cheap: the YAML tree is built without recursion, with
 //! nesting capped at [`MAX_DEPTH`] and alias expansion at [`MAX_NODES`].
@@ -80,6 +89,7 @@ mod error;
 mod parse;
 mod paths;
 mod spec;
+pub mod topic_name;
 mod tree;
 mod validate;
 

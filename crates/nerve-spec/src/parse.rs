@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::error::Problems;
 use crate::paths;
 use crate::spec::{DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy};
+use crate::topic_name;
 use crate::tree::{Mark, Node, ScalarKind, Value};
 
 const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
@@ -19,6 +20,8 @@ const NODE_KEYS: &[&str] =
     &["id", "name", "description", "path", "args", "env", "build", "inputs", "outputs", "deploy", "_unstable_deploy"];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
+
+const OUTPUT_KEYS: &[&str] = &["id", "topic"];
 
 const DEPLOY_KEYS: &[&str] = &["machine"];
 
@@ -73,9 +76,9 @@ pub(crate) fn check_id(id: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Timer inputs are spelled `timer/...` and `dora/timer/...`; a node with one
-/// of these ids could never be read from.
-const RESERVED_IDS: &[&str] = &["timer", "dora"];
+/// Inputs spelled `timer/...`, `dora/timer/...` and `topic/...` are timers and
+/// topics; a node with one of these ids could never be read from.
+const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 
 /// A string field: any non-null scalar, as written.
 fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
@@ -189,7 +192,8 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let id = string_field(p, id_node, &id_field)?;
     let field = match check_id(&id) {
         Ok(()) if RESERVED_IDS.contains(&id.as_str()) => {
-            p.push(id_node.mark, &id_field, format!("node id `{id}` is reserved: `{id}/...` inputs are timers"));
+            let what = if id == "topic" { "topics" } else { "timers" };
+            p.push(id_node.mark, &id_field, format!("node id `{id}` is reserved: `{id}/...` inputs are {what}"));
             index_field
         }
         Ok(()) => format!("nodes[{id}]"),
@@ -210,6 +214,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         build: None,
         inputs: Vec::new(),
         outputs: Vec::new(),
+        output_topics: BTreeMap::new(),
         machine: None,
         config: item.to_json(),
         line: item.mark.line,
@@ -229,7 +234,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "args" => spec.args = parse_args(p, value, &f(k)),
             "env" => spec.env = parse_env(p, value, &f(k)),
             "outputs" => {
-                (spec.outputs, output_marks) = parse_outputs(p, value, &f(k));
+                (spec.outputs, spec.output_topics, output_marks) = parse_outputs(p, value, &f(k));
             }
             "inputs" => {
                 (spec.inputs, inputs) = parse_inputs(p, value, &f(k));
@@ -335,37 +340,121 @@ fn parse_env(p: &mut Problems, value: &Node, field: &str) -> BTreeMap<String, St
     env
 }
 
-fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, Vec<Mark>) {
+/// The outputs' ids in order, their topics (output id → canonical name), and
+/// where each id was written.
+fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, BTreeMap<String, String>, Vec<Mark>) {
+    let mut outputs = Vec::new();
+    let mut topics = BTreeMap::new();
+    let mut marks: Vec<Mark> = Vec::new();
     let items = match &value.value {
-        _ if value.is_null() => return (Vec::new(), Vec::new()),
+        _ if value.is_null() => return (outputs, topics, marks),
         Value::Seq(items) => items,
         _ => {
             p.push(value.mark, field, format!("expected a list of output ids, found {}", value.describe()));
-            return (Vec::new(), Vec::new());
+            return (outputs, topics, marks);
         }
     };
-    let mut outputs = Vec::new();
-    let mut marks: Vec<Mark> = Vec::new();
     let mut first_lines: HashMap<String, usize> = HashMap::new();
+    // Canonical topic → (output id, line) of the first output of this node publishing it.
+    let mut topic_owners: HashMap<String, (String, usize)> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let ifield = format!("{field}[{i}]");
-        let Some(id) = string_field(p, item, &ifield) else {
+        let Some(OutputEntry { id, id_mark, topic }) = parse_output(p, item, &ifield) else {
             continue;
         };
         if let Err(message) = check_id(&id) {
-            p.push(item.mark, &ifield, message);
+            p.push(id_mark, &ifield, message);
         }
         if let Some(first_line) = first_lines.get(&id) {
-            p.push(item.mark, &ifield, format!("duplicate output `{id}` (first at line {first_line})"));
+            p.push(id_mark, &ifield, format!("duplicate output `{id}` (first at line {first_line})"));
             continue;
         }
-        first_lines.insert(id.clone(), item.mark.line);
+        first_lines.insert(id.clone(), id_mark.line);
+        if let Some((topic, topic_mark)) = topic {
+            match topic_owners.get(&topic) {
+                // Two outputs of one node on one topic would interleave their
+                // messages under a single publisher: almost surely a copy-paste slip.
+                Some((owner, line)) => {
+                    let message = format!(
+                        "output `{owner}` (line {line}) already publishes topic `{topic}`: \
+                         give each output its own topic"
+                    );
+                    p.push(topic_mark, format!("{ifield}.topic"), message);
+                }
+                None => {
+                    topic_owners.insert(topic.clone(), (id.clone(), id_mark.line));
+                    topics.insert(id.clone(), topic);
+                }
+            }
+        }
         // Kept even when the id is invalid: readers of it should not also be
         // told that the output does not exist.
         outputs.push(id);
-        marks.push(item.mark);
+        marks.push(id_mark);
     }
-    (outputs, marks)
+    (outputs, topics, marks)
+}
+
+/// One entry of `outputs:`, in either form.
+struct OutputEntry {
+    id: String,
+    id_mark: Mark,
+    /// The canonical topic name and where it was written.
+    topic: Option<(String, Mark)>,
+}
+
+/// Parses `image` or `{id: image, topic: camera/image}`; `None` when there is
+/// no usable id (the problem is reported).
+fn parse_output(p: &mut Problems, item: &Node, field: &str) -> Option<OutputEntry> {
+    let Value::Map(entries) = &item.value else {
+        return match item.text() {
+            Some(id) => Some(OutputEntry { id: id.to_owned(), id_mark: item.mark, topic: None }),
+            None => {
+                p.push(
+                    item.mark,
+                    field,
+                    format!(
+                        "expected an output id or a mapping like `{{id: image, topic: camera/image}}`, found {}",
+                        item.describe()
+                    ),
+                );
+                None
+            }
+        };
+    };
+    let mut id = None;
+    let mut topic = None;
+    let mut has_id = false;
+    for (key, v) in entries {
+        let k = key_str(key);
+        let kfield = join_field(field, k);
+        match k {
+            "id" => {
+                has_id = true;
+                id = string_field(p, v, &kfield).map(|id| (id, v.mark));
+            }
+            "topic" => {
+                topic = string_field(p, v, &kfield).and_then(|raw| match topic_name::canonical(&raw) {
+                    Ok(name) => Some((name, v.mark)),
+                    // "bad topic ``" would read as a typo in the message itself.
+                    Err(_) if raw.is_empty() => {
+                        p.push(v.mark, &kfield, "a topic name cannot be empty");
+                        None
+                    }
+                    Err(why) => {
+                        p.push(v.mark, &kfield, format!("bad topic `{raw}`: {why}"));
+                        None
+                    }
+                });
+            }
+            _ => unknown_key(p, key, &kfield, OUTPUT_KEYS),
+        }
+    }
+    if !has_id {
+        p.push(item.mark, field, "missing required key `id`");
+    }
+    let (id, id_mark) = id?;
+    Some(OutputEntry { id, id_mark, topic })
 }
 
 fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>, Vec<InputPlace>) {
@@ -404,9 +493,11 @@ fn parse_input(
     value: &Node,
     field: String,
 ) -> Option<(InputSpec, InputPlace)> {
-    const FORMS: &str = "`node/output`, a timer like `dora/timer/millis/100`, or a mapping with `source:`";
+    const FORMS: &str =
+        "`node/output`, `topic/<name>`, a timer like `dora/timer/millis/100`, or a mapping with `source:`";
     let mut queue_size = DEFAULT_QUEUE_SIZE;
-    let mut policy = QueuePolicy::default();
+    // Set explicitly, with where: the default depends on the source, which may come later.
+    let mut policy: Option<(QueuePolicy, Mark, String)> = None;
     let (source_node, source_field) = match &value.value {
         Value::Scalar(s) if s.kind == ScalarKind::Str => (value, field),
         Value::Map(entries) => {
@@ -423,7 +514,7 @@ fn parse_input(
                     }
                     "queue_policy" => {
                         if let Some(q) = parse_policy(p, v, &kfield) {
-                            policy = q;
+                            policy = Some((q, v.mark, kfield));
                         }
                     }
                     _ => unknown_key(p, key, &kfield, INPUT_KEYS),
@@ -450,6 +541,21 @@ fn parse_input(
             p.push(source_node.mark, &source_field, message);
             return None;
         }
+    };
+    let policy = match (&source, policy) {
+        // A topic's publishers never wait for their subscribers (one slow
+        // reader must not stall the others), so a topic input can only drop.
+        (InputSource::Topic { .. }, Some((QueuePolicy::Backpressure, mark, kfield))) => {
+            p.push(
+                mark,
+                kfield,
+                "a topic input cannot push back on its publishers; use drop_oldest (the default for topics)",
+            );
+            QueuePolicy::DropOldest
+        }
+        (_, Some((policy, _, _))) => policy,
+        (InputSource::Topic { .. }, None) => QueuePolicy::DropOldest,
+        (_, None) => QueuePolicy::default(),
     };
     Some((
         InputSpec { id, source, queue_size, policy, line: key_mark.line },
@@ -509,6 +615,12 @@ fn parse_policy(p: &mut Problems, value: &Node, field: &str) -> Option<QueuePoli
 
 /// Parses the short form of an input source; the error is the whole message.
 pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
+    if let Some(name) = text.strip_prefix("topic/") {
+        // `topic//tf` reads as an empty segment, not as the absolute name `/tf`.
+        let checked =
+            if name.starts_with('/') { Err(topic_name::BAD_SEGMENT.to_owned()) } else { topic_name::canonical(name) };
+        return checked.map(|topic| InputSource::Topic { topic }).map_err(|why| format!("bad topic `{text}`: {why}"));
+    }
     if let Some(rest) = text.strip_prefix("dora/") {
         return match rest.strip_prefix("timer/") {
             Some(timer) => parse_timer(timer, text),
@@ -524,7 +636,9 @@ pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
         Some((node, output)) if !node.is_empty() && !output.is_empty() => {
             Ok(InputSource::Output { node: node.to_owned(), output: output.to_owned() })
         }
-        _ => Err(format!("`{text}` is not a source: expected `node/output` or a timer like `timer/millis/100`")),
+        _ => Err(format!(
+            "`{text}` is not a source: expected `node/output`, `topic/<name>` or a timer like `timer/millis/100`"
+        )),
     }
 }
 
@@ -574,6 +688,31 @@ mod tests {
         assert!(parse_source("camera").is_err());
         assert!(parse_source("/image").is_err());
         assert!(parse_source("camera/").is_err());
+    }
+
+    #[test]
+    fn topic_sources() {
+        let topic = |t: &str| Ok(InputSource::Topic { topic: t.to_owned() });
+        assert_eq!(parse_source("topic/tf"), topic("tf"));
+        assert_eq!(parse_source("topic/robot/pose"), topic("robot/pose"));
+        assert_eq!(parse_source("topic/a.b/c-d_e/1"), topic("a.b/c-d_e/1"));
+        assert_eq!(parse_source("topic/robot/pose").map(|s| s.to_string()), Ok("topic/robot/pose".to_owned()));
+        let segments = "segments between `/` must be non-empty and not `.` or `..`";
+        for (text, why) in [
+            ("topic/", "it is empty"),
+            ("topic//tf", segments),
+            ("topic/a//b", segments),
+            ("topic/a/", segments),
+            ("topic/../x", segments),
+            ("topic/a b", "` ` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)"),
+        ] {
+            assert_eq!(parse_source(text), Err(format!("bad topic `{text}`: {why}")), "{text}");
+        }
+        let long = format!("topic/{}", "x".repeat(topic_name::MAX_TOPIC_LEN + 1));
+        assert!(parse_source(&long).is_err());
+        // Only the exact `topic/` prefix makes a topic; these are node outputs.
+        assert_eq!(parse_source("topics/x"), Ok(InputSource::Output { node: "topics".into(), output: "x".into() }));
+        assert!(parse_source("topic").is_err());
     }
 
     #[test]

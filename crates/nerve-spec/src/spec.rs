@@ -76,8 +76,13 @@ pub struct NodeSpec {
     pub build: Option<String>,
     /// Inputs, in declaration order.
     pub inputs: Vec<InputSpec>,
-    /// Output ids, in declaration order.
+    /// Output ids, in declaration order, including those that also publish to a topic.
     pub outputs: Vec<String>,
+    /// Output id → canonical topic name, for the outputs written
+    /// `{id: …, topic: …}`: what the node also publishes on that topic. Empty
+    /// when no output names a topic.
+    #[serde(default)]
+    pub output_topics: BTreeMap<String, String>,
     /// The machine to run on, from the node's `deploy: {machine: ID}` or else
     /// the dataflow's.
     pub machine: Option<String>,
@@ -112,7 +117,8 @@ pub struct InputSpec {
     pub source: InputSource,
     /// Most messages waiting in the input's queue; at least 1.
     pub queue_size: usize,
-    /// What happens when the queue is full.
+    /// What happens when the queue is full: [`QueuePolicy::Backpressure`]
+    /// unless set; always [`QueuePolicy::DropOldest`] for a topic input.
     pub policy: QueuePolicy,
     /// 1-based line of the input's key.
     pub line: usize,
@@ -134,6 +140,12 @@ pub enum InputSource {
         /// Time between ticks; never zero.
         interval: Duration,
     },
+    /// Whatever is published on a topic (`topic/<name>`), by any process;
+    /// not an edge of the dataflow, so [`Dataflow::readers_of`] leaves it out.
+    Topic {
+        /// The canonical topic name, without the `topic/` prefix or a leading `/`.
+        topic: String,
+    },
 }
 
 impl fmt::Display for InputSource {
@@ -141,6 +153,7 @@ impl fmt::Display for InputSource {
         match self {
             InputSource::Output { node, output } => write!(f, "{node}/{output}"),
             InputSource::Timer { interval } => write!(f, "timer every {interval:?}"),
+            InputSource::Topic { topic } => write!(f, "topic/{topic}"),
         }
     }
 }

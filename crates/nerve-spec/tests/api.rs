@@ -286,3 +286,62 @@ fn byte_order_mark_and_crlf_line_ends_are_accepted() {
     assert_eq!(dataflow.nodes[0].outputs, ["o"]);
     assert_eq!(dataflow.nodes[0].line, 2);
 }
+
+#[test]
+fn topics_are_inputs_and_outputs_but_not_edges() {
+    let dataflow = nerve_spec::load(&cases_dir().join("valid-topics.yml")).expect("loads");
+    let camera = dataflow.node("camera").expect("declared");
+    let pose = &camera.inputs[1];
+    assert_eq!(pose.source, InputSource::Topic { topic: "robot/pose".to_owned() });
+    assert_eq!(pose.source.to_string(), "topic/robot/pose");
+    // Topic inputs drop by default; node inputs keep their backpressure default.
+    assert_eq!(pose.policy, QueuePolicy::DropOldest);
+    assert_eq!(pose.queue_size, DEFAULT_QUEUE_SIZE);
+    assert_eq!(camera.inputs[0].policy, QueuePolicy::Backpressure);
+    assert_eq!(camera.outputs, ["image", "depth", "info"]);
+    let topics: Vec<(&str, &str)> = camera.output_topics.iter().map(|(o, t)| (o.as_str(), t.as_str())).collect();
+    assert_eq!(topics, [("depth", "camera/depth"), ("info", "camera/info")]);
+
+    let viewer = dataflow.node("viewer").expect("declared");
+    assert_eq!(viewer.inputs[2].source, InputSource::Topic { topic: "tf".to_owned() });
+    assert_eq!(viewer.inputs[2].queue_size, 1);
+    assert_eq!(viewer.output_topics.get("overlay").map(String::as_str), Some("camera/depth"));
+    assert!(!viewer.output_topics.contains_key("plain"));
+
+    // A topic is not an output of any node, whoever publishes it.
+    assert_eq!(dataflow.readers_of("camera", "depth"), [("viewer".to_owned(), "depth".to_owned())]);
+    assert!(dataflow.readers_of("topic", "tf").is_empty());
+    assert!(dataflow.readers_of("robot", "pose").is_empty());
+}
+
+#[test]
+fn topic_readers_do_not_count_against_the_reader_limit() {
+    let mut text = String::from("nodes:\n");
+    for i in 0..=MAX_READERS_PER_OUTPUT {
+        let _ = write!(text, "  - id: r{i}\n    path: dynamic\n    inputs:\n      x: topic/shared\n");
+    }
+    let dataflow = parse(&text).expect("any number of nodes may read one topic");
+    assert_eq!(dataflow.nodes.len(), MAX_READERS_PER_OUTPUT + 1);
+}
+
+#[test]
+fn topic_problems_point_at_the_source() {
+    let found = problems(
+        "nodes:
+  - id: a
+    path: dynamic
+    inputs:
+      x: {source: topic//tf, queue_size: 2}
+    outputs:
+      - {id: o, topic: a/../b}
+",
+    );
+    let segments = "segments between `/` must be non-empty and not `.` or `..`";
+    assert_eq!(
+        found,
+        [
+            format!("5:19: nodes[a].inputs.x.source: bad topic `topic//tf`: {segments}"),
+            format!("7:24: nodes[a].outputs[0].topic: bad topic `a/../b`: {segments}"),
+        ]
+    );
+}

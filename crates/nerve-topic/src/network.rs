@@ -20,7 +20,8 @@ use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::sync::{Arc, Mutex, Weak};
 
-use arrow_buffer::{Buffer, MutableBuffer};
+use arrow_buffer::Buffer;
+use nerve_shm::codec::aligned_copy;
 use zenoh::Wait;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::SampleKind;
@@ -222,13 +223,7 @@ impl RemoteFeed {
         let data = net
             .session
             .declare_subscriber(data_key(domain, &net.host, topic))
-            .callback(move |sample| {
-                let bytes = sample.payload().to_bytes();
-                // Arrow buffers must be aligned: copy into 64-byte aligned memory once.
-                let mut aligned = MutableBuffer::from_len_zeroed(bytes.len());
-                aligned.as_slice_mut().copy_from_slice(&bytes);
-                deliver(aligned.into());
-            })
+            .callback(move |sample| deliver(aligned_copy(&sample.payload().to_bytes())))
             .wait()
             .map_err(err)?;
         let token = announce(&net, End::Subscriber, domain, id, topic)?;

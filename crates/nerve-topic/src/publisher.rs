@@ -9,7 +9,7 @@ use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use nerve_shm::channel::{Publisher as Channel, ReaderLink};
 use nerve_shm::clock::monotonic_ns;
-use nerve_shm::codec::{Loan, Metadata, Outlet, Parameters};
+use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
 
@@ -324,6 +324,16 @@ impl Publisher {
         self.lease(|outlet| outlet.loan_array(data, parameters), parameters, None)
     }
 
+    /// Names the topic in a size error.
+    fn sized(&self, e: nerve_shm::ShmError) -> TopicError {
+        match e {
+            nerve_shm::ShmError::TooLarge { len, limit } => {
+                TopicError::TooLarge { topic: self.shared.topic.to_string(), len, limit }
+            }
+            other => TopicError::Shm(other),
+        }
+    }
+
     fn lease(
         &self,
         take: impl FnOnce(&mut Outlet) -> Result<Loan, nerve_shm::ShmError>,
@@ -331,12 +341,7 @@ impl Publisher {
         local: Option<(DataType, usize)>,
     ) -> Result<TopicLoan, TopicError> {
         let mut st = lock(&self.shared.state);
-        let loan = take(&mut st.outlet).map_err(|e| match e {
-            nerve_shm::ShmError::TooLarge { len, limit } => {
-                TopicError::TooLarge { topic: self.shared.topic.to_string(), len, limit }
-            }
-            other => TopicError::Shm(other),
-        })?;
+        let loan = take(&mut st.outlet).map_err(|e| self.sized(e))?;
         self.shared.announce_new(&mut st);
         Ok(TopicLoan { loan, parameters: parameters.clone(), local })
     }
@@ -362,6 +367,38 @@ impl Publisher {
             self.send_local(&Payload::Array(arrow_array::make_array(copy)), &loan.parameters);
         }
         self.send_to_other_processes(loan);
+        Ok(())
+    }
+
+    /// Sends a message already encoded by a dataflow output (nerve's message layout), keeping
+    /// its stamp and parameters: how a node's output is also published as a topic. This
+    /// process's subscribers get a decoded copy.
+    ///
+    /// # Errors
+    /// A malformed or oversized message, or no block to be had.
+    pub fn send_encoded(&self, message: &[u8]) -> Result<(), TopicError> {
+        let subs = self.local_subscribers();
+        if !subs.is_empty() {
+            let (metadata, data) = Decoder::default().decode_buffer(&aligned_copy(message))?;
+            for s in &subs {
+                s.push_local(Message {
+                    topic: self.shared.topic.clone(),
+                    metadata: metadata.clone(),
+                    payload: Payload::Array(data.clone()),
+                });
+            }
+        }
+        let mut st = lock(&self.shared.state);
+        if !st.peers.is_empty() {
+            let copy = st.outlet.copy_encoded(message).map_err(|e| self.sized(e))?;
+            self.shared.announce_new(&mut st);
+            st.outlet.send_copy(copy, &self.never_stop);
+        }
+        drop(st);
+        let hosts = self.remote.as_ref().map(|r| r.subscribers.hosts()).unwrap_or_default();
+        if let (false, Some(r)) = (hosts.is_empty(), &self.remote) {
+            network::send(&r.net, self.shared.domain, &self.shared.topic, &hosts, message.to_vec());
+        }
         Ok(())
     }
 

@@ -404,8 +404,7 @@ impl Runtime {
                     p.detach(edge);
                 }
             }
-            Some(Link::Feed { subscriber, ring, handed, .. }) => {
-                handed.close();
+            Some(Link::Feed { subscriber, ring, .. }) => {
                 if let Some(s) = subscriber.upgrade() {
                     s.feed_ended(ring);
                 }

@@ -48,6 +48,8 @@ struct Feed {
     input: Option<(Input, Decoder)>,
     /// The publisher is gone: drain what it queued, then free the queue.
     ended: bool,
+    /// Since when the oldest message has waited for its block to be handed over.
+    waiting_since: Option<Instant>,
 }
 
 struct SubState {
@@ -86,7 +88,8 @@ impl SubShared {
             }
             return None;
         };
-        st.feeds[ring] = Some(Feed { publisher, sock: None, handed: None, input: None, ended: false });
+        st.feeds[ring] =
+            Some(Feed { publisher, sock: None, handed: None, input: None, ended: false, waiting_since: None });
         Some(ring)
     }
 
@@ -198,12 +201,17 @@ impl SubShared {
         self.reap(&mut st);
         let mut oldest: Option<(u64, Option<usize>)> = st.local.front().map(|m| (m.metadata.timestamp, None));
         let mut waiting = false;
-        for (ring, f) in st.feeds.iter().enumerate() {
-            if let Some(Feed { input: Some((input, _)), .. }) = f
+        let now = Instant::now();
+        for (ring, f) in st.feeds.iter_mut().enumerate() {
+            if let Some(Feed { input: Some((input, _)), waiting_since, .. }) = f
                 && let Some(stamp) = input.peek_stamp()
                 && oldest.is_none_or(|(best, _)| stamp < best)
             {
-                if input.front_ready() {
+                // A block is handed over before any message in it, so the wait is short; past
+                // HAND_OVER_WAIT the message is taken anyway and reported as unreadable.
+                let since = *waiting_since.get_or_insert(now);
+                if input.front_ready() || now.duration_since(since) > HAND_OVER_WAIT {
+                    *waiting_since = None;
                     oldest = Some((stamp, Some(ring)));
                 } else {
                     waiting = true;
@@ -242,6 +250,8 @@ enum Taken {
 
 /// How long to pause before looking again at a message whose block is still being handed over.
 const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
+/// How long a message may wait for its block before it is given up as unreadable.
+const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
 
 /// Receives a topic's messages from publishers in this process and in other processes of this
 /// host, oldest first, found with no broker; it keeps receiving when publishers come, go or

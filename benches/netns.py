@@ -1,0 +1,53 @@
+"""Hosts on one machine: network namespaces joined by veth pairs to one bridge (needs root).
+
+Used by the benchmark suite's topic scenario and by the tests of several hosts.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+#: Environment variable naming a Zenoh config; hosts run with Zenoh's defaults instead, on
+#: their private links.
+ZENOH_ENV = "NERVE_ZENOH_CONFIG"
+
+
+class Hosts:
+    """``count`` namespaces ``<tag>h0``… with addresses 10.231.0.1…, on a bridge in ``<tag>br``."""
+
+    def __init__(self, tag: str, count: int) -> None:
+        self.tag = tag
+        self.names = [f"{tag}h{i}" for i in range(count)]
+        self.bridge_ns = f"{tag}br"
+        try:
+            self._ip("netns", "add", self.bridge_ns)
+            self._ip("-n", self.bridge_ns, "link", "add", "br0", "type", "bridge")
+            self._ip("-n", self.bridge_ns, "link", "set", "br0", "up")
+            for i, ns in enumerate(self.names):
+                self._ip("netns", "add", ns)
+                self._ip("link", "add", f"{tag}v{i}", "type", "veth", "peer", "name", f"{tag}p{i}")
+                self._ip("link", "set", f"{tag}v{i}", "netns", ns)
+                self._ip("link", "set", f"{tag}p{i}", "netns", self.bridge_ns)
+                self._ip("-n", self.bridge_ns, "link", "set", f"{tag}p{i}", "master", "br0", "up")
+                self._ip("-n", ns, "link", "set", "lo", "up")
+                self._ip("-n", ns, "link", "set", f"{tag}v{i}", "name", "eth0")
+                self._ip("-n", ns, "addr", "add", f"10.231.0.{i + 1}/24", "dev", "eth0")
+                self._ip("-n", ns, "link", "set", "eth0", "up")
+                self._ip("-n", ns, "route", "add", "default", "dev", "eth0")
+        except BaseException:
+            self.remove()
+            raise
+
+    @staticmethod
+    def _ip(*args: str) -> None:
+        subprocess.run(["ip", *args], check=True, capture_output=True)
+
+    def popen(self, host: int, argv: list[str], **kwargs) -> subprocess.Popen[str]:
+        """Starts ``argv`` on host number ``host``."""
+        env = {k: v for k, v in os.environ.items() if k != ZENOH_ENV}
+        return subprocess.Popen(["ip", "netns", "exec", self.names[host], *argv], text=True, env=env, **kwargs)
+
+    def remove(self) -> None:
+        for ns in [*self.names, self.bridge_ns]:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)

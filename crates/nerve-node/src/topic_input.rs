@@ -1,0 +1,92 @@
+//! Inputs that read a named topic (`inputs: {pose: topic/robot/pose}`).
+//!
+//! A topic subscriber sleeps on a doorbell of its own, and a node sleeps on one doorbell for
+//! all its inputs; so a thread per topic input waits on the topic and hands each message over,
+//! ringing the node's doorbell. That costs one extra wake-up per message, against none for a
+//! dataflow edge.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use nerve_shm::inbox::Inbox;
+use nerve_topic::{Message, Subscriber, SubscriberOptions};
+
+use crate::error::NodeError;
+
+/// How often the hand-over thread looks up from waiting, to notice the stream is gone.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Messages of one topic input, waiting for the node.
+pub(crate) struct TopicFeed {
+    queue: Mutex<VecDeque<Result<Message, String>>>,
+    pending: AtomicUsize,
+    capacity: usize,
+    open: AtomicBool,
+}
+
+impl TopicFeed {
+    /// Subscribes to `topic` and starts handing its messages over; `bell` is the node's inbox.
+    pub(crate) fn start(topic: &str, queue_size: usize, bell: Arc<Inbox>) -> Result<Arc<Self>, NodeError> {
+        let sub = Subscriber::new(topic, SubscriberOptions { queue_size, ..Default::default() })?;
+        let feed = Arc::new(Self {
+            queue: Mutex::new(VecDeque::new()),
+            pending: AtomicUsize::new(0),
+            capacity: queue_size.max(1),
+            open: AtomicBool::new(true),
+        });
+        let handing = feed.clone();
+        std::thread::Builder::new()
+            .name(format!("nerve-topic-in:{topic}"))
+            .spawn(move || handing.hand_over(&sub, &bell))
+            .map_err(|e| NodeError::Protocol(format!("cannot start the reader of topic `{topic}`: {e}")))?;
+        Ok(feed)
+    }
+
+    fn hand_over(&self, sub: &Subscriber, bell: &Inbox) {
+        while self.open.load(Ordering::Acquire) {
+            let item = match sub.recv(Some(POLL)) {
+                Ok(Some(m)) => Ok(m),
+                Ok(None) => continue,
+                Err(e) => Err(e.to_string()),
+            };
+            let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.push_back(item);
+            // Bounded like the input's queue: a busy node loses the oldest, never the newest.
+            if queue.len() > self.capacity {
+                queue.pop_front();
+            }
+            self.pending.store(queue.len(), Ordering::Release);
+            drop(queue);
+            bell.doorbell().ring();
+        }
+    }
+
+    /// Send stamp of the oldest waiting message (errors first).
+    pub(crate) fn peek_stamp(&self) -> Option<u64> {
+        if self.pending.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.front().map(|m| m.as_ref().map_or(0, |m| m.metadata.timestamp))
+    }
+
+    /// Whether a message waits.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire) > 0
+    }
+
+    /// The oldest waiting message.
+    pub(crate) fn take(&self) -> Option<Result<Message, String>> {
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        let m = queue.pop_front();
+        self.pending.store(queue.len(), Ordering::Release);
+        m
+    }
+
+    /// Stops handing over (the thread ends within [`POLL`], dropping the subscription).
+    pub(crate) fn close(&self) {
+        self.open.store(false, Ordering::Release);
+    }
+}
