@@ -147,3 +147,47 @@ def test_a_bad_topic_name_is_refused_clearly(command: str) -> None:
     assert run.returncode != 0
     assert "invalid topic name `bad name`" in run.stderr
     assert run.stdout == ""
+
+
+def test_outputs_of_a_running_dataflow_are_topics_to_the_cli(dataflows) -> None:
+    """`nerve topic` sees every output of a running dataflow as `<node>/<output>`."""
+    node = f"ticker{os.getpid()}"
+    path = dataflows.write(
+        f"""
+        nodes:
+          - id: {node}
+            path: ticker.py
+            inputs:
+              tick: timer/millis/20
+            outputs:
+              - count
+        """,
+        {
+            "ticker.py": """
+            import nerve
+
+            node = nerve.Node()
+            n = 0
+            for event in node:
+                if event["type"] == "INPUT":
+                    node.send_output("count", [n])
+                    n += 1
+                elif event["type"] == "STOP":
+                    break
+            """
+        },
+    )
+    run = dataflows.start(path)
+    try:
+        topic = f"{node}/count"
+        wait_for(lambda: topic in topic_cmd("list").stdout, what="the output to be listed")
+        echoed = topic_cmd("echo", topic, "--count", "3", "--timeout", "30")
+        assert echoed.returncode == 0, echoed.stderr
+        assert echoed.stdout.count("type: Int64") == 3, echoed.stdout
+        rate = topic_cmd("hz", topic, "--duration", "3")
+        assert rate.returncode == 0, rate.stderr
+        assert "average rate" in rate.stdout, rate.stdout
+    finally:
+        run.send_signal(signal.SIGINT)
+        run.communicate(timeout=60)
+    assert run.returncode == 0

@@ -186,9 +186,8 @@ impl Node {
         let mut outputs = HashMap::new();
         let mut topics = HashMap::new();
         for out in &table.outputs {
-            if let Some(topic) = &out.topic {
-                let options = nerve_topic::PublisherOptions { max_message: table.max_message, ..Default::default() };
-                topics.insert(out.id.clone(), nerve_topic::Publisher::new(topic, options)?);
+            if let Some(publisher) = output_topic(&table, out)? {
+                topics.insert(out.id.clone(), publisher);
             }
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
             let readers = out
@@ -362,7 +361,7 @@ impl Node {
     }
 
     fn publish(&self, output: &str, outlet: &mut Outlet, loan: Loan) {
-        let topic = self.topics.get(output).filter(|t| t.subscriber_count() > 0);
+        let topic = self.topics.get(output).filter(|t| t.has_subscribers());
         let done = outlet.send_with(loan, &self.shared.stop, |message| {
             // The message as encoded for the dataflow's readers goes to the topic as is.
             if let Some(t) = topic
@@ -387,6 +386,31 @@ impl Node {
             self.output(o)?;
         }
         self.shared.request(&NodeRequest::CloseOutputs { outputs: outputs.iter().map(|s| (*s).to_owned()).collect() })
+    }
+}
+
+/// The topic an output is also published on: the one the dataflow names (any scope), or else
+/// `<node>/<output>` on this host, so `nerve topic echo|hz|bw` can look at any output of a
+/// running dataflow. Either costs nothing while no one subscribes.
+fn output_topic(
+    table: &ChannelTable,
+    out: &nerve_message::channel_table::OutputChannel,
+) -> Result<Option<nerve_topic::Publisher>, NodeError> {
+    let options = nerve_topic::PublisherOptions { max_message: table.max_message, ..Default::default() };
+    if let Some(topic) = &out.topic {
+        return Ok(Some(nerve_topic::Publisher::new(topic, options)?));
+    }
+    let topic = format!("{}/{}", table.node_id, out.id);
+    match nerve_topic::Publisher::new(
+        &topic,
+        nerve_topic::PublisherOptions { scope: nerve_topic::Scope::Host, ..options },
+    ) {
+        Ok(p) => Ok(Some(p)),
+        Err(e) => {
+            // Only inspection is lost: the dataflow itself does not need this topic.
+            tracing::warn!(topic, error = %e, "output not visible to `nerve topic`");
+            Ok(None)
+        }
     }
 }
 

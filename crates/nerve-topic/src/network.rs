@@ -18,6 +18,7 @@
 
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use arrow_buffer::Buffer;
@@ -139,14 +140,17 @@ fn token_host(key: &str) -> Option<&str> {
 /// liveliness tokens.
 pub(crate) struct RemotePeers {
     hosts: Arc<Mutex<HashMap<String, usize>>>,
+    /// The sum over `hosts`, readable without the lock (checked on every send).
+    total: Arc<AtomicUsize>,
     _watch: zenoh::pubsub::Subscriber<()>,
 }
 
 impl RemotePeers {
     pub(crate) fn watch(net: &Network, end: End, domain: u32, topic: &str) -> Result<Self, TopicError> {
         let hosts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let total = Arc::new(AtomicUsize::new(0));
         let own = net.host.clone();
-        let seen = hosts.clone();
+        let (seen, counted) = (hosts.clone(), total.clone());
         let watch = net
             .session
             .liveliness()
@@ -169,10 +173,11 @@ impl RemotePeers {
                         }
                     }
                 }
+                counted.store(hosts.values().sum(), Ordering::Release);
             })
             .wait()
             .map_err(|e| TopicError::Network(format!("cannot watch the peers of `{topic}`: {e}")))?;
-        Ok(Self { hosts, _watch: watch })
+        Ok(Self { hosts, total, _watch: watch })
     }
 
     /// Remote hosts with such endpoints now.
@@ -182,7 +187,7 @@ impl RemotePeers {
 
     /// Remote endpoints now.
     pub(crate) fn count(&self) -> usize {
-        lock(&self.hosts).values().sum()
+        self.total.load(Ordering::Acquire)
     }
 }
 

@@ -1,7 +1,7 @@
 //! The sending end of a topic.
 
 use std::os::fd::{AsFd, OwnedFd};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::ArrayRef;
@@ -58,6 +58,8 @@ pub(crate) struct PubShared {
     domain: u32,
     rt: Arc<Runtime>,
     state: Mutex<PubState>,
+    /// `state.peers.len()`, readable without the lock (checked on every send).
+    peer_count: AtomicUsize,
 }
 
 /// A network-scoped publisher's side of the network.
@@ -87,6 +89,7 @@ impl PubShared {
         }
         st.outlet.publisher_mut().add_reader(ReaderLink { inbox, queue: ring, edge });
         st.peers.push(PeerLink { edge, sock });
+        self.peer_count.store(st.peers.len(), Ordering::Release);
         tracing::debug!(topic = %self.topic, edge, "subscriber linked");
         Ok(edge)
     }
@@ -96,6 +99,7 @@ impl PubShared {
         let mut st = lock(&self.state);
         if let Some(i) = st.peers.iter().position(|p| p.edge == edge) {
             st.peers.swap_remove(i);
+            self.peer_count.store(st.peers.len(), Ordering::Release);
             st.outlet.publisher_mut().remove_reader(edge);
             tracing::debug!(topic = %self.topic, edge, "subscriber unlinked");
         }
@@ -119,6 +123,7 @@ impl PubShared {
             st.peers.retain(|p| p.edge != edge);
             st.outlet.publisher_mut().remove_reader(edge);
         }
+        self.peer_count.store(st.peers.len(), Ordering::Release);
     }
 }
 
@@ -179,6 +184,8 @@ impl TopicLoan {
 /// ```
 pub struct Publisher {
     shared: Arc<PubShared>,
+    /// Subscribers of this topic in this process (shared with them).
+    local_count: Arc<AtomicUsize>,
     remote: Option<Remote>,
     _registration: Option<Registration>,
     never_stop: AtomicBool,
@@ -201,8 +208,14 @@ impl Publisher {
             domain: options.domain,
             rt: rt.clone(),
             state: Mutex::new(PubState { outlet, peers: Vec::new() }),
+            peer_count: AtomicUsize::new(0),
         });
-        rt.local().entry((options.domain, topic.clone())).or_default().publishers += 1;
+        let local_count = {
+            let mut local = rt.local();
+            let t = local.entry((options.domain, topic.clone())).or_default();
+            t.publishers += 1;
+            t.subscriber_count.clone()
+        };
         let remote = if options.scope >= Scope::Network {
             let net = network()?;
             let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic)?;
@@ -219,7 +232,7 @@ impl Publisher {
         } else {
             None
         };
-        Ok(Self { shared, remote, _registration: registration, never_stop: AtomicBool::new(false) })
+        Ok(Self { shared, local_count, remote, _registration: registration, never_stop: AtomicBool::new(false) })
     }
 
     /// The topic's canonical name.
@@ -237,9 +250,17 @@ impl Publisher {
     }
 
     /// Whether a subscriber outside this process exists: only then is a message encoded.
+    /// Takes no lock: cheap enough to ask before every send.
     #[must_use]
     pub fn reaches_other_processes(&self) -> bool {
-        !lock(&self.shared.state).peers.is_empty() || self.remote.as_ref().is_some_and(|r| r.subscribers.count() > 0)
+        self.shared.peer_count.load(Ordering::Acquire) > 0
+            || self.remote.as_ref().is_some_and(|r| r.subscribers.count() > 0)
+    }
+
+    /// Whether any subscriber exists, here or elsewhere. Takes no lock.
+    #[must_use]
+    pub fn has_subscribers(&self) -> bool {
+        self.local_count.load(Ordering::Acquire) > 0 || self.reaches_other_processes()
     }
 
     fn local_subscribers(&self) -> Vec<Arc<crate::subscriber::SubShared>> {
@@ -254,6 +275,9 @@ impl Publisher {
 
     /// Hands `payload` to every subscriber of this process as is; returns how many got it.
     pub fn send_local(&self, payload: &Payload, parameters: &Parameters) -> usize {
+        if self.local_count.load(Ordering::Acquire) == 0 {
+            return 0;
+        }
         let subs = self.local_subscribers();
         if subs.is_empty() {
             return 0;
@@ -377,7 +401,7 @@ impl Publisher {
     /// # Errors
     /// A malformed or oversized message, or no block to be had.
     pub fn send_encoded(&self, message: &[u8]) -> Result<(), TopicError> {
-        let subs = self.local_subscribers();
+        let subs = if self.local_count.load(Ordering::Acquire) > 0 { self.local_subscribers() } else { Vec::new() };
         if !subs.is_empty() {
             let (metadata, data) = Decoder::default().decode_buffer(&aligned_copy(message))?;
             for s in &subs {

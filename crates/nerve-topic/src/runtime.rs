@@ -64,6 +64,8 @@ struct State {
 pub(crate) struct LocalTopic {
     pub subscribers: Vec<Weak<SubShared>>,
     pub publishers: usize,
+    /// Live subscribers of this process, readable by publishers without the lock.
+    pub subscriber_count: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// The process's topic machinery (one per process; see [`runtime`]).

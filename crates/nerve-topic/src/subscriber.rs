@@ -307,7 +307,12 @@ impl Subscriber {
             local_pending: AtomicUsize::new(0),
             ended_pending: AtomicBool::new(false),
         });
-        rt.local().entry((options.domain, topic.clone())).or_default().subscribers.push(Arc::downgrade(&shared));
+        {
+            let mut local = rt.local();
+            let t = local.entry((options.domain, topic.clone())).or_default();
+            t.subscribers.push(Arc::downgrade(&shared));
+            t.subscriber_count.fetch_add(1, Ordering::AcqRel);
+        }
         let registration = if options.scope >= Scope::Host {
             let entry =
                 Entry { kind: Kind::Sub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
@@ -411,6 +416,7 @@ impl Drop for Subscriber {
         if let Some(t) = self.rt.local().get_mut(&key) {
             let me = Arc::downgrade(&self.shared);
             t.subscribers.retain(|w| !Weak::ptr_eq(w, &me) && w.strong_count() > 0);
+            t.subscriber_count.fetch_sub(1, Ordering::AcqRel);
         }
         self.rt.remove_subscriber(self.shared.id);
     }
