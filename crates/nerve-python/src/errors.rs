@@ -42,7 +42,10 @@ pub(crate) fn topic_error(e: &TopicError) -> PyErr {
         TopicError::BadName { .. }
         | TopicError::BadScope(_)
         | TopicError::BadQueueSize(_)
+        | TopicError::BadWorkers(_)
         | TopicError::TooLarge { .. } => PyValueError::new_err(msg),
-        TopicError::Registry { .. } | TopicError::Shm(_) | TopicError::Network(_) => NerveError::new_err(msg),
+        TopicError::Registry { .. } | TopicError::Shm(_) | TopicError::Network(_) | TopicError::Thread(_) => {
+            NerveError::new_err(msg)
+        }
     }
 }

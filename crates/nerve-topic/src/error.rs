@@ -19,6 +19,12 @@ pub enum TopicError {
     /// A subscriber queue of zero entries.
     #[error("queue_size must be at least 1 (got {0})")]
     BadQueueSize(usize),
+    /// A concurrent callback pool of zero workers.
+    #[error("a concurrent callback needs at least 1 worker (got {0})")]
+    BadWorkers(usize),
+    /// A thread nerve needs could not be started.
+    #[error("cannot start a thread: {0}")]
+    Thread(#[source] std::io::Error),
     /// The per-user registry or this process's socket could not be set up.
     #[error("topic registry at {path}: {source}")]
     Registry {

@@ -23,6 +23,7 @@
 //! # Ok::<(), nerve_topic::TopicError>(())
 //! ```
 
+mod callback;
 mod error;
 mod message;
 pub mod name;
@@ -34,6 +35,7 @@ mod subscriber;
 pub mod wire;
 
 pub use arrow_array;
+pub use callback::{CallbackMode, Callbacks};
 pub use error::TopicError;
 pub use message::{Message, Payload};
 pub use nerve_shm::codec::{Metadata, Parameters};

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nerve_topic::arrow_array::{Array, ArrayRef, UInt64Array};
-use nerve_topic::{Payload, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nerve_topic::{CallbackMode, Payload, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 
 const ROLE: &str = "NERVE_TOPIC_TEST_ROLE";
 const TOPIC: &str = "NERVE_TOPIC_TEST_TOPIC";
@@ -135,4 +137,64 @@ fn keep_latest_holds_only_the_newest() {
 fn bad_topic_names_are_refused_with_the_reason() {
     let err = Publisher::new("a//b", PublisherOptions::default()).err().expect("refused");
     assert!(err.to_string().contains("a//b"), "{err}");
+}
+
+#[test]
+fn serial_callbacks_run_one_at_a_time_in_order() {
+    let topic = unique("serial");
+    let sub = Subscriber::new(&topic, big_queue()).expect("subscriber");
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (s, r, m) = (seen.clone(), running.clone(), most.clone());
+    let callbacks = sub
+        .on_message(CallbackMode::Serial, move |msg| {
+            let now = r.fetch_add(1, Ordering::SeqCst) + 1;
+            m.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(2));
+            s.lock().expect("lock").push(msg.metadata.timestamp);
+            r.fetch_sub(1, Ordering::SeqCst);
+        })
+        .expect("callbacks");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    for i in 0..20 {
+        p.send(&message(i), &Default::default()).expect("send");
+    }
+    wait_until(|| seen.lock().expect("lock").len() == 20);
+    drop(callbacks);
+    let stamps = seen.lock().expect("lock").clone();
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]), "out of order");
+    assert_eq!(most.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn concurrent_callbacks_of_one_subscriber_overlap() {
+    let topic = unique("concurrent");
+    let sub = Subscriber::new(&topic, big_queue()).expect("subscriber");
+    let done = Arc::new(AtomicUsize::new(0));
+    let d = done.clone();
+    let callbacks = sub
+        .on_message(CallbackMode::Concurrent { workers: 4 }, move |_| {
+            std::thread::sleep(Duration::from_millis(300));
+            d.fetch_add(1, Ordering::SeqCst);
+        })
+        .expect("callbacks");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    let start = Instant::now();
+    for i in 0..4 {
+        p.send(&message(i), &Default::default()).expect("send");
+    }
+    wait_until(|| done.load(Ordering::SeqCst) == 4);
+    // Four calls of 0.3 s one after the other would take 1.2 s.
+    assert!(start.elapsed() < Duration::from_millis(900), "calls did not overlap: {:?}", start.elapsed());
+    drop(callbacks);
+    let zero = Subscriber::new(&topic, big_queue()).expect("subscriber");
+    assert!(zero.on_message(CallbackMode::Concurrent { workers: 0 }, |_| ()).is_err());
+}
+
+fn wait_until(done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }

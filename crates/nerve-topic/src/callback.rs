@@ -1,0 +1,133 @@
+//! Messages handed to a callback on threads of their own (HyperGraph ROS's parallel
+//! callbacks), instead of `recv` calls.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crate::error::TopicError;
+use crate::message::Message;
+use crate::subscriber::Subscriber;
+
+/// How often the dispatcher looks up from waiting, to notice it should stop.
+const POLL: Duration = Duration::from_millis(100);
+
+/// How a subscriber's callback is run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackMode {
+    /// One message at a time, in order.
+    Serial,
+    /// Up to `workers` messages of this subscriber at once, on a pool of that many threads.
+    Concurrent {
+        /// Threads, hence messages in flight.
+        workers: usize,
+    },
+}
+
+type Callback = dyn Fn(Message) + Send + Sync;
+
+/// Callbacks running for a subscriber; dropping it stops them (calls in progress finish).
+pub struct Callbacks {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Subscriber {
+    /// Hands every message to `callback` on threads of its own, until the returned handle is
+    /// dropped. A panicking callback is reported (tracing) and the next message goes on. While
+    /// every worker is busy, messages wait in the subscriber's queue, where the oldest are
+    /// dropped: a slow callback never slows the publisher.
+    ///
+    /// # Errors
+    /// When a thread cannot be started, or `workers` is zero.
+    pub fn on_message(
+        self,
+        mode: CallbackMode,
+        callback: impl Fn(Message) + Send + Sync + 'static,
+    ) -> Result<Callbacks, TopicError> {
+        let callback: Arc<Callback> = Arc::new(callback);
+        let stop = Arc::new(AtomicBool::new(false));
+        let topic = self.topic().to_owned();
+        let mut threads = Vec::new();
+        let sink = match mode {
+            CallbackMode::Serial => Sink::Here(callback),
+            CallbackMode::Concurrent { workers: 0 } => return Err(TopicError::BadWorkers(0)),
+            CallbackMode::Concurrent { workers } => {
+                let (tx, rx) = sync_channel::<Message>(0);
+                let rx = Arc::new(Mutex::new(rx));
+                for i in 0..workers {
+                    let (rx, callback) = (rx.clone(), callback.clone());
+                    let worker = std::thread::Builder::new()
+                        .name(format!("nerve-callback-{i}:{topic}"))
+                        .spawn(move || work(&rx, &*callback))
+                        .map_err(TopicError::Thread)?;
+                    threads.push(worker);
+                }
+                Sink::Pool(tx)
+            }
+        };
+        let running = stop.clone();
+        let dispatcher = std::thread::Builder::new()
+            .name(format!("nerve-dispatch:{topic}"))
+            .spawn(move || dispatch(&self, &sink, &running))
+            .map_err(TopicError::Thread)?;
+        threads.insert(0, dispatcher);
+        Ok(Callbacks { stop, threads })
+    }
+}
+
+enum Sink {
+    Here(Arc<Callback>),
+    Pool(SyncSender<Message>),
+}
+
+fn dispatch(sub: &Subscriber, sink: &Sink, stop: &AtomicBool) {
+    while !stop.load(Ordering::Acquire) {
+        let m = match sub.recv(Some(POLL)) {
+            Ok(Some(m)) => m,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(topic = sub.topic(), error = %e, "message skipped");
+                continue;
+            }
+        };
+        match sink {
+            Sink::Here(callback) => call(&**callback, m),
+            // A rendezvous channel: the hand-over waits for a free worker.
+            Sink::Pool(tx) => {
+                if tx.send(m).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn work(rx: &Mutex<Receiver<Message>>, callback: &Callback) {
+    loop {
+        let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        match next {
+            Ok(m) => call(callback, m),
+            Err(_) => return, // the dispatcher stopped
+        }
+    }
+}
+
+fn call(callback: &Callback, m: Message) {
+    let topic = m.topic.clone();
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(m))).is_err() {
+        tracing::error!(%topic, "a topic callback panicked; going on with the next message");
+    }
+}
+
+impl Drop for Callbacks {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        // The dispatcher ends first (within POLL) and drops the channel, ending the workers.
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
