@@ -3,8 +3,10 @@ domains, scopes, in-process delivery and callbacks."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -336,3 +338,20 @@ def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) 
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=60)
     assert run.returncode == 0, out + err
+
+
+def test_garbage_on_a_publishers_socket_does_not_disturb_it() -> None:
+    topic = unique("garbage")
+    sub = nerve.Subscriber(topic, queue_size=1000)
+    proc = publish(topic, 0, 400, "--rate", "100")
+    check(sub.recv(30), 0)
+    entry = next(p for p in nerve_topic_dir(topic).iterdir() if p.name.endswith(".pub"))
+    address = json.loads(entry.read_text())["socket"]
+    for junk in (b"", b"\x00" * 64, b"{not json", b'{"msg":"hello","version":"0.1.0"}', os.urandom(4000)):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as s:
+            s.connect(address)
+            if junk:
+                s.send(junk)
+    for i in range(1, 400):
+        check(sub.recv(30), i)
+    finish(proc)

@@ -324,6 +324,7 @@ fn decode_node(
     for ct in &types {
         children.push(decode_node(ct, w, view, buffer, depth + 1)?);
     }
+    check_buffer_widths(t, &buffers)?;
     let primitive_ok = primitive_layout_ok(t, len, offset, nulls.as_ref(), &buffers, &children);
     let builder =
         ArrayData::builder(t.clone()).len(len).offset(offset).nulls(nulls).buffers(buffers).child_data(children);
@@ -334,6 +335,24 @@ fn decode_node(
         return Ok(unsafe { builder.build_unchecked() });
     }
     builder.build().map_err(|e| ShmError::Malformed(format!("array does not match its type {t}: {e}")))
+}
+
+/// Every fixed-width buffer holds whole, aligned values. Arrow's own validation assumes this
+/// (it panics rather than erring on a ragged offsets buffer), so bytes from another process or
+/// host are checked here first.
+fn check_buffer_widths(t: &DataType, buffers: &[Buffer]) -> Result<(), ShmError> {
+    let layout = arrow_data::layout(t);
+    for (i, (spec, b)) in layout.buffers.iter().zip(buffers).enumerate() {
+        if let arrow_data::BufferSpec::FixedWidth { byte_width, alignment } = spec
+            && (b.len() % byte_width != 0 || b.as_ptr().align_offset(*alignment) != 0)
+        {
+            return Err(ShmError::Malformed(format!(
+                "buffer {i} of a {t} array is {} bytes, not whole aligned {byte_width}-byte values",
+                b.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The common case (numbers, bytes) checked directly, sparing the generic validation that
@@ -421,5 +440,21 @@ mod tests {
         // A bad magic number is not a message at all.
         let err = roundtrip(&array, |m| m[0] ^= 0xff).expect_err("bad magic");
         assert!(err.to_string().contains("magic"), "{err}");
+    }
+
+    #[test]
+    fn a_ragged_offsets_buffer_is_an_error_not_a_panic() {
+        // Found by tests/fuzz_message.rs: Arrow's validation asserts on such a buffer.
+        let array: ArrayRef = Arc::new(StringArray::from(vec!["a", "bc", "def"]));
+        let err = roundtrip(&array, |m| {
+            let type_len = u32::from_le_bytes([m[16], m[17], m[18], m[19]]) as usize;
+            // Layout words: len, offset, null count, has nulls, buffer count, then (at, len) of
+            // the offsets buffer: its length is word 6.
+            let word = HEADER_LEN + type_len + 6 * 8;
+            let len = u64::from_le_bytes(m[word..word + 8].try_into().expect("a word"));
+            m[word..word + 8].copy_from_slice(&(len - 1).to_le_bytes());
+        })
+        .expect_err("ragged offsets");
+        assert!(err.to_string().contains("not whole aligned 4-byte values"), "{err}");
     }
 }
