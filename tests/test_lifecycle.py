@@ -1,12 +1,17 @@
 """Start, stop, crashes and clean-up of real node processes."""
 
+import json
 import os
 import re
 import shutil
 import signal
+import socket
 import stat
+import struct
 import time
+from pathlib import Path
 
+import nerve
 from conftest import NODES, nerve_shm_objects, wait_for
 
 
@@ -184,3 +189,80 @@ def test_nodes_start_together(dataflows):
     run = dataflows.run(path)
     assert run.returncode == 0, run.output
     assert run.node_lines("slow") == ["got first"]
+
+
+def runtime_dir() -> Path:
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(xdg) / "nerve" if xdg else Path(f"/tmp/nerve-{os.getuid()}")
+
+
+def test_junk_on_the_runtime_socket_does_not_disturb_the_run(dataflows):
+    path = dataflows.write(ticker_recorder(5, ticker_env="{STOP_AFTER: '300'}"))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    before = set(runtime_dir().glob("*.sock"))
+    proc = dataflows.start(path)
+    wait_for(lambda: set(runtime_dir().glob("*.sock")) - before or proc.poll() is not None, what="the run's socket")
+    (sock_path,) = set(runtime_dir().glob("*.sock")) - before
+    junk = [
+        b"",
+        os.urandom(3000),
+        struct.pack("<I", 0xFFFFFFFF),  # a length prefix far beyond the frame limit
+        struct.pack("<I", 9) + b"not json!",
+        # Well-formed but unwelcome: a second `recorder`, an unknown node, a foreign version,
+        # and `ready` without registering.
+        register("recorder", nerve.__version__),
+        register("no-such-node", nerve.__version__),
+        register("recorder", "99.0.0"),
+        frame({"type": "ready"}),
+    ]
+    for data in junk:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(str(sock_path))
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            try:
+                s.recv(1 << 16)  # whatever the runtime answers (a refusal), or nothing
+            except OSError:
+                pass
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out + err
+    counts = [line for line in out.splitlines() if line.startswith("[recorder] INPUT count")]
+    assert counts == [f"[recorder] INPUT count {n}" for n in range(300)], out[-2000:]
+    assert "[recorder] INPUT_CLOSED count" in out
+
+
+def register(node: str, version: str) -> bytes:
+    return frame({"type": "register", "node_id": node, "nerve_version": version, "pid": 1})
+
+
+def frame(message) -> bytes:
+    body = json.dumps(message).encode()
+    return struct.pack("<I", len(body)) + body
+
+
+def test_drops_of_a_slow_reader_are_counted_and_reported(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            env: {STOP_AFTER: '400'}
+            inputs: {tick: timer/millis/1}
+            outputs: [count]
+          - id: recorder
+            path: recorder.py
+            env: {DELAY: '0.005'}
+            inputs:
+              count: {source: ticker/count, queue_size: 2, queue_policy: drop_oldest}
+        """
+    )
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    received = [line for line in run.node_lines("recorder") if line.startswith("INPUT count")]
+    m = re.search(r"recorder/count dropped (\d+) message\(s\) in all", run.stderr)
+    assert m, run.stderr
+    # Every message is either received or counted as dropped: none vanishes silently.
+    assert int(m.group(1)) > 0
+    assert int(m.group(1)) + len(received) == 400, (m.group(1), len(received))

@@ -150,6 +150,9 @@ fn run(args: &RunArgs) -> anyhow::Result<i32> {
         ..nerve_daemon::RunOptions::default()
     };
     let report = nerve_daemon::run(&df, &opts)?;
+    for (node, input, n) in &report.dropped {
+        eprintln!("nerve: {node}/{input} dropped {n} message(s) in all (queue full, drop_oldest)");
+    }
     if report.success() {
         eprintln!("nerve: dataflow finished (logs in {})", report.log_dir.display());
         return Ok(0);

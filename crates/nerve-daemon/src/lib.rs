@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod drops;
 mod error;
 mod logs;
 mod plan;

@@ -20,6 +20,7 @@ use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockTable;
 use nerve_spec::{Dataflow, NodePath};
 
+use crate::drops::DropWatch;
 use crate::error::DaemonError;
 use crate::logs::LogSink;
 use crate::plan::Plan;
@@ -86,6 +87,8 @@ pub struct RunReport {
     pub nodes: Vec<(String, Outcome)>,
     /// Why the run was aborted, if it was.
     pub aborted: Option<String>,
+    /// Inputs that dropped messages (drop_oldest with a full queue): node, input, messages.
+    pub dropped: Vec<(String, String, u64)>,
 }
 
 impl RunReport {
@@ -126,6 +129,7 @@ struct Run<'a> {
     started: bool,
     stopping: Option<Instant>,
     aborted: Option<String>,
+    drops: DropWatch,
 }
 
 /// Runs `df` to completion on this host.
@@ -191,6 +195,7 @@ fn run_inner(
     spawn_acceptor(listener, tx.clone(), done.clone());
     spawn_signal_forwarder(tx.clone())?;
 
+    let drops = DropWatch::new(&plan, df);
     let mut run = Run {
         df,
         opts,
@@ -215,6 +220,7 @@ fn run_inner(
         started: false,
         stopping: None,
         aborted: None,
+        drops,
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
     let mut pumps = Vec::new();
@@ -257,11 +263,13 @@ fn run_inner(
         }
     }
     reaper.disarm();
+    let dropped = run.drops.totals(&run.inboxes);
     Ok(RunReport {
         run_id: run.run_id,
         log_dir,
         nodes: run.nodes.into_iter().map(|n| (n.id, n.exited.unwrap_or(Outcome::NotRun))).collect(),
         aborted: run.aborted,
+        dropped,
     })
 }
 
@@ -356,6 +364,7 @@ impl Run<'_> {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
+            self.drops.check(&self.inboxes);
             let now = Instant::now();
             if self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
                 self.kill_all();
