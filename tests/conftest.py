@@ -110,6 +110,24 @@ def no_shm_leak():
     assert not leaked, f"shared memory left behind: {sorted(leaked)}"
 
 
+def runtime_dir() -> Path:
+    """Where nerve keeps the runtime's sockets and the topic registry."""
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    return Path(xdg) / "nerve" if xdg else Path(f"/tmp/nerve-{os.getuid()}")
+
+
+def unique_topic(name: str) -> str:
+    """A topic name no other test (or earlier run) uses."""
+    return f"test/{name}/{os.getpid()}/{time.monotonic_ns()}"
+
+
+def publish_topic(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:
+    """Starts nodes/topic_publisher.py: message ``i`` is ``1 + i % 1000`` uint32 values equal to
+    ``i``, with ``i`` and their CRC in the metadata."""
+    args = [sys.executable, str(NODES / "topic_publisher.py"), topic, str(first), str(count), *extra]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def wait_for(predicate, timeout: float = 30.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not predicate():

@@ -9,10 +9,9 @@ import socket
 import stat
 import struct
 import time
-from pathlib import Path
 
 import nerve
-from conftest import NODES, nerve_shm_objects, wait_for
+from conftest import NODES, nerve_shm_objects, runtime_dir, wait_for
 
 
 def copy_nodes(path, *names):
@@ -189,11 +188,6 @@ def test_nodes_start_together(dataflows):
     run = dataflows.run(path)
     assert run.returncode == 0, run.output
     assert run.node_lines("slow") == ["got first"]
-
-
-def runtime_dir() -> Path:
-    xdg = os.environ.get("XDG_RUNTIME_DIR")
-    return Path(xdg) / "nerve" if xdg else Path(f"/tmp/nerve-{os.getuid()}")
 
 
 def test_junk_on_the_runtime_socket_does_not_disturb_the_run(dataflows):

@@ -11,19 +11,7 @@ import sys
 import time
 
 import pytest
-from conftest import NODES, nerve_cmd, wait_for
-
-PUBLISHER = NODES / "topic_publisher.py"
-
-
-def unique(name: str) -> str:
-    return f"test/cli/{name}/{os.getpid()}/{time.monotonic_ns()}"
-
-
-def publish(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:
-    """topic_publisher.py: message ``i`` is ``1 + i % 1000`` uint32 values equal to ``i``."""
-    args = [sys.executable, str(PUBLISHER), topic, str(first), str(count), *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+from conftest import nerve_cmd, publish_topic, unique_topic, wait_for
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
@@ -43,7 +31,7 @@ def listed(*args: str) -> list[str]:
 
 
 def test_list_shows_a_topic_while_its_publisher_lives() -> None:
-    topic = unique("list")
+    topic = unique_topic("list")
     code = f"import time, nerve\np = nerve.Publisher({topic!r}, domain=3)\nprint('ready', flush=True)\ntime.sleep(120)"
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -59,9 +47,9 @@ def test_list_shows_a_topic_while_its_publisher_lives() -> None:
 
 
 def test_echo_prints_count_messages_with_their_values() -> None:
-    topic = unique("echo")
+    topic = unique_topic("echo")
     # Messages 14, 15 and 16 hold 15, 16 and 17 values: the last one is cut after 16.
-    pub = publish(topic, 14, 3)
+    pub = publish_topic(topic, 14, 3)
     try:
         run = topic_cmd("echo", topic, "--count", "3", "--timeout", "30")
     finally:
@@ -83,14 +71,14 @@ def test_echo_prints_count_messages_with_their_values() -> None:
 
 
 def test_echo_fails_clearly_when_nothing_comes_within_the_timeout() -> None:
-    topic = unique("silent")
+    topic = unique_topic("silent")
     run = topic_cmd("echo", topic, "--timeout", "0.5")
     assert run.returncode == 1
     assert f"no message on topic `{topic}` for 0.5 s" in run.stderr
 
 
 def test_ctrl_c_stops_echo_cleanly() -> None:
-    topic = unique("interrupt")
+    topic = unique_topic("interrupt")
     proc = subprocess.Popen(
         nerve_cmd("topic", "echo", topic), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -107,8 +95,8 @@ def test_ctrl_c_stops_echo_cleanly() -> None:
 
 
 def test_hz_reports_the_publishers_rate() -> None:
-    topic = unique("hz")
-    pub = publish(topic, 0, 1000, "--rate", "50")
+    topic = unique_topic("hz")
+    pub = publish_topic(topic, 0, 1000, "--rate", "50")
     try:
         run = topic_cmd("hz", topic, "--duration", "3")
     finally:
@@ -121,9 +109,9 @@ def test_hz_reports_the_publishers_rate() -> None:
 
 
 def test_bw_reports_the_bytes_of_the_values() -> None:
-    topic = unique("bw")
+    topic = unique_topic("bw")
     # Messages 500 to ~700 at ~50 Hz: 501 to ~701 uint32 values, 2004 to ~2804 bytes each.
-    pub = publish(topic, 500, 400, "--rate", "50")
+    pub = publish_topic(topic, 500, 400, "--rate", "50")
     try:
         run = topic_cmd("bw", topic, "--duration", "3")
     finally:

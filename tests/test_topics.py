@@ -18,18 +18,7 @@ import nerve
 import numpy as np
 import pyarrow as pa
 import pytest
-from conftest import NODES, wait_for
-
-PUBLISHER = NODES / "topic_publisher.py"
-
-
-def unique(name: str) -> str:
-    return f"test/{name}/{os.getpid()}/{time.monotonic_ns()}"
-
-
-def publish(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:
-    args = [sys.executable, str(PUBLISHER), topic, str(first), str(count), *extra]
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+from conftest import NODES, publish_topic, runtime_dir, unique_topic, wait_for
 
 
 def finish(proc: subprocess.Popen[str], timeout: float = 60) -> str:
@@ -54,9 +43,9 @@ def shared_mappings() -> str:
 
 
 def test_another_process_delivers_in_shared_memory_in_order() -> None:
-    topic = unique("order")
+    topic = unique_topic("order")
     sub = nerve.Subscriber(topic, queue_size=500)
-    proc = publish(topic, 0, 300)
+    proc = publish_topic(topic, 0, 300)
     check(first := sub.recv(30), 0)
     address = first["value"].buffers()[1].address
     # The value is a view of the publisher's shared memory, not a copy.
@@ -71,9 +60,9 @@ def test_another_process_delivers_in_shared_memory_in_order() -> None:
 
 
 def test_keep_latest_slow_subscriber_never_slows_the_publisher() -> None:
-    topic = unique("latest")
+    topic = unique_topic("latest")
     sub = nerve.Subscriber(topic, keep_latest=True)
-    proc = publish(topic, 0, 200, "--rate", "400")
+    proc = publish_topic(topic, 0, 200, "--rate", "400")
     seen = []
     while (m := sub.recv(5)) is not None:
         seen.append(m["metadata"]["i"])
@@ -89,10 +78,10 @@ def test_keep_latest_slow_subscriber_never_slows_the_publisher() -> None:
 
 
 def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
-    topic = unique("slow")
+    topic = unique_topic("slow")
     slow = nerve.Subscriber(topic, queue_size=5)
     fast = nerve.Subscriber(topic, queue_size=1000)
-    proc = publish(topic, 0, 100)
+    proc = publish_topic(topic, 0, 100)
     for i in range(100):
         check(fast.recv(10), i)
     finish(proc)
@@ -102,9 +91,9 @@ def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
 
 
 def test_subscriber_resumes_when_its_publisher_is_killed_and_restarted() -> None:
-    topic = unique("restart")
+    topic = unique_topic("restart")
     sub = nerve.Subscriber(topic, queue_size=1000)
-    first = publish(topic, 0, 1_000_000, "--rate", "200")
+    first = publish_topic(topic, 0, 1_000_000, "--rate", "200")
     for i in range(20):
         check(sub.recv(30), i)
     first.send_signal(signal.SIGKILL)
@@ -113,7 +102,7 @@ def test_subscriber_resumes_when_its_publisher_is_killed_and_restarted() -> None
     while (m := sub.recv(0.5)) is not None and m["metadata"]["i"] < 1000:
         check(m, m["metadata"]["i"])
     wait_for(lambda: sub.publisher_count == 0, what="the dead publisher to be noticed")
-    second = publish(topic, 5000, 50)
+    second = publish_topic(topic, 5000, 50)
     for i in range(5000, 5050):
         check(sub.recv(30), i)
     finish(second)
@@ -122,18 +111,17 @@ def test_subscriber_resumes_when_its_publisher_is_killed_and_restarted() -> None
 
 
 def nerve_topic_dir(topic: str) -> Path:
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    root = Path(runtime) / "nerve" if runtime else Path(f"/tmp/nerve-{os.getuid()}")
+    root = runtime_dir()
     netns = os.stat("/proc/self/ns/net").st_ino
     return root / "topics" / f"net{netns}" / "d0" / topic.replace("/", "%")
 
 
 def test_two_domains_side_by_side_never_meet() -> None:
-    topic = unique("domains")
+    topic = unique_topic("domains")
     one = nerve.Subscriber(topic, domain=1, queue_size=100)
     two = nerve.Subscriber(topic, domain=2, queue_size=100)
-    p1 = publish(topic, 0, 10, "--domain", "1")
-    p2 = publish(topic, 100, 10, "--domain", "2")
+    p1 = publish_topic(topic, 0, 10, "--domain", "1")
+    p2 = publish_topic(topic, 100, 10, "--domain", "2")
     for i in range(10):
         check(one.recv(30), i)
         check(two.recv(30), 100 + i)
@@ -143,9 +131,9 @@ def test_two_domains_side_by_side_never_meet() -> None:
 
 
 def test_process_scope_stays_in_its_process() -> None:
-    topic = unique("scope")
+    topic = unique_topic("scope")
     sub = nerve.Subscriber(topic, queue_size=100)
-    finish(publish(topic, 0, 5, "--scope", "process", "--no-wait"))
+    finish(publish_topic(topic, 0, 5, "--scope", "process", "--no-wait"))
     assert sub.recv(0.5) is None
     local = nerve.Subscriber(topic, scope="process")
     with pytest.raises(ValueError, match="unknown scope"):
@@ -155,7 +143,7 @@ def test_process_scope_stays_in_its_process() -> None:
 
 
 def test_a_subscriber_in_the_same_process_receives_the_very_object() -> None:
-    topic = unique("object")
+    topic = unique_topic("object")
     sub = nerve.Subscriber(topic)
     pub = nerve.Publisher(topic)
     frame = np.zeros((480, 640, 3), dtype=np.uint8)
@@ -168,7 +156,7 @@ def test_a_subscriber_in_the_same_process_receives_the_very_object() -> None:
 
 
 def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> None:
-    topic = unique("loan")
+    topic = unique_topic("loan")
     local = nerve.Subscriber(topic)
     script = tmp_path / "reader.py"
     script.write_text(
@@ -187,7 +175,7 @@ def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> N
 
 
 def test_serial_callbacks_run_one_at_a_time_in_order() -> None:
-    topic = unique("serial")
+    topic = unique_topic("serial")
     calls: list[int] = []
     running = [0, 0]  # now, most at once
     lock = threading.Lock()
@@ -211,7 +199,7 @@ def test_serial_callbacks_run_one_at_a_time_in_order() -> None:
 
 
 def test_concurrent_callbacks_of_one_subscriber_run_in_parallel() -> None:
-    topic = unique("concurrent")
+    topic = unique_topic("concurrent")
     done: list[int] = []
 
     def slow_call(_m: nerve.Message) -> None:
@@ -240,7 +228,7 @@ def test_bad_names_and_queue_sizes_are_refused_clearly() -> None:
 
 
 def test_pyarrow_values_cross_processes_with_their_type(tmp_path: Path) -> None:
-    topic = unique("arrow")
+    topic = unique_topic("arrow")
     sub = nerve.Subscriber(topic)
     script = tmp_path / "writer.py"
     script.write_text(
@@ -257,9 +245,9 @@ def test_pyarrow_values_cross_processes_with_their_type(tmp_path: Path) -> None:
 
 
 def test_two_publisher_processes_feed_one_subscriber() -> None:
-    topic = unique("fanin")
+    topic = unique_topic("fanin")
     sub = nerve.Subscriber(topic, queue_size=1000)
-    procs = [publish(topic, 0, 300), publish(topic, 10_000, 300)]
+    procs = [publish_topic(topic, 0, 300), publish_topic(topic, 10_000, 300)]
     got: dict[int, list[int]] = {0: [], 10_000: []}
     for _ in range(600):
         m = sub.recv(30)
@@ -275,7 +263,7 @@ def test_two_publisher_processes_feed_one_subscriber() -> None:
 
 def test_publisher_and_subscriber_on_two_hosts(hosts) -> None:
     """Two network namespaces: the messages go through Zenoh, byte for byte and in order."""
-    topic = unique("hosts")
+    topic = unique_topic("hosts")
     listener = (
         "import sys, zlib, nerve\n"
         "s = nerve.Subscriber(sys.argv[1], queue_size=200)\n"
@@ -287,7 +275,7 @@ def test_publisher_and_subscriber_on_two_hosts(hosts) -> None:
         "print('all 100 received')\n"
     )
     sub = hosts.popen(0, [sys.executable, "-c", listener, topic], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    pub = hosts.popen(1, [sys.executable, str(PUBLISHER), topic, "0", "100"], stderr=subprocess.PIPE)
+    pub = hosts.popen(1, [sys.executable, str(NODES / "topic_publisher.py"), topic, "0", "100"], stderr=subprocess.PIPE)
     assert pub.wait(timeout=60) == 0, pub.stderr.read() if pub.stderr else ""
     out, err = sub.communicate(timeout=60)
     assert sub.returncode == 0, err
@@ -307,7 +295,7 @@ for event in node:
 
 
 def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) -> None:
-    topic_in, topic_out = unique("df-in"), unique("df-out")
+    topic_in, topic_out = unique_topic("df-in"), unique_topic("df-out")
     path = dataflows.write(
         f"""
         nodes:
@@ -341,9 +329,9 @@ def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) 
 
 
 def test_garbage_on_a_publishers_socket_does_not_disturb_it() -> None:
-    topic = unique("garbage")
+    topic = unique_topic("garbage")
     sub = nerve.Subscriber(topic, queue_size=1000)
-    proc = publish(topic, 0, 400, "--rate", "100")
+    proc = publish_topic(topic, 0, 400, "--rate", "100")
     check(sub.recv(30), 0)
     entry = next(p for p in nerve_topic_dir(topic).iterdir() if p.name.endswith(".pub"))
     address = json.loads(entry.read_text())["socket"]

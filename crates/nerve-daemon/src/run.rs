@@ -148,7 +148,8 @@ pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
     let run_id = uuid::Uuid::now_v7().to_string();
     let names = RunNames::new(&run_id);
     let dir = nerve_message::runtime_dir();
-    create_private_dir(&dir)?;
+    nerve_message::private_dir(&dir)
+        .map_err(|source| DaemonError::Os { what: "creating the runtime folder", source })?;
     let socket = dir.join(format!("{run_id}.sock"));
     let reaper = Reaper::spawn(names.prefix(), &socket)?;
     let result = run_inner(df, opts, &run_id, &names, &socket, programs, reaper);
@@ -157,13 +158,6 @@ pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
     tracing::debug!(removed, "shared memory removed");
     let _ = std::fs::remove_file(&socket);
     result
-}
-
-fn create_private_dir(dir: &Path) -> Result<(), DaemonError> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    let err = |source| DaemonError::Os { what: "creating the runtime folder", source };
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(err)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(err)
 }
 
 fn run_inner(

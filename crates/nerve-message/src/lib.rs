@@ -60,6 +60,17 @@ pub fn runtime_dir() -> std::path::PathBuf {
     }
 }
 
+/// Creates `dir` and its missing parents, private to the user (mode 0700 on `dir` even if it
+/// existed with wider access): the runtime's sockets and the topic registry live in such folders.
+///
+/// # Errors
+/// When it cannot be created or its mode set.
+pub fn private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
 fn current_uid() -> u32 {
     use std::os::unix::fs::MetadataExt;
     // The uid owning /proc/self is the process's uid, without an unsafe libc call.

@@ -97,41 +97,25 @@ pub struct Sample {
 }
 
 impl Sample {
-    /// The bytes to fill.
-    #[must_use]
-    pub fn data_mut(&mut self) -> &mut [u8] {
-        self.loan.data_mut()
-    }
-
-    /// Start of the bytes to fill; valid for [`Sample::len`] bytes while the sample lives.
-    #[must_use]
-    pub fn as_mut_ptr(&mut self) -> *mut u8 {
-        self.data_mut().as_mut_ptr()
-    }
-
-    /// Bytes to fill.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.loan.len()
-    }
-
-    /// Whether the sample holds no bytes.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.loan.is_empty()
-    }
-
-    /// A handle that keeps the sample's memory mapped even after it is sent (bindings hand out
-    /// raw views whose lifetime they cannot bound).
-    #[must_use]
-    pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
-        self.loan.keep_mapped()
-    }
-
     /// The output it will be sent on.
     #[must_use]
     pub fn output(&self) -> &str {
         &self.output
+    }
+}
+
+/// The loan's accessors (`data_mut`, `as_mut_ptr`, `len`, `keep_mapped`…) serve the sample.
+impl std::ops::Deref for Sample {
+    type Target = Loan;
+
+    fn deref(&self) -> &Loan {
+        &self.loan
+    }
+}
+
+impl std::ops::DerefMut for Sample {
+    fn deref_mut(&mut self) -> &mut Loan {
+        &mut self.loan
     }
 }
 
@@ -141,9 +125,13 @@ impl Sample {
 pub struct Node {
     shared: Arc<Shared>,
     _link: Arc<Link>,
-    outputs: HashMap<String, Mutex<Outlet>>,
-    /// Outputs the dataflow also publishes as topics (`outputs: [{id, topic}]`).
-    topics: HashMap<String, nerve_topic::Publisher>,
+    outputs: HashMap<String, Output>,
+}
+
+/// One output: its dataflow readers, and the topic it is also published on.
+struct Output {
+    outlet: Mutex<Outlet>,
+    topic: Option<nerve_topic::Publisher>,
 }
 
 impl Node {
@@ -184,11 +172,8 @@ impl Node {
             inboxes.get(&n).cloned().ok_or_else(|| NodeError::Protocol(format!("channel table lacks inbox {n}")))
         };
         let mut outputs = HashMap::new();
-        let mut topics = HashMap::new();
         for out in &table.outputs {
-            if let Some(publisher) = output_topic(&table, out)? {
-                topics.insert(out.id.clone(), publisher);
-            }
+            let topic = output_topic(&table, out)?;
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
             let readers = out
                 .readers
@@ -196,7 +181,10 @@ impl Node {
                 .map(|r| Ok(ReaderLink { inbox: inbox_of(r.node)?, queue: r.queue, edge: r.edge }))
                 .collect::<Result<Vec<_>, NodeError>>()?;
             let publisher = Publisher::new(pool, readers, Some(own.clone()));
-            outputs.insert(out.id.clone(), Mutex::new(Outlet::new(publisher, table.max_message)));
+            outputs.insert(
+                out.id.clone(),
+                Output { outlet: Mutex::new(Outlet::new(publisher, table.max_message)), topic },
+            );
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let shared = Arc::new(Shared {
@@ -228,7 +216,7 @@ impl Node {
             .name("nerve-control".into())
             .spawn(move || control_loop(&control, reader))
             .map_err(|e| NodeError::Control(e.into()))?;
-        Ok((Self { shared, _link: link, outputs, topics }, events))
+        Ok((Self { shared, _link: link, outputs }, events))
     }
 
     /// This node's id.
@@ -260,7 +248,7 @@ impl Node {
         self.shared.stop.load(Ordering::Acquire)
     }
 
-    fn output(&self, output: &str) -> Result<&Mutex<Outlet>, NodeError> {
+    fn output(&self, output: &str) -> Result<&Output, NodeError> {
         self.outputs.get(output).ok_or_else(|| {
             let mut declared: Vec<&str> = self.outputs.keys().map(String::as_str).collect();
             declared.sort_unstable();
@@ -277,9 +265,10 @@ impl Node {
     /// # Errors
     /// Unknown output, a message over the limit, or no block to be had.
     pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
-        let mut outlet = lock(self.output(output)?);
+        let out = self.output(output)?;
+        let mut outlet = lock(&out.outlet);
         let loan = outlet.loan_array(&data.to_data(), parameters).map_err(|e| sized(output, e))?;
-        self.publish(output, &mut outlet, loan);
+        self.publish(output, out.topic.as_ref(), &mut outlet, loan);
         Ok(())
     }
 
@@ -345,7 +334,7 @@ impl Node {
         items: usize,
         byte_len: usize,
     ) -> Result<Sample, NodeError> {
-        let mut outlet = lock(self.output(output)?);
+        let mut outlet = lock(&self.output(output)?.outlet);
         let loan = outlet.loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
         Ok(Sample { output: output.to_owned(), loan })
     }
@@ -355,13 +344,14 @@ impl Node {
     /// # Errors
     /// When the sample's output is not one of this node's (a sample of another node).
     pub fn send_sample(&self, sample: Sample) -> Result<(), NodeError> {
-        let mut outlet = lock(self.output(&sample.output)?);
-        self.publish(&sample.output, &mut outlet, sample.loan);
+        let out = self.output(&sample.output)?;
+        let mut outlet = lock(&out.outlet);
+        self.publish(&sample.output, out.topic.as_ref(), &mut outlet, sample.loan);
         Ok(())
     }
 
-    fn publish(&self, output: &str, outlet: &mut Outlet, loan: Loan) {
-        let topic = self.topics.get(output).filter(|t| t.has_subscribers());
+    fn publish(&self, output: &str, topic: Option<&nerve_topic::Publisher>, outlet: &mut Outlet, loan: Loan) {
+        let topic = topic.filter(|t| t.has_subscribers());
         let done = outlet.send_with(loan, &self.shared.stop, |message| {
             // The message as encoded for the dataflow's readers goes to the topic as is.
             if let Some(t) = topic

@@ -8,7 +8,7 @@ use nerve_message::channel_table::InputChannel;
 use nerve_shm::channel::Input;
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::Decoder;
-use nerve_shm::doorbell::DEFAULT_SPIN;
+use nerve_shm::doorbell::spin_from_env;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockCache;
@@ -70,13 +70,8 @@ impl EventStream {
             slots.push(Slot { id, source, closing: false, closed: false });
         }
         // A short poll before sleeping lets a busy stream be drained without a system call per
-        // message; `NERVE_SPIN_US` (set per node in the dataflow's `env:`) makes it longer for
-        // hard real-time nodes, up to busy polling.
-        let spin = std::env::var("NERVE_SPIN_US")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(DEFAULT_SPIN, Duration::from_micros);
-        Ok(Self { shared, _link: link, slots, ended: false, spin })
+        // message.
+        Ok(Self { shared, _link: link, slots, ended: false, spin: spin_from_env() })
     }
 
     /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.

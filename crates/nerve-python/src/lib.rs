@@ -11,6 +11,7 @@ mod node;
 mod outgoing;
 mod sample;
 mod topic;
+mod wait;
 
 use pyo3::prelude::*;
 

@@ -1,10 +1,8 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use nerve_node::{Event, EventStream, Metadata, Next, Parameters};
-use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -14,9 +12,7 @@ use crate::convert;
 use crate::errors::to_py;
 use crate::outgoing::Outgoing;
 use crate::sample::{Pending, Sample};
-
-/// How long a wait may go without checking for Ctrl-C in the Python process.
-const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+use crate::wait::{Waited, interruptible};
 
 /// A dataflow node.
 ///
@@ -56,30 +52,14 @@ impl Node {
     /// stream has ended.
     #[pyo3(signature = (timeout=None))]
     fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
-        let deadline = match timeout {
-            None => None,
-            Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
-            Some(t) => {
-                return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}")));
-            }
-        };
-        loop {
-            let chunk = match deadline {
-                None => SIGNAL_CHECK,
-                Some(d) => d.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK),
-            };
-            let next = py.detach(|| self.lock_events().next_event(Some(chunk)));
-            match next {
-                Next::Event(e) => return self.event(py, e).map(Some),
-                Next::End => return Ok(None),
-                Next::Timeout => {
-                    if deadline.is_some_and(|d| Instant::now() >= d) {
-                        return Ok(None);
-                    }
-                    py.check_signals()?;
-                }
-            }
-        }
+        let event = interruptible(py, timeout, |chunk| {
+            Ok(match py.detach(|| self.lock_events().next_event(Some(chunk))) {
+                Next::Event(e) => Waited::Got(e),
+                Next::End => Waited::Ended,
+                Next::Timeout => Waited::Nothing,
+            })
+        })?;
+        event.map(|e| self.event(py, e)).transpose()
     }
 
     /// The next event if one is waiting, else ``None`` (never blocks).

@@ -1,10 +1,8 @@
 //! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use nerve_topic::{Message, Payload, PublisherOptions, Scope, SubscriberOptions};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -13,9 +11,7 @@ use crate::errors::topic_error;
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
 use crate::sample::{Pending, Sample};
-
-/// How long a wait may go without checking for Ctrl-C in the Python process.
-const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+use crate::wait::{Waited, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
     s.parse().map_err(|e| topic_error(&e))
@@ -157,27 +153,11 @@ impl Subscriber {
     /// next message; ``None`` on timeout.
     #[pyo3(signature = (timeout=None))]
     fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
-        let deadline = match timeout {
-            None => None,
-            Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
-            Some(t) => {
-                return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}")));
-            }
-        };
-        loop {
-            let chunk = match deadline {
-                None => SIGNAL_CHECK,
-                Some(d) => d.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK),
-            };
+        let message = interruptible(py, timeout, |chunk| {
             let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
-            if let Some(m) = got {
-                return self.message(py, m).map(Some);
-            }
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(None);
-            }
-            py.check_signals()?;
-        }
+            Ok(got.map_or(Waited::Nothing, Waited::Got))
+        })?;
+        message.map(|m| self.message(py, m)).transpose()
     }
 
     fn __repr__(&self) -> String {

@@ -46,6 +46,12 @@ impl Loan {
         &mut self.lease.bytes_mut()[start..end]
     }
 
+    /// Start of the bytes to fill; valid for [`Loan::len`] bytes while the loan lives.
+    #[must_use]
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.data_mut().as_mut_ptr()
+    }
+
     /// Bytes to fill.
     #[must_use]
     pub fn len(&self) -> usize {

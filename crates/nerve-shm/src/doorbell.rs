@@ -13,6 +13,17 @@ use rustix::thread::futex;
 /// without a system call per message, far too short to matter for CPU use at robot rates.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
 
+/// Environment variable that sets the poll before sleeping, in microseconds (per node in a
+/// dataflow's `env:`, or for a whole program): longer for hard real-time readers, up to busy
+/// polling.
+pub const SPIN_ENV: &str = "NERVE_SPIN_US";
+
+/// The poll before sleeping: [`SPIN_ENV`] if set to a number, else [`DEFAULT_SPIN`].
+#[must_use]
+pub fn spin_from_env() -> Duration {
+    std::env::var(SPIN_ENV).ok().and_then(|v| v.parse::<u64>().ok()).map_or(DEFAULT_SPIN, Duration::from_micros)
+}
+
 /// The two words of a doorbell, as laid out in shared memory.
 #[derive(Debug)]
 #[repr(C)]

@@ -143,29 +143,18 @@ pub struct TopicLoan {
     local: Option<(DataType, usize)>,
 }
 
-impl TopicLoan {
-    /// The bytes to fill.
-    #[must_use]
-    pub fn data_mut(&mut self) -> &mut [u8] {
-        self.loan.data_mut()
-    }
+/// The loan's accessors (`data_mut`, `as_mut_ptr`, `len`, `keep_mapped`…) serve the topic loan.
+impl std::ops::Deref for TopicLoan {
+    type Target = Loan;
 
-    /// Bytes to fill.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.loan.len()
+    fn deref(&self) -> &Loan {
+        &self.loan
     }
+}
 
-    /// Whether the loan holds no bytes.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.loan.is_empty()
-    }
-
-    /// A handle that keeps the loan's memory mapped even after it is sent.
-    #[must_use]
-    pub fn keep_mapped(&self) -> Arc<dyn std::any::Any + Send + Sync> {
-        self.loan.keep_mapped()
+impl std::ops::DerefMut for TopicLoan {
+    fn deref_mut(&mut self) -> &mut Loan {
+        &mut self.loan
     }
 }
 

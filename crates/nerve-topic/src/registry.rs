@@ -11,7 +11,7 @@
 //! A network namespace counts as a host of its own (`net<inode>`): processes in two
 //! namespaces reach each other through the network, as two machines would.
 
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -106,15 +106,9 @@ pub fn socket_path(pid: u32) -> PathBuf {
 /// Creates `dir` and its parents, private to the user (mode 0700).
 ///
 /// # Errors
-/// When it cannot be created, or exists with access for others.
+/// When it cannot be created.
 pub fn private_dir(dir: &Path) -> Result<(), TopicError> {
-    let err = |source| TopicError::Registry { path: dir.to_owned(), source };
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(err)?;
-    let mode = std::fs::metadata(dir).map_err(err)?.permissions().mode();
-    if mode & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(err)?;
-    }
-    Ok(())
+    nerve_message::private_dir(dir).map_err(|source| TopicError::Registry { path: dir.to_owned(), source })
 }
 
 /// An endpoint's registry file; removed when dropped.

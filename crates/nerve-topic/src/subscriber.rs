@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use nerve_shm::channel::Input;
 use nerve_shm::codec::Decoder;
-use nerve_shm::doorbell::DEFAULT_SPIN;
+use nerve_shm::doorbell::spin_from_env;
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::{BlockCache, BlockTable, HandedBlocks};
 use nerve_shm::ring::Policy;
@@ -327,11 +327,7 @@ impl Subscriber {
         } else {
             None
         };
-        let spin = std::env::var("NERVE_SPIN_US")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(DEFAULT_SPIN, Duration::from_micros);
-        Ok(Self { shared, rt, remote, _registration: registration, spin })
+        Ok(Self { shared, rt, remote, _registration: registration, spin: spin_from_env() })
     }
 
     /// The topic's canonical name.

@@ -1,0 +1,53 @@
+//! Waits that Python can interrupt: a long wait is cut into short ones with the GIL released,
+//! and Ctrl-C is looked for between them.
+
+use std::time::{Duration, Instant};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+/// How long a wait may go without checking for Ctrl-C in the Python process.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// What one short wait gave.
+pub(crate) enum Waited<T> {
+    /// Something arrived.
+    Got(T),
+    /// Nothing ever will (the stream ended).
+    Ended,
+    /// Nothing yet.
+    Nothing,
+}
+
+/// Calls `wait` with short timeouts until it gives something, the stream ends, or `timeout`
+/// seconds pass (forever with `None`); `None` on timeout or end.
+///
+/// # Errors
+/// A negative or non-finite timeout; what `wait` raises; `KeyboardInterrupt` on Ctrl-C.
+pub(crate) fn interruptible<T>(
+    py: Python<'_>,
+    timeout: Option<f64>,
+    mut wait: impl FnMut(Duration) -> PyResult<Waited<T>>,
+) -> PyResult<Option<T>> {
+    let deadline = match timeout {
+        None => None,
+        Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
+        Some(t) => return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}"))),
+    };
+    loop {
+        let chunk = match deadline {
+            None => SIGNAL_CHECK,
+            Some(d) => d.saturating_duration_since(Instant::now()).min(SIGNAL_CHECK),
+        };
+        match wait(chunk)? {
+            Waited::Got(v) => return Ok(Some(v)),
+            Waited::Ended => return Ok(None),
+            Waited::Nothing => {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    return Ok(None);
+                }
+                py.check_signals()?;
+            }
+        }
+    }
+}
