@@ -16,7 +16,8 @@ NAME = "floor (eventfd + shm)"
 
 def supports(case: Case) -> bool:
     # The floor carries only a stamp: one size per scenario is enough.
-    return (case.scenario, case.size) in (("latency-size", 8), ("spin", 8), ("worst-case", 1024))
+    cases = (("latency-size", 8), ("spin", 8), ("worst-case", 1024))
+    return (case.scenario, case.size) in cases and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

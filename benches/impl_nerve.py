@@ -15,37 +15,38 @@ PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
 RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
 # Spinning longer than the period between messages means the consumer never sleeps.
 SPIN_US = 200_000
+# What a realtime case gives every node: above stress-ng's normal-priority load.
+REALTIME = "    realtime: {priority: 80, policy: fifo, lock_memory: true}\n"
 
 
 def supports(case: Case) -> bool:
     return case.scenario != "topics"
 
 
-def _node(lang: str, role: str, *args: object) -> str:
-    if lang == "rust":
-        return f"    path: {RUST_NODE}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
-    return f"    path: {PY_NODE}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
+def _node(case: Case, role: str, *args: object) -> str:
+    path = RUST_NODE if case.lang == "rust" else PY_NODE
+    node = f"    path: {path}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
+    return node + (REALTIME if case.realtime else "")
 
 
 def dataflow(case: Case, folder: Path) -> str:
     """The YAML of a case: producers p*, consumers c* (or ping + echo)."""
-    lang = case.lang
     lines = ["nodes:\n"]
     if case.scenario == "round-trip":
-        lines.append("  - id: ping\n" + _node(lang, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
+        lines.append("  - id: ping\n" + _node(case, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
         lines.append("    inputs: {reply: echo/data}\n    outputs: [data]\n")
-        lines.append("  - id: echo\n" + _node(lang, "echo") + "    inputs: {data: ping/data}\n    outputs: [data]\n")
+        lines.append("  - id: echo\n" + _node(case, "echo") + "    inputs: {data: ping/data}\n    outputs: [data]\n")
         return "".join(lines)
     for p in range(case.producers):
         out = folder / f"p{p}.json"
-        if lang == "rust":
-            lines.append(f"  - id: p{p}\n" + _node(lang, "producer", case.size, case.count, case.rate_hz, out))
+        if case.lang == "rust":
+            lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, out))
         else:
             loan = 1 if case.loan else 0
-            lines.append(f"  - id: p{p}\n" + _node(lang, "producer", case.size, case.count, case.rate_hz, loan, out))
+            lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, loan, out))
         lines.append("    outputs: [data]\n")
     for c in range(case.consumers):
-        lines.append(f"  - id: c{c}\n" + _node(lang, "consumer", folder / f"c{c}.txt"))
+        lines.append(f"  - id: c{c}\n" + _node(case, "consumer", folder / f"c{c}.txt"))
         if case.spin:
             lines.append(f"    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n")
         inputs = ", ".join(f"in{p}: p{p}/data" for p in range(case.producers))

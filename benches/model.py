@@ -34,6 +34,7 @@ class Case:
     loan: bool = True  # nerve producers write into a loaned block; False: send a numpy array (one copy)
     stress: bool = False  # another process loads every core meanwhile
     transport: str = ""  # topic scenario: process, host (shared memory) or network (Zenoh)
+    realtime: bool = False  # nerve nodes run with `realtime:` (SCHED_FIFO priority, locked memory)
 
     @property
     def key(self) -> str:
@@ -46,6 +47,8 @@ class Case:
             parts.append("stress")
         if self.transport:
             parts.append(self.transport)
+        if self.realtime:
+            parts.append("rt")
         return "-".join(parts)
 
 

@@ -70,6 +70,8 @@ def row(s: Samples) -> list[str]:
         desc += f", {c.producers}→{c.consumers}"
     if c.scenario == "cpu":
         desc += ", loan" if c.loan else ", copy"
+    if c.realtime:
+        desc += ", realtime"
     if s.error:
         return [s.implementation, desc, "-", *["-"] * 5, f"could not run: {s.error}"]
     lat = measured(s)

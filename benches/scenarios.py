@@ -48,7 +48,8 @@ def cases(scenario: str, quick: bool) -> list[Case]:
         ]
     if scenario == "worst-case":
         w = 200 if quick else 1500
-        return [Case(scenario, size, w, stress=True) for size in (KIB, 4 * MIB)]
+        # With and without `realtime:` (nerve only: the peers have no such setting).
+        return [Case(scenario, size, w, stress=True, realtime=rt) for rt in (False, True) for size in (KIB, 4 * MIB)]
     if scenario == "spin":
         return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
     if scenario == "topics":

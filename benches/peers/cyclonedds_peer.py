@@ -34,7 +34,7 @@ CONFIG = """<?xml version="1.0" encoding="UTF-8"?>
 
 def supports(case: Case) -> bool:
     # No loan in cyclonedds-python: the copy variant of a case would measure the same thing.
-    return case.lang == "python" and case.loan
+    return case.lang == "python" and case.loan and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

@@ -25,7 +25,7 @@ ZENOH_OVERLAY = "{ scouting: { multicast: { enabled: false } } }\n"
 
 
 def supports(case: Case) -> bool:
-    return case.lang == "python" and not case.spin
+    return case.lang == "python" and not case.spin and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

@@ -13,7 +13,7 @@ NAME = "iceoryx2"
 
 
 def supports(case: Case) -> bool:
-    return case.lang == "python"
+    return case.lang == "python" and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

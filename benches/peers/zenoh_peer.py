@@ -19,7 +19,7 @@ NAME = "zenoh"
 def supports(case: Case) -> bool:
     # Without shared memory there is no loan: a producer always hands zenoh a buffer to copy, so
     # the copy variant of a case would measure the same thing twice.
-    return case.lang == "python" and case.loan
+    return case.lang == "python" and case.loan and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

@@ -11,7 +11,7 @@ NAME = "zeromq (ipc)"
 
 
 def supports(case: Case) -> bool:
-    return case.lang == "python"
+    return case.lang == "python" and not case.realtime
 
 
 def run(case: Case, workdir: Path) -> Samples:

@@ -56,6 +56,14 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    /// A node's `realtime:` settings cannot be applied on this machine.
+    #[error("node `{node}`: realtime: {problem}")]
+    Realtime {
+        /// Node id.
+        node: String,
+        /// Which setting, why, and what to do about it.
+        problem: String,
+    },
     /// The log folder could not be written.
     #[error("cannot write logs to {path}: {source}")]
     Logs {

@@ -20,6 +20,7 @@ mod drops;
 mod error;
 mod logs;
 mod plan;
+mod realtime;
 mod reaper;
 mod run;
 mod spawn;

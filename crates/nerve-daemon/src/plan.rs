@@ -120,6 +120,7 @@ impl Plan {
             inboxes: touched.into_iter().map(|node| InboxSpec { node, queues: self.inboxes[node].clone() }).collect(),
             pool_capacity,
             max_message,
+            lock_memory: df.nodes[n].realtime.as_ref().is_some_and(|rt| rt.lock_memory),
             descriptor: df.descriptor.clone(),
             config: df.nodes[n].config.clone(),
         }

@@ -9,6 +9,7 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nerve_message::channel_table::InputChannel;
@@ -24,6 +25,7 @@ use crate::drops::DropWatch;
 use crate::error::DaemonError;
 use crate::logs::LogSink;
 use crate::plan::Plan;
+use crate::realtime::Realtime;
 use crate::reaper::Reaper;
 use crate::spawn::{Launch, build_all, program, spawn};
 
@@ -89,6 +91,8 @@ pub struct RunReport {
     pub aborted: Option<String>,
     /// Inputs that dropped messages (drop_oldest with a full queue): node, input, messages.
     pub dropped: Vec<(String, String, u64)>,
+    /// Nodes their `restart:` policy started again, and how many times.
+    pub restarts: Vec<(String, u32)>,
 }
 
 impl RunReport {
@@ -99,23 +103,50 @@ impl RunReport {
     }
 }
 
+/// Which process of a node an event is about: it counts the node's starts, so what a dead
+/// process still had in flight is never taken for its restarted successor's.
+type Generation = u32;
+
 enum Ev {
-    Register { stream: UnixStream, node_id: String, version: String, pid: u32, accept: Sender<Option<usize>> },
-    Request(usize, NodeRequest),
-    Disconnected(usize),
-    Exited(usize, ExitStatus),
+    Register {
+        stream: UnixStream,
+        node_id: String,
+        version: String,
+        pid: u32,
+        accept: Sender<Option<(usize, Generation)>>,
+    },
+    Request(usize, Generation, NodeRequest),
+    Disconnected(usize, Generation),
+    Exited(usize, Generation, ExitStatus),
     Signal,
 }
 
 struct NodeRt {
     id: String,
     pid: Option<u32>,
+    generation: Generation,
     writer: Option<UnixStream>,
     ready: bool,
     exited: Option<Outcome>,
     closed_outputs: HashSet<usize>,
     pending_closed: Vec<String>,
     killed: bool,
+    /// When the current process was started.
+    spawned_at: Option<Instant>,
+    /// A restart waiting for its back-off, and how the process it replaces ended.
+    restart: Option<(Instant, Outcome)>,
+    /// Restarts in a row (the back-off and the limit count these).
+    restarts_in_a_row: u32,
+    /// Restarts during the whole run.
+    restarts: u32,
+}
+
+/// How a node's process is started, kept for restarts.
+struct Starter {
+    program: PathBuf,
+    args: Vec<String>,
+    logs: LogSink,
+    realtime: Option<Realtime>,
 }
 
 struct Run<'a> {
@@ -123,9 +154,14 @@ struct Run<'a> {
     opts: &'a RunOptions,
     plan: Plan,
     run_id: String,
+    socket: PathBuf,
     inboxes: Vec<Arc<Inbox>>,
     tables: Vec<Vec<BlockTable>>,
     nodes: Vec<NodeRt>,
+    starters: Vec<Option<Starter>>,
+    reaper: Reaper,
+    pumps: Vec<JoinHandle<()>>,
+    events: Sender<Ev>,
     started: bool,
     stopping: Option<Instant>,
     aborted: Option<String>,
@@ -167,7 +203,7 @@ fn run_inner(
     names: &RunNames,
     socket: &Path,
     programs: Vec<Option<(PathBuf, Vec<String>)>>,
-    mut reaper: Reaper,
+    reaper: Reaper,
 ) -> Result<RunReport, DaemonError> {
     let plan = Plan::new(df);
     let mut inboxes = Vec::new();
@@ -180,6 +216,18 @@ fn run_inner(
     }
     let log_dir = opts.log_dir.clone().unwrap_or_else(|| df.base_dir.join("out").join(run_id));
     std::fs::create_dir_all(&log_dir).map_err(|source| DaemonError::Logs { path: log_dir.clone(), source })?;
+    let mut starters = Vec::new();
+    for (node, prog) in df.nodes.iter().zip(programs) {
+        starters.push(match prog {
+            Some((program, args)) => Some(Starter {
+                program,
+                args,
+                logs: LogSink::create(&log_dir, &node.id, opts.echo)?,
+                realtime: node.realtime.as_ref().map(|rt| Realtime::prepare(&node.id, rt)).transpose()?,
+            }),
+            None => None,
+        });
+    }
 
     let _ = std::fs::remove_file(socket);
     let listener =
@@ -195,6 +243,7 @@ fn run_inner(
         opts,
         plan,
         run_id: run_id.to_owned(),
+        socket: socket.to_owned(),
         inboxes,
         tables,
         nodes: df
@@ -203,66 +252,55 @@ fn run_inner(
             .map(|n| NodeRt {
                 id: n.id.clone(),
                 pid: None,
+                generation: 0,
                 writer: None,
                 ready: false,
                 exited: None,
                 closed_outputs: HashSet::new(),
                 pending_closed: Vec::new(),
                 killed: false,
+                spawned_at: None,
+                restart: None,
+                restarts_in_a_row: 0,
+                restarts: 0,
             })
             .collect(),
+        starters,
+        reaper,
+        pumps: Vec::new(),
+        events: tx,
         started: false,
         stopping: None,
         aborted: None,
         drops,
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
-    let mut pumps = Vec::new();
-    for (i, prog) in programs.into_iter().enumerate() {
-        let node = &df.nodes[i];
-        let Some((program, args)) = prog else {
-            run.nodes[i].exited = None;
-            continue;
-        };
-        let sink = LogSink::create(&log_dir, &node.id, opts.echo)?;
-        let launch = Launch { node, base_dir: &df.base_dir, socket, run_id };
-        match spawn(&launch, &program, &args, &sink) {
-            Ok((mut child, p)) => {
-                pumps.extend(p);
-                let pid = child.id();
-                reaper.track(pid);
-                run.nodes[i].pid = Some(pid);
-                let tx = tx.clone();
-                std::thread::spawn(move || {
-                    if let Ok(status) = child.wait() {
-                        let _ = tx.send(Ev::Exited(i, status));
-                    }
-                });
-            }
-            Err(e) => {
-                tracing::error!("{e}");
-                run.abort(e.to_string());
-                break;
-            }
+    for i in 0..df.nodes.len() {
+        if let Err(e) = run.spawn_node(i) {
+            tracing::error!("{e}");
+            run.abort(e.to_string());
+            break;
         }
     }
     run.event_loop(&rx);
     done.store(true, Ordering::SeqCst);
     let _ = UnixStream::connect(socket); // wakes the acceptor so it sees `done`
     let deadline = Instant::now() + Duration::from_secs(2);
-    for p in pumps {
+    for p in std::mem::take(&mut run.pumps) {
         // A node's orphaned child may hold the pipe; don't wait for it forever.
         while !p.is_finished() && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    reaper.disarm();
     let dropped = run.drops.totals(&run.inboxes);
+    let Run { nodes, reaper, aborted, .. } = run;
+    reaper.disarm();
     Ok(RunReport {
-        run_id: run.run_id,
+        run_id: run_id.to_owned(),
         log_dir,
-        nodes: run.nodes.into_iter().map(|n| (n.id, n.exited.unwrap_or(Outcome::NotRun))).collect(),
-        aborted: run.aborted,
+        restarts: nodes.iter().filter(|n| n.restarts > 0).map(|n| (n.id.clone(), n.restarts)).collect(),
+        nodes: nodes.into_iter().map(|n| (n.id, n.exited.unwrap_or(Outcome::NotRun))).collect(),
+        aborted,
         dropped,
     })
 }
@@ -297,15 +335,15 @@ fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
     if tx.send(Ev::Register { stream, node_id, version: nerve_version, pid, accept: accept_tx }).is_err() {
         return;
     }
-    let Ok(Some(index)) = accept_rx.recv() else {
+    let Ok(Some((index, generation))) = accept_rx.recv() else {
         return;
     };
     while let Ok(req) = frame::read::<NodeRequest>(&mut reader) {
-        if tx.send(Ev::Request(index, req)).is_err() {
+        if tx.send(Ev::Request(index, generation, req)).is_err() {
             return;
         }
     }
-    let _ = tx.send(Ev::Disconnected(index));
+    let _ = tx.send(Ev::Disconnected(index, generation));
 }
 
 fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), DaemonError> {
@@ -328,19 +366,24 @@ impl Run<'_> {
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(Ev::Register { stream, node_id, version, pid, accept }) => {
                     let index = self.register(stream, &node_id, &version, pid);
-                    let _ = accept.send(index);
+                    let _ = accept.send(index.map(|i| (i, self.nodes[i].generation)));
                 }
-                Ok(Ev::Request(i, NodeRequest::Ready)) => self.ready(i),
-                Ok(Ev::Request(i, NodeRequest::CloseOutputs { outputs })) => {
+                Ok(Ev::Request(i, g, _) | Ev::Disconnected(i, g) | Ev::Exited(i, g, _))
+                    if g != self.nodes[i].generation =>
+                {
+                    tracing::debug!(node = %self.nodes[i].id, "ignoring news of a process that was replaced");
+                }
+                Ok(Ev::Request(i, _, NodeRequest::Ready)) => self.ready(i),
+                Ok(Ev::Request(i, _, NodeRequest::CloseOutputs { outputs })) => {
                     let idx: Vec<usize> =
                         outputs.iter().filter_map(|o| self.df.nodes[i].outputs.iter().position(|x| x == o)).collect();
                     self.close_outputs(i, &idx);
                 }
-                Ok(Ev::Request(i, NodeRequest::Register { .. })) => {
+                Ok(Ev::Request(i, _, NodeRequest::Register { .. })) => {
                     tracing::warn!(node = %self.nodes[i].id, "ignoring a second registration");
                 }
-                Ok(Ev::Exited(i, status)) => self.exited(i, status),
-                Ok(Ev::Disconnected(i)) => {
+                Ok(Ev::Exited(i, _, status)) => self.exited(i, status),
+                Ok(Ev::Disconnected(i, _)) => {
                     // A node started by hand has no exit status: leaving is how it finishes.
                     if self.nodes[i].pid.is_none() && self.nodes[i].exited.is_none() {
                         self.finish_node(i, Outcome::Finished);
@@ -359,6 +402,7 @@ impl Run<'_> {
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             self.drops.check(&self.inboxes);
+            self.restart_due();
             let now = Instant::now();
             if self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
                 self.kill_all();
@@ -377,6 +421,114 @@ impl Run<'_> {
                 ));
             }
         }
+    }
+
+    /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
+    fn spawn_node(&mut self, i: usize) -> Result<(), DaemonError> {
+        let Some(starter) = &self.starters[i] else {
+            return Ok(());
+        };
+        let launch = Launch {
+            node: &self.df.nodes[i],
+            base_dir: &self.df.base_dir,
+            socket: &self.socket,
+            run_id: &self.run_id,
+            realtime: starter.realtime,
+        };
+        let (mut child, pumps) = spawn(&launch, &starter.program, &starter.args, &starter.logs)?;
+        self.pumps.extend(pumps);
+        let pid = child.id();
+        self.reaper.track(pid);
+        let rt = &mut self.nodes[i];
+        rt.generation += 1;
+        rt.pid = Some(pid);
+        rt.spawned_at = Some(Instant::now());
+        let (tx, generation) = (self.events.clone(), rt.generation);
+        std::thread::spawn(move || {
+            if let Ok(status) = child.wait() {
+                let _ = tx.send(Ev::Exited(i, generation, status));
+            }
+        });
+        Ok(())
+    }
+
+    /// Whether node `i`'s `restart:` policy calls for starting it again after it ended with
+    /// `outcome`; if so, the restart is scheduled after its back-off.
+    fn schedule_restart(&mut self, i: usize, outcome: &Outcome) -> bool {
+        let policy = self.df.nodes[i].restart;
+        let rt = &mut self.nodes[i];
+        if self.stopping.is_some() || rt.killed || !policy.wants_restart(!matches!(outcome, Outcome::Finished)) {
+            return false;
+        }
+        if rt.spawned_at.is_some_and(|t| t.elapsed() >= nerve_spec::RestartSpec::STABLE_RUN) {
+            rt.restarts_in_a_row = 0;
+        }
+        if rt.restarts_in_a_row >= policy.max_restarts {
+            tracing::error!(
+                node = %rt.id,
+                "not restarting: {} restart(s) in a row already (max_restarts: {})",
+                rt.restarts_in_a_row,
+                policy.max_restarts
+            );
+            return false;
+        }
+        let wait = policy.delay_before(rt.restarts_in_a_row);
+        rt.restarts_in_a_row += 1;
+        tracing::warn!(
+            node = %rt.id,
+            "restarting in {wait:?} (restart {} of at most {} in a row, restart: {})",
+            rt.restarts_in_a_row,
+            policy.max_restarts,
+            policy.policy.as_str()
+        );
+        rt.restart = Some((Instant::now() + wait, outcome.clone()));
+        rt.writer = None;
+        rt.ready = false;
+        // Its queues take nothing more and what it held is freed now, as for any dead reader;
+        // its outputs stay open: their readers wait for the new process.
+        self.release_reader(i);
+        true
+    }
+
+    /// Starts the nodes whose back-off is over.
+    fn restart_due(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].restart.as_ref().is_none_or(|(at, _)| *at > now) {
+                continue;
+            }
+            self.nodes[i].restart = None;
+            self.reopen_inputs(i);
+            let restarts = self.nodes[i].restarts + 1;
+            if let Some(s) = &self.starters[i] {
+                s.logs.line(&format!("--- nerve: restart {restarts} of this node ---"));
+            }
+            match self.spawn_node(i) {
+                Ok(()) => {
+                    self.nodes[i].restarts = restarts;
+                    tracing::info!(node = %self.nodes[i].id, restarts, "restarted");
+                }
+                Err(e) => {
+                    tracing::error!("{e}");
+                    self.finish_node(i, Outcome::Failed(format!("could not be restarted: {e}")));
+                }
+            }
+        }
+    }
+
+    /// Makes node `i`'s queues usable again for its new process, and queues the input-closed
+    /// events it must be told again.
+    fn reopen_inputs(&mut self, i: usize) {
+        let mut closed = Vec::new();
+        for input in &self.plan.inputs[i] {
+            if let InputChannel::Shm { id, queue, producer, output, .. } = input {
+                self.inboxes[i].ring(*queue).reopen();
+                if self.nodes[*producer].closed_outputs.contains(output) {
+                    closed.push(id.clone());
+                }
+            }
+        }
+        self.nodes[i].pending_closed = closed;
     }
 
     /// Every spawned node exited and no node started by hand is still connected.
@@ -497,7 +649,9 @@ impl Run<'_> {
             Outcome::Failed(how) => tracing::error!(node = %rt.id, "failed: {how}"),
             Outcome::NotRun => {}
         }
-        self.finish_node(i, outcome);
+        if !self.schedule_restart(i, &outcome) {
+            self.finish_node(i, outcome);
+        }
     }
 
     /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
@@ -557,6 +711,9 @@ impl Run<'_> {
         }
         self.stopping = Some(Instant::now());
         for i in 0..self.nodes.len() {
+            if let Some((_, previous)) = self.nodes[i].restart.take() {
+                self.finish_node(i, previous);
+            }
             if self.nodes[i].exited.is_none() {
                 self.send(i, &DaemonMessage::Stop);
             }

@@ -9,6 +9,7 @@ use nerve_spec::{NodePath, NodeSpec};
 
 use crate::error::DaemonError;
 use crate::logs::LogSink;
+use crate::realtime::Realtime;
 
 /// Runs the `build:` command of every node that has one, in the dataflow's folder.
 ///
@@ -50,6 +51,8 @@ pub struct Launch<'a> {
     pub socket: &'a Path,
     /// Run id.
     pub run_id: &'a str,
+    /// Scheduling and CPU pinning to apply before the program runs.
+    pub realtime: Option<Realtime>,
 }
 
 /// Resolves the program and arguments of a node; `None` for a dynamic node.
@@ -101,9 +104,13 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let parent = rustix::process::getpid();
+    let realtime = l.realtime;
     // SAFETY: the closure runs between fork and exec and only makes async-signal-safe calls.
     unsafe {
         cmd.pre_exec(move || {
+            if let Some(rt) = &realtime {
+                rt.apply()?;
+            }
             rustix::process::setsid().map_err(std::io::Error::from)?;
             rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))
                 .map_err(std::io::Error::from)?;

@@ -96,6 +96,9 @@ pub struct ChannelTable {
     pub pool_capacity: usize,
     /// Largest message a node may send, in bytes.
     pub max_message: usize,
+    /// Lock the node's memory (`realtime: {lock_memory: true}`); a process must do this itself.
+    #[serde(default)]
+    pub lock_memory: bool,
     /// The whole dataflow, as JSON.
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.

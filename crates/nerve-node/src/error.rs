@@ -54,6 +54,12 @@ pub enum NodeError {
         /// Runtime version.
         runtime: String,
     },
+    /// `realtime: {lock_memory: true}` could not be honoured.
+    #[error(
+        "cannot lock the node's memory (realtime: lock_memory): {0}; raise the locked-memory limit \
+         (`ulimit -l`, or LimitMEMLOCK= in a systemd unit) or run as root"
+    )]
+    LockMemory(#[source] std::io::Error),
     /// A control-plane failure.
     #[error("control connection to the runtime failed: {0}")]
     Control(#[from] FrameError),

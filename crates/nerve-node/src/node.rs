@@ -162,6 +162,11 @@ impl Node {
 
     fn finish(reg: Registration) -> Result<(Self, EventStream), NodeError> {
         let Registration { stream, table } = reg;
+        if table.lock_memory {
+            // Before the node maps its shared memory, so that is locked too (MCL_FUTURE).
+            rustix::mm::mlockall(rustix::mm::MlockAllFlags::CURRENT | rustix::mm::MlockAllFlags::FUTURE)
+                .map_err(|e| NodeError::LockMemory(e.into()))?;
+        }
         let names = RunNames::new(&table.run_id);
         let inboxes = map_inboxes(&names, &table.inboxes)?;
         let own = inboxes

@@ -102,13 +102,14 @@ impl Publisher {
     /// waited for (counted in [`Published::skipped`]), so a stop never hangs on a send.
     pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Published {
         let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
-        let mask = self.readers.iter().filter(|r| !r.ring().is_closed()).fold(0, |m, r| m | r.bit());
-        lease.add_holders(mask);
         let mut out = Published::default();
         let mut to_wake = Vec::with_capacity(self.readers.len());
-        for r in self.readers.iter().filter(|r| mask & r.bit() != 0) {
+        for r in &self.readers {
             let ring = r.ring();
             loop {
+                // A reader's bit goes on just before its entry does, and comes off while waiting
+                // for room: a producer killed mid-send leaves no reference nobody will drop.
+                lease.add_holders(r.bit());
                 match ring.push(d) {
                     Push::Queued => {
                         out.delivered += 1;
@@ -122,10 +123,10 @@ impl Publisher {
                     }
                     Push::Closed => lease.table().release(d.slot as usize, r.bit()),
                     Push::Full => {
+                        lease.table().release(d.slot as usize, r.bit());
                         if self.wait_for_room(ring, stop) {
                             continue;
                         }
-                        lease.table().release(d.slot as usize, r.bit());
                         out.skipped += 1;
                     }
                 }

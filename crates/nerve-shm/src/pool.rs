@@ -154,6 +154,19 @@ impl BlockTable {
         }
     }
 
+    /// Empties `slot` if nobody holds its block; whether it is empty now.
+    fn clear_if_free(&self, slot: usize) -> bool {
+        let entry = self.entry(slot);
+        // Claimed first, so no reader can take a reference while the entry is being cleared.
+        if entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            return false;
+        }
+        entry.seq.store(0, Ordering::Release);
+        entry.size.store(0, Ordering::Relaxed);
+        entry.holders.store(0, Ordering::Release);
+        true
+    }
+
     /// Blocks and bytes currently allocated, and bytes held by readers or the producer.
     #[must_use]
     pub fn usage(&self) -> PoolUsage {
@@ -319,8 +332,41 @@ impl OutputPool {
     ///
     /// # Errors
     /// When the table cannot be mapped.
+    ///
+    /// Blocks an earlier producer of this output left in the table (a node restarted after a
+    /// crash) are taken over: readers may still hold them, so their slots and generations are
+    /// never reused while they do, and the free ones are filled again like any other block.
     pub fn open(names: &RunNames, node: usize, output: usize, capacity: usize) -> Result<Self, ShmError> {
-        Ok(Self::with(OutputBlocks::open(names, node, output)?, capacity))
+        let mut pool = Self::with(OutputBlocks::open(names, node, output)?, capacity);
+        pool.adopt();
+        Ok(pool)
+    }
+
+    /// Takes over the blocks an earlier producer left in a named table.
+    fn adopt(&mut self) {
+        let table = self.output.table.clone();
+        for slot in 0..MAX_BLOCKS {
+            let entry = table.entry(slot);
+            let seq = entry.seq.load(Ordering::Acquire);
+            if seq == 0 {
+                continue;
+            }
+            self.next_seq = self.next_seq.max(seq + 1);
+            // The earlier producer is gone: whatever it had on loan is nobody's any more.
+            entry.holders.fetch_and(!LOAN_BIT, Ordering::AcqRel);
+            let opened = self.output.block_name(seq).map(|name| Segment::open(&name, Access::ReadWrite));
+            match opened {
+                Some(Ok(segment)) => {
+                    self.blocks[slot] = Some(LocalBlock { segment: Arc::new(segment), last_use: 0 });
+                    self.allocated.push(slot);
+                }
+                // Its name is gone (it was being retired). A reader may still hold it: then the
+                // slot stays out of use until `empty_slot` finds it free.
+                _ => {
+                    table.clear_if_free(slot);
+                }
+            }
+        }
     }
 
     /// A pool of anonymous blocks: its table and every block are handed to readers as file
@@ -394,14 +440,20 @@ impl OutputPool {
         }
         let size = page_round(len);
         self.make_room(size);
-        let Some(slot) = self.blocks.iter().position(Option::is_none) else {
+        let Some(slot) = self.empty_slot() else {
             self.retire_one_free();
-            return match self.blocks.iter().position(Option::is_none) {
+            return match self.empty_slot() {
                 Some(slot) => self.create_block(slot, size),
                 None => Err(ShmError::PoolExhausted(MAX_BLOCKS)),
             };
         };
         self.create_block(slot, size)
+    }
+
+    /// A slot with no block: never used, or left by an earlier producer and now free.
+    fn empty_slot(&self) -> Option<usize> {
+        let table = &self.output.table;
+        (0..MAX_BLOCKS).find(|&slot| self.blocks[slot].is_none() && (table.seq(slot) == 0 || table.clear_if_free(slot)))
     }
 
     fn is_free(&self, slot: usize) -> bool {
@@ -466,18 +518,13 @@ impl OutputPool {
         let Some((slot, _)) = oldest else {
             return false;
         };
-        let entry = self.output.table.entry(slot);
-        // Claim it so no reader-side sweep races with the retirement.
-        if entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        if !self.output.table.clear_if_free(slot) {
             return false;
         }
         if let Some(b) = self.blocks[slot].take() {
             b.segment.unlink();
         }
         self.allocated.retain(|&s| s != slot);
-        entry.seq.store(0, Ordering::Release);
-        entry.size.store(0, Ordering::Relaxed);
-        entry.holders.store(0, Ordering::Release);
         true
     }
 }

@@ -246,6 +246,18 @@ impl<'a> Ring<'a> {
         self.header.closed.store(1, Ordering::SeqCst);
     }
 
+    /// Makes a closed queue usable by a new reader (a restarted node): what the old one left
+    /// queued is dropped — the runtime already released those references — and producers
+    /// queue here again.
+    ///
+    /// Call only while the queue is closed and no reader uses it.
+    pub fn reopen(&self) {
+        let tail = self.header.tail.load(Ordering::Acquire);
+        self.header.head.store(tail, Ordering::Release);
+        self.header.producer_waiting.store(0, Ordering::Release);
+        self.header.closed.store(0, Ordering::SeqCst);
+    }
+
     /// Whether the reader is gone.
     #[must_use]
     pub fn is_closed(&self) -> bool {
@@ -318,6 +330,21 @@ mod tests {
         with_ring(2, Policy::DropOldest, |r| {
             r.close();
             assert_eq!(r.push(d(1)), Push::Closed);
+        });
+    }
+
+    #[test]
+    fn reopened_ring_is_empty_and_takes_entries_again() {
+        with_ring(4, Policy::Backpressure, |r| {
+            assert_eq!(r.push(d(1)), Push::Queued);
+            assert_eq!(r.push(d(2)), Push::Queued);
+            r.close();
+            assert_eq!(r.push(d(3)), Push::Closed);
+            r.reopen();
+            assert!(r.is_empty() && !r.is_closed());
+            assert_eq!(r.push(d(4)), Push::Queued);
+            assert_eq!(r.pop().map(|x| x.seq), Some(4));
+            assert_eq!(r.pop(), None);
         });
     }
 

@@ -87,6 +87,7 @@
 
 mod error;
 mod parse;
+mod parse_process;
 mod paths;
 mod spec;
 pub mod topic_name;
@@ -98,7 +99,7 @@ use std::path::{Path, PathBuf};
 pub use error::{Problem, SpecError};
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NodePath, NodeSpec,
-    QueuePolicy,
+    QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 

@@ -9,15 +9,32 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::error::Problems;
+use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
-use crate::spec::{DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy};
+use crate::spec::{
+    DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy, RestartPolicy,
+    RestartSpec,
+};
 use crate::topic_name;
 use crate::tree::{Mark, Node, ScalarKind, Value};
 
 const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
 
-const NODE_KEYS: &[&str] =
-    &["id", "name", "description", "path", "args", "env", "build", "inputs", "outputs", "deploy", "_unstable_deploy"];
+const NODE_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "path",
+    "args",
+    "env",
+    "build",
+    "inputs",
+    "outputs",
+    "deploy",
+    "_unstable_deploy",
+    "restart",
+    "realtime",
+];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
 
@@ -49,15 +66,15 @@ fn expected_one_of(keys: &[&str]) -> String {
     keys.join(", ")
 }
 
-fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
+pub(crate) fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
     p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
 }
 
-fn key_str(key: &Node) -> &str {
+pub(crate) fn key_str(key: &Node) -> &str {
     key.as_scalar().map_or("", |s| s.text.as_str())
 }
 
-fn join_field(parent: &str, key: &str) -> String {
+pub(crate) fn join_field(parent: &str, key: &str) -> String {
     if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
 }
 
@@ -216,10 +233,14 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         outputs: Vec::new(),
         output_topics: BTreeMap::new(),
         machine: None,
+        restart: RestartSpec::default(),
+        realtime: None,
         config: item.to_json(),
         line: item.mark.line,
     };
     let mut raw_path = None;
+    // Where `restart:` and `realtime:` were written: both act on a process nerve starts.
+    let mut process_marks = Vec::new();
     let mut output_marks = Vec::new();
     let mut inputs = Vec::new();
 
@@ -240,6 +261,14 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 (spec.inputs, inputs) = parse_inputs(p, value, &f(k));
             }
             "deploy" | "_unstable_deploy" => spec.machine = parse_deploy(p, value, &f(k)),
+            "restart" => {
+                spec.restart = parse_restart(p, value, &f(k));
+                process_marks.push((key.mark, k));
+            }
+            "realtime" => {
+                spec.realtime = parse_realtime(p, value, &f(k));
+                process_marks.push((key.mark, k));
+            }
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));
@@ -261,6 +290,25 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
         // `path:` was there but not a string; already reported.
         None => {}
+    }
+
+    if spec.path == NodePath::Dynamic {
+        for (mark, key) in process_marks {
+            let applies = match key {
+                "restart" => spec.restart.policy != RestartPolicy::Never,
+                _ => spec.realtime.as_ref().is_some_and(|rt| rt.priority.is_some() || !rt.cpus.is_empty()),
+            };
+            if applies {
+                p.push(
+                    mark,
+                    f(key),
+                    format!(
+                        "nerve does not start a `path: dynamic` node, so it cannot apply `{key}:` to it \
+                         (start it under a supervisor, `chrt` or `taskset` yourself)"
+                    ),
+                );
+            }
+        }
     }
 
     Some(ParsedNode { spec, field, id_mark: id_node.mark, output_marks, inputs })

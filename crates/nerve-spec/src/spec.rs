@@ -86,6 +86,12 @@ pub struct NodeSpec {
     /// The machine to run on, from the node's `deploy: {machine: ID}` or else
     /// the dataflow's.
     pub machine: Option<String>,
+    /// Whether and how the node's process is started again after it exits (`restart:`).
+    #[serde(default)]
+    pub restart: RestartSpec,
+    /// Real-time scheduling, CPU pinning and memory locking (`realtime:`).
+    #[serde(default)]
+    pub realtime: Option<RealtimeSpec>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -183,4 +189,108 @@ impl fmt::Display for QueuePolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// When a node's process is started again after it exits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestartPolicy {
+    /// `never`: an exit is final (the default).
+    #[default]
+    Never,
+    /// `on-failure`: restart after a non-zero exit status or a signal.
+    OnFailure,
+    /// `always`: restart after any exit, even a clean one.
+    Always,
+}
+
+impl RestartPolicy {
+    /// The name used in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RestartPolicy::Never => "never",
+            RestartPolicy::OnFailure => "on-failure",
+            RestartPolicy::Always => "always",
+        }
+    }
+}
+
+/// A node's `restart:`: the policy, and the back-off between attempts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestartSpec {
+    /// When to restart.
+    pub policy: RestartPolicy,
+    /// Restarts in a row before nerve gives up on the node. A process that ran for
+    /// [`RestartSpec::STABLE_RUN`] or longer starts the count afresh.
+    pub max_restarts: u32,
+    /// Wait before the first restart in a row; each further one waits twice as long.
+    pub delay: Duration,
+    /// Longest wait between two restarts.
+    pub max_delay: Duration,
+}
+
+impl RestartSpec {
+    /// How long a process must have run for its exit not to count as one more restart in a row.
+    pub const STABLE_RUN: Duration = Duration::from_secs(60);
+
+    /// Whether an exit (`failed`: non-zero status or a signal) calls for a restart, before
+    /// counting how many there were.
+    pub fn wants_restart(&self, failed: bool) -> bool {
+        match self.policy {
+            RestartPolicy::Never => false,
+            RestartPolicy::OnFailure => failed,
+            RestartPolicy::Always => true,
+        }
+    }
+
+    /// The wait before restart number `attempt` in a row (0 for the first).
+    pub fn delay_before(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX);
+        self.delay.saturating_mul(factor).min(self.max_delay)
+    }
+}
+
+impl Default for RestartSpec {
+    fn default() -> Self {
+        Self {
+            policy: RestartPolicy::Never,
+            max_restarts: 5,
+            delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(10),
+        }
+    }
+}
+
+/// How the operating system schedules a real-time node's threads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedPolicy {
+    /// `fifo` (`SCHED_FIFO`): runs until it blocks or a higher priority wakes.
+    #[default]
+    Fifo,
+    /// `rr` (`SCHED_RR`): like `fifo`, with time slices among equal priorities.
+    Rr,
+}
+
+impl SchedPolicy {
+    /// The name used in YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SchedPolicy::Fifo => "fifo",
+            SchedPolicy::Rr => "rr",
+        }
+    }
+}
+
+/// A node's `realtime:` settings, applied when its process starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RealtimeSpec {
+    /// Real-time priority, 1 (lowest) to 99; `None` keeps the normal scheduler.
+    pub priority: Option<u8>,
+    /// The real-time policy used with `priority`.
+    pub policy: SchedPolicy,
+    /// CPUs the node's threads may run on; empty for no pinning.
+    pub cpus: Vec<usize>,
+    /// Lock every page of the process in memory (`mlockall`), so no page fault waits for disk.
+    pub lock_memory: bool,
 }

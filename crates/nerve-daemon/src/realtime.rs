@@ -1,0 +1,98 @@
+//! A node's `realtime:` settings: checked by the runtime before the node starts, then applied
+//! in the node's process between fork and exec.
+//!
+//! Scheduling policy, priority and CPU affinity survive `exec`, so they are set before the
+//! node's program runs and every thread it creates inherits them. Memory locks do not survive
+//! `exec`: the node locks its own memory when its channel table asks it to.
+
+use std::io;
+
+use rustix::thread::CpuSet;
+
+use nerve_spec::{RealtimeSpec, SchedPolicy};
+
+use crate::error::DaemonError;
+
+/// What to apply to one node's process; plain data, usable between fork and exec.
+#[derive(Clone, Copy)]
+pub(crate) struct Realtime {
+    /// `SCHED_FIFO` or `SCHED_RR`, and the priority.
+    sched: Option<(libc::c_int, libc::c_int)>,
+    cpus: Option<CpuSet>,
+}
+
+impl Realtime {
+    /// The settings of `node`, after checking that this machine has its CPUs and that nerve
+    /// may use its priority (tried on a throwaway thread, so a refusal is reported before
+    /// anything starts, with what to do about it).
+    ///
+    /// # Errors
+    /// [`DaemonError::Realtime`] naming the node and the setting refused.
+    pub(crate) fn prepare(node: &str, spec: &RealtimeSpec) -> Result<Self, DaemonError> {
+        let refuse = |problem: String| DaemonError::Realtime { node: node.to_owned(), problem };
+        let cpus = if spec.cpus.is_empty() {
+            None
+        } else {
+            let allowed = rustix::thread::sched_getaffinity(None)
+                .map_err(|e| refuse(format!("cannot read the CPUs nerve may use: {e}")))?;
+            let available: Vec<usize> = (0..CpuSet::MAX_CPU).filter(|&c| allowed.is_set(c)).collect();
+            let mut set = CpuSet::new();
+            for &cpu in &spec.cpus {
+                if !allowed.is_set(cpu) {
+                    return Err(refuse(format!("CPU {cpu} is not available here (available: {available:?})")));
+                }
+                set.set(cpu);
+            }
+            Some(set)
+        };
+        let sched = spec.priority.map(|priority| {
+            let policy = match spec.policy {
+                SchedPolicy::Fifo => libc::SCHED_FIFO,
+                SchedPolicy::Rr => libc::SCHED_RR,
+            };
+            (policy, libc::c_int::from(priority))
+        });
+        let rt = Self { sched, cpus };
+        let tried = std::thread::scope(|s| s.spawn(|| (rt.set_sched(), rt.set_cpus())).join());
+        let (sched_result, cpus_result) =
+            tried.map_err(|_| refuse("the thread trying the settings panicked".to_owned()))?;
+        if let (Err(e), Some(priority)) = (sched_result, spec.priority) {
+            return Err(refuse(format!(
+                "real-time priority {priority} ({}) is not permitted: {e}; run nerve as root, give it \
+                 CAP_SYS_NICE, or raise its real-time priority limit (`ulimit -r`)",
+                spec.policy.as_str()
+            )));
+        }
+        if let Err(e) = cpus_result {
+            return Err(refuse(format!("cannot pin to CPUs {:?}: {e}", spec.cpus)));
+        }
+        Ok(rt)
+    }
+
+    /// Applies the settings to the calling thread; async-signal-safe (system calls only), so it
+    /// may run between fork and exec.
+    pub(crate) fn apply(&self) -> io::Result<()> {
+        self.set_sched()?;
+        self.set_cpus()
+    }
+
+    fn set_sched(&self) -> io::Result<()> {
+        let Some((policy, priority)) = self.sched else {
+            return Ok(());
+        };
+        let param = libc::sched_param { sched_priority: priority };
+        // SAFETY: `param` is a valid sched_param; pid 0 is the calling thread.
+        if unsafe { libc::sched_setscheduler(0, policy, &raw const param) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+
+    fn set_cpus(&self) -> io::Result<()> {
+        match &self.cpus {
+            Some(set) => rustix::thread::sched_setaffinity(None, set).map_err(io::Error::from),
+            None => Ok(()),
+        }
+    }
+}

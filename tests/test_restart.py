@@ -1,0 +1,90 @@
+"""`restart:` policies: crashed nodes come back, wired in again, without restarting others."""
+
+import re
+import signal
+import time
+
+from conftest import wait_for
+from test_lifecycle import copy_nodes, ticker_recorder
+
+
+def counts(lines: list[str]) -> list[int]:
+    return [int(line.split()[2]) for line in lines if line.startswith("INPUT count")]
+
+
+def test_a_crashing_producer_is_restarted_until_its_limit(dataflows):
+    # Each ticker process sends 0..19, then kills itself: two restarts are allowed.
+    ticker_env = '{CRASH_AT: "20"}\n            restart: {policy: on-failure, max_restarts: 2, delay: 0.2}'
+    path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert run.returncode != 0
+    assert "ticker (killed by signal 9)" in run.stderr
+    assert re.findall(r"restarting in .*node=(\S+)", run.stderr) == ["ticker"] * 2, run.stderr
+    assert "not restarting: 2 restart(s) in a row already (max_restarts: 2)" in run.stderr
+    lines = run.node_lines("recorder")
+    # The reader kept running throughout: three whole runs of the producer, in order, then
+    # its input closes once the producer is given up on.
+    assert counts(lines) == list(range(20)) * 3, lines
+    assert lines[-2:] == ["INPUT_CLOSED count", "END"]
+    log = next((path.parent / "out").glob("*/ticker.log")).read_text()
+    assert "--- nerve: restart 2 of this node ---" in log
+
+
+def test_a_crashed_reader_is_wired_in_again(dataflows, tmp_path):
+    mark = tmp_path / "crashed-once"
+    reader_env = f'{{CRASH_AT: "10", CRASH_MARK: "{mark}"}}'
+    path = dataflows.write(
+        f"""
+        nodes:
+          - id: ticker
+            path: ticker.py
+            env: {{STOP_AFTER: "300"}}
+            inputs: {{tick: timer/millis/5}}
+            outputs: [count]
+          - id: recorder
+            path: recorder.py
+            env: {reader_env}
+            restart: on-failure
+            inputs: {{count: ticker/count}}
+        """
+    )
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert mark.exists()
+    assert run.returncode == 0, run.output
+    assert re.findall(r"restarting in .*node=(\S+)", run.stderr) == ["recorder"], run.stderr
+    seen = counts(run.node_lines("recorder"))
+    first, second = seen[:10], seen[10:]
+    assert first == list(range(10))
+    # The new process reads on from where the producer is now (what came during the gap is
+    # gone with the old process), in order, to the end.
+    assert second, run.output
+    assert second == sorted(set(second)) and second[0] >= 10 and second[-1] == 299, second
+    assert run.node_lines("recorder")[-2:] == ["INPUT_CLOSED count", "END"]
+
+
+def test_always_restarts_a_node_that_finished(dataflows):
+    ticker_env = '{STOP_AFTER: "5"}\n            restart: {policy: always, max_restarts: 2, delay: 100ms}'
+    path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert counts(run.node_lines("recorder")) == list(range(5)) * 3
+
+
+def test_a_stop_during_the_back_off_cancels_the_restart(dataflows):
+    ticker_env = '{CRASH_AT: "3"}\n            restart: {policy: on-failure, delay: 60, max_delay: 60}'
+    path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    proc = dataflows.start(path)
+    wait_for(lambda: len(list((path.parent / "out").glob("*/recorder.log"))) == 1, what="log file")
+    log = next((path.parent / "out").glob("*/recorder.log"))
+    wait_for(lambda: "INPUT count 2" in log.read_text(), what="the messages before the crash")
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - started < 10, "the stop waited for the back-off"
+    assert "restarting in 60s" in err
+    assert "ticker (killed by signal 9)" in err
