@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 pub mod graph;
 mod new;
+mod runs;
 mod topic;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
@@ -43,6 +44,12 @@ enum Command {
     New(new::NewArgs),
     /// Inspect the topics of this host: list them, print their messages, rate or bandwidth.
     Topic(topic::TopicArgs),
+    /// List the dataflows running on this machine: their nodes, states, restarts and queues.
+    List(runs::ListArgs),
+    /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
+    Stop(runs::StopArgs),
+    /// Print a node's output (its log file), with `--follow` until the dataflow ends.
+    Logs(runs::LogsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,6 +74,21 @@ struct RunArgs {
     /// Largest message a node may send, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 32)]
     max_message: usize,
+    /// Bytes each output's pool of shared memory keeps; past it, blocks no reader holds are
+    /// freed, oldest first.
+    #[arg(long, value_name = "BYTES", default_value_t = nerve_daemon::DEFAULT_POOL_CAPACITY)]
+    pool_capacity: usize,
+    /// A name for `nerve list`, `nerve stop` and `nerve logs` (unique among running dataflows).
+    #[arg(long, value_parser = run_name)]
+    name: Option<String>,
+}
+
+fn run_name(s: &str) -> Result<String, String> {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
+        Ok(s.to_owned())
+    } else {
+        Err("use letters, digits, `_`, `-` and `.`".to_owned())
+    }
 }
 
 /// Runs the command line `args` (program name first) and returns the process exit code.
@@ -127,6 +149,9 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Graph(args) => graph::run(&args, &load(&args.dataflow)?),
         Command::New(args) => new::run(&args),
         Command::Topic(args) => topic::run(&args),
+        Command::List(args) => runs::list(&args),
+        Command::Stop(args) => runs::stop(&args),
+        Command::Logs(args) => runs::logs(&args),
     }
 }
 
@@ -147,11 +172,15 @@ fn run(args: &RunArgs) -> anyhow::Result<i32> {
         python: std::env::var_os("NERVE_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from),
         echo: !args.quiet,
         max_message: args.max_message,
-        ..nerve_daemon::RunOptions::default()
+        pool_capacity: args.pool_capacity,
+        name: args.name.clone(),
     };
     let report = nerve_daemon::run(&df, &opts)?;
     for (node, input, n) in &report.dropped {
         eprintln!("nerve: {node}/{input} dropped {n} message(s) in all (queue full, drop_oldest)");
+    }
+    for (node, n) in &report.restarts {
+        eprintln!("nerve: {node} was restarted {n} time(s)");
     }
     if report.success() {
         eprintln!("nerve: dataflow finished (logs in {})", report.log_dir.display());

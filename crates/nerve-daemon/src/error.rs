@@ -73,6 +73,39 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    /// A running dataflow did not answer on its control socket.
+    #[error("cannot talk to the dataflow at {path}: {source}")]
+    Unreachable {
+        /// Its socket.
+        path: PathBuf,
+        /// What went wrong.
+        #[source]
+        source: std::io::Error,
+    },
+    /// No running dataflow has this name or id.
+    #[error("no running dataflow is called `{name}` or has an id starting with it (running: {})", if running.is_empty() { "none" } else { running.as_str() })]
+    NoSuchRun {
+        /// What was asked for.
+        name: String,
+        /// The runs there are, named.
+        running: String,
+    },
+    /// Several running dataflows have ids starting with this.
+    #[error("`{name}` matches several running dataflows: {candidates}; give more of the id")]
+    AmbiguousRun {
+        /// What was asked for.
+        name: String,
+        /// Their ids.
+        candidates: String,
+    },
+    /// `--name` is already the name of a running dataflow.
+    #[error("a dataflow named `{name}` is already running (run {run_id}); stop it or choose another name")]
+    NameTaken {
+        /// The name.
+        name: String,
+        /// The run that has it.
+        run_id: String,
+    },
     /// Some other OS failure.
     #[error("{what}: {source}")]
     Os {

@@ -18,6 +18,7 @@
 
 mod drops;
 mod error;
+pub mod inspect;
 mod logs;
 mod plan;
 mod realtime;
@@ -28,6 +29,9 @@ mod spawn;
 pub use error::DaemonError;
 pub use plan::Plan;
 pub use run::{Outcome, RunOptions, RunReport, run};
+
+/// Bytes an output's pool keeps by default before freeing blocks no reader holds.
+pub const DEFAULT_POOL_CAPACITY: usize = nerve_shm::pool::DEFAULT_CAPACITY;
 
 /// Runs the `build:` command of every node of `df`, in its folder.
 ///

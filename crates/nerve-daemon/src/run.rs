@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use nerve_message::channel_table::InputChannel;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
 use nerve_message::{NERVE_VERSION, frame, versions_compatible};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
@@ -48,6 +49,8 @@ pub struct RunOptions {
     pub max_message: usize,
     /// Echo node output to stdout (it always goes to the log files).
     pub echo: bool,
+    /// A name for `nerve list`, `nerve stop` and `nerve logs`, besides the run id.
+    pub name: Option<String>,
 }
 
 impl Default for RunOptions {
@@ -58,9 +61,10 @@ impl Default for RunOptions {
             ready_timeout: Duration::from_secs(60),
             log_dir: None,
             python: PathBuf::from("python3"),
-            pool_capacity: nerve_shm::pool::DEFAULT_CAPACITY,
+            pool_capacity: crate::DEFAULT_POOL_CAPACITY,
             max_message: 1 << 32,
             echo: true,
+            name: None,
         }
     }
 }
@@ -119,6 +123,11 @@ enum Ev {
     Disconnected(usize, Generation),
     Exited(usize, Generation, ExitStatus),
     Signal,
+    /// A tool asks for the run's status (`stop`: and asks it to stop first).
+    Tool {
+        stop: bool,
+        reply: Sender<RunStatus>,
+    },
 }
 
 struct NodeRt {
@@ -155,6 +164,7 @@ struct Run<'a> {
     plan: Plan,
     run_id: String,
     socket: PathBuf,
+    log_dir: PathBuf,
     inboxes: Vec<Arc<Inbox>>,
     tables: Vec<Vec<BlockTable>>,
     nodes: Vec<NodeRt>,
@@ -177,6 +187,11 @@ struct Run<'a> {
 /// When the run cannot be set up (build, shared memory, socket, spawn); node failures are
 /// reported in the [`RunReport`] instead.
 pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
+    if let Some(name) = &opts.name
+        && let Some(other) = crate::inspect::running().into_iter().find(|r| r.name.as_deref() == Some(name.as_str()))
+    {
+        return Err(DaemonError::NameTaken { name: name.clone(), run_id: other.run_id });
+    }
     if opts.build {
         build_all(&df.nodes, &df.base_dir)?;
     }
@@ -244,6 +259,7 @@ fn run_inner(
         plan,
         run_id: run_id.to_owned(),
         socket: socket.to_owned(),
+        log_dir: log_dir.clone(),
         inboxes,
         tables,
         nodes: df
@@ -327,9 +343,16 @@ fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let first = frame::read::<NodeRequest>(&mut reader);
     let _ = stream.set_read_timeout(None);
-    let Ok(NodeRequest::Register { node_id, nerve_version, pid }) = first else {
-        tracing::warn!("ignoring a control connection that did not start with a registration");
-        return;
+    let (node_id, nerve_version, pid) = match first {
+        Ok(NodeRequest::Register { node_id, nerve_version, pid }) => (node_id, nerve_version, pid),
+        Ok(request @ (NodeRequest::Inspect | NodeRequest::StopRun)) => {
+            answer_tool(stream, tx, request == NodeRequest::StopRun);
+            return;
+        }
+        _ => {
+            tracing::warn!("ignoring a control connection that did not start with a registration");
+            return;
+        }
     };
     let (accept_tx, accept_rx) = mpsc::channel();
     if tx.send(Ev::Register { stream, node_id, version: nerve_version, pid, accept: accept_tx }).is_err() {
@@ -344,6 +367,18 @@ fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
         }
     }
     let _ = tx.send(Ev::Disconnected(index, generation));
+}
+
+/// Sends a tool the run's status (after asking the run to stop, for `stop`).
+fn answer_tool(mut stream: UnixStream, tx: &Sender<Ev>, stop: bool) {
+    let (reply, status) = mpsc::channel();
+    if tx.send(Ev::Tool { stop, reply }).is_err() {
+        return;
+    }
+    if let Ok(status) = status.recv_timeout(Duration::from_secs(5)) {
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+        let _ = frame::write(&mut stream, &DaemonMessage::Status(Box::new(status)));
+    }
 }
 
 fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), DaemonError> {
@@ -379,8 +414,15 @@ impl Run<'_> {
                         outputs.iter().filter_map(|o| self.df.nodes[i].outputs.iter().position(|x| x == o)).collect();
                     self.close_outputs(i, &idx);
                 }
-                Ok(Ev::Request(i, _, NodeRequest::Register { .. })) => {
-                    tracing::warn!(node = %self.nodes[i].id, "ignoring a second registration");
+                Ok(Ev::Request(i, _, NodeRequest::Register { .. } | NodeRequest::Inspect | NodeRequest::StopRun)) => {
+                    tracing::warn!(node = %self.nodes[i].id, "ignoring a registration or tool request from a node");
+                }
+                Ok(Ev::Tool { stop, reply }) => {
+                    if stop && self.stopping.is_none() {
+                        eprintln!("nerve: stopping (asked by `nerve stop`)");
+                        self.stop();
+                    }
+                    let _ = reply.send(self.status());
                 }
                 Ok(Ev::Exited(i, _, status)) => self.exited(i, status),
                 Ok(Ev::Disconnected(i, _)) => {
@@ -529,6 +571,60 @@ impl Run<'_> {
             }
         }
         self.nodes[i].pending_closed = closed;
+    }
+
+    /// How the run and each of its nodes are doing now.
+    fn status(&self) -> RunStatus {
+        let state = match (self.stopping, self.started) {
+            (Some(_), _) => RunState::Stopping,
+            (None, true) => RunState::Running,
+            (None, false) => RunState::Starting,
+        };
+        let nodes = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, rt)| NodeStatus {
+                id: rt.id.clone(),
+                pid: rt.pid.filter(|_| rt.exited.is_none() && rt.restart.is_none()),
+                state: match (&rt.exited, &rt.restart) {
+                    (Some(Outcome::Finished), _) => "finished".to_owned(),
+                    (Some(Outcome::Failed(how)), _) => format!("failed ({how})"),
+                    (Some(Outcome::KilledAfterGrace), _) => "killed after the grace period".to_owned(),
+                    (Some(Outcome::NotRun), _) => "not run".to_owned(),
+                    (None, Some(_)) => "restarting".to_owned(),
+                    (None, None) if rt.pid.is_none() && rt.writer.is_none() => "waiting".to_owned(),
+                    (None, None) if rt.ready && self.started => "running".to_owned(),
+                    (None, None) if rt.ready => "ready".to_owned(),
+                    (None, None) => "starting".to_owned(),
+                },
+                restarts: rt.restarts,
+                inputs: self.plan.inputs[i]
+                    .iter()
+                    .filter_map(|input| match input {
+                        InputChannel::Shm { id, queue, .. } => {
+                            let ring = self.inboxes[i].ring(*queue);
+                            Some(InputStatus {
+                                id: id.clone(),
+                                queued: ring.len(),
+                                capacity: self.plan.inboxes[i][*queue].capacity,
+                                dropped: ring.dropped(),
+                            })
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+            })
+            .collect();
+        RunStatus {
+            run_id: self.run_id.clone(),
+            name: self.opts.name.clone(),
+            dataflow: self.df.file.clone(),
+            log_dir: self.log_dir.clone(),
+            pid: std::process::id(),
+            state,
+            nodes,
+        }
     }
 
     /// Every spawned node exited and no node started by hand is still connected.

@@ -24,4 +24,6 @@ pub enum DaemonMessage {
         /// Input id.
         input: String,
     },
+    /// The run's status, for a tool that asked.
+    Status(Box<crate::run_status::RunStatus>),
 }

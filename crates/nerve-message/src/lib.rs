@@ -1,4 +1,5 @@
-//! Control-plane messages between a node and its daemon, over a Unix socket.
+//! Control-plane messages between a node and its daemon, over a Unix socket; tools such as
+//! `nerve list` ask the same socket for the run's [`run_status::RunStatus`].
 //!
 //! The control plane only sets up and tears down: data never travels here. A node registers,
 //! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
@@ -18,6 +19,7 @@ pub mod channel_table;
 pub mod daemon_to_node;
 pub mod frame;
 pub mod node_to_daemon;
+pub mod run_status;
 
 pub use channel_table::ChannelTable;
 

@@ -1,8 +1,8 @@
-//! Requests a node sends to its daemon.
+//! Requests a node (or a tool such as `nerve list`) sends to its daemon.
 
 use serde::{Deserialize, Serialize};
 
-/// A node's request.
+/// A node's request, or a tool's: a tool's request is the only one on its connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum NodeRequest {
@@ -22,4 +22,8 @@ pub enum NodeRequest {
         /// Output ids.
         outputs: Vec<String>,
     },
+    /// A tool asks how the run is doing; answered with [`crate::daemon_to_node::DaemonMessage::Status`].
+    Inspect,
+    /// A tool asks the run to stop, as Ctrl-C would; answered with its status.
+    StopRun,
 }

@@ -1,0 +1,92 @@
+//! Finding the dataflows running on this host and talking to them, for `nerve list`,
+//! `nerve stop` and `nerve logs`: every run answers on its control socket.
+
+use std::io::BufReader;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use nerve_message::daemon_to_node::DaemonMessage;
+use nerve_message::frame;
+use nerve_message::node_to_daemon::NodeRequest;
+pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
+
+use crate::error::DaemonError;
+
+/// Every dataflow running on this host for this user, oldest first (run ids sort by time).
+#[must_use]
+pub fn running() -> Vec<RunStatus> {
+    let dir = nerve_message::runtime_dir();
+    let mut sockets: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sock")).collect()
+        })
+        .unwrap_or_default();
+    sockets.sort();
+    // A socket nobody answers on belongs to a run that is ending: it is not running.
+    sockets.iter().filter_map(|s| ask(s, NodeRequest::Inspect).ok()).collect()
+}
+
+/// The running dataflow called `name` (its `--name`), or whose run id is or starts with it.
+///
+/// # Errors
+/// [`DaemonError::NoSuchRun`] listing what runs, or [`DaemonError::AmbiguousRun`].
+pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
+    let runs = running();
+    let by_name: Vec<&RunStatus> = runs.iter().filter(|r| r.name.as_deref() == Some(name)).collect();
+    let matches = if by_name.is_empty() {
+        runs.iter().filter(|r| !name.is_empty() && r.run_id.starts_with(name)).collect()
+    } else {
+        by_name
+    };
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(DaemonError::NoSuchRun {
+            name: name.to_owned(),
+            running: runs.iter().map(label).collect::<Vec<_>>().join(", "),
+        }),
+        many => Err(DaemonError::AmbiguousRun {
+            name: name.to_owned(),
+            candidates: many.iter().map(|r| r.run_id.clone()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// Asks `run` to stop, as Ctrl-C would, and returns its status as the stop began.
+///
+/// # Errors
+/// When the run cannot be reached (it may have ended meanwhile).
+pub fn stop(run: &RunStatus) -> Result<RunStatus, DaemonError> {
+    ask(&socket_of(run), NodeRequest::StopRun)
+}
+
+/// Whether `run` still answers.
+#[must_use]
+pub fn is_running(run: &RunStatus) -> bool {
+    ask(&socket_of(run), NodeRequest::Inspect).is_ok()
+}
+
+/// How `nerve list` and error messages name a run: its name and id, or its id.
+#[must_use]
+pub fn label(run: &RunStatus) -> String {
+    match &run.name {
+        Some(name) => format!("{name} ({})", run.run_id),
+        None => run.run_id.clone(),
+    }
+}
+
+fn socket_of(run: &RunStatus) -> std::path::PathBuf {
+    nerve_message::runtime_dir().join(format!("{}.sock", run.run_id))
+}
+
+fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, DaemonError> {
+    let err = |source: std::io::Error| DaemonError::Unreachable { path: socket.to_owned(), source };
+    let mut stream = UnixStream::connect(socket).map_err(err)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(err)?;
+    frame::write(&mut stream, &request).map_err(|e| err(std::io::Error::other(e)))?;
+    match frame::read(&mut BufReader::new(&mut stream)) {
+        Ok(DaemonMessage::Status(status)) => Ok(*status),
+        Ok(other) => Err(err(std::io::Error::other(format!("unexpected answer {other:?}")))),
+        Err(e) => Err(err(std::io::Error::other(e))),
+    }
+}

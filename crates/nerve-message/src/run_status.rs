@@ -1,0 +1,78 @@
+//! What a running dataflow reports about itself to tools (`nerve list`, `nerve stop`,
+//! `nerve logs`), over the same socket its nodes use.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// A running dataflow, as its runtime sees it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunStatus {
+    /// The run's id (a UUID).
+    pub run_id: String,
+    /// The name given with `--name`, if any.
+    pub name: Option<String>,
+    /// The dataflow file.
+    pub dataflow: PathBuf,
+    /// Where the nodes' logs are written (`<node>.log`).
+    pub log_dir: PathBuf,
+    /// Process id of the runtime.
+    pub pid: u32,
+    /// Where the run is in its life.
+    pub state: RunState,
+    /// Every node, in dataflow order.
+    pub nodes: Vec<NodeStatus>,
+}
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunState {
+    /// Nodes are starting; none has been told to start yet.
+    Starting,
+    /// Every node was started.
+    Running,
+    /// A stop was requested (Ctrl-C, `nerve stop`, or a failure before start).
+    Stopping,
+}
+
+impl RunState {
+    /// The word `nerve list` shows.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Starting => "starting",
+            Self::Running => "running",
+            Self::Stopping => "stopping",
+        }
+    }
+}
+
+/// One node of a running dataflow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeStatus {
+    /// Node id.
+    pub id: String,
+    /// Process id of its current process, if it has one.
+    pub pid: Option<u32>,
+    /// What it is doing: `starting`, `ready`, `running`, `restarting`, `waiting` (a dynamic
+    /// node not connected yet), `finished`, or how it failed.
+    pub state: String,
+    /// Times its `restart:` policy started it again.
+    pub restarts: u32,
+    /// Its inputs fed by other nodes through shared memory.
+    pub inputs: Vec<InputStatus>,
+}
+
+/// One shared-memory input of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputStatus {
+    /// Input id.
+    pub id: String,
+    /// Messages waiting in its queue.
+    pub queued: usize,
+    /// Its queue's size.
+    pub capacity: usize,
+    /// Messages dropped so far because the queue was full (`drop_oldest`).
+    pub dropped: u64,
+}

@@ -1,0 +1,83 @@
+"""`nerve list`, `nerve stop` and `nerve logs` on dataflows running on this machine."""
+
+import json
+import subprocess
+import time
+
+from conftest import nerve_cmd, wait_for
+from test_lifecycle import copy_nodes, ticker_recorder
+
+SLOW_READER = """
+          - id: slow
+            path: recorder.py
+            env: {DELAY: "0.05"}
+            inputs:
+              count: {source: ticker/count, queue_size: 2, queue_policy: drop_oldest}
+"""
+
+
+def nerve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(nerve_cmd(*args), capture_output=True, text=True, timeout=60, check=False)
+
+
+def runs() -> list[dict]:
+    return json.loads(nerve("list", "--json").stdout)
+
+
+def named(name: str) -> dict | None:
+    return next((r for r in runs() if r["name"] == name), None)
+
+
+def test_list_stop_and_logs_of_a_named_run(dataflows):
+    path = dataflows.write(ticker_recorder(5, extra=SLOW_READER))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    name = f"demo-{time.monotonic_ns()}"
+    proc = dataflows.start(path, "--name", name)
+    wait_for(lambda: (r := named(name)) is not None and r["state"] == "running", what="the run in `nerve list`")
+
+    # The slow reader's drops show up while the run goes on.
+    def slow_input() -> dict:
+        run = named(name)
+        assert run, "the run disappeared"
+        (slow,) = [n for n in run["nodes"] if n["id"] == "slow"]
+        return slow["inputs"][0]
+
+    wait_for(lambda: slow_input()["dropped"] > 0, what="drops of the slow reader")
+    run = named(name)
+    assert run and run["dataflow"] == str(path)
+    states = {n["id"]: (n["state"], n["pid"] is not None, n["restarts"]) for n in run["nodes"]}
+    assert states == {n: ("running", True, 0) for n in ("ticker", "recorder", "slow")}, states
+    assert slow_input()["capacity"] == 2
+    table = nerve("list").stdout
+    assert f"{name} ({run['run_id']}): running" in table and "count " in table and " dropped" in table, table
+
+    # A second run may not take the name.
+    second = dataflows.run(path, "--name", name)
+    assert second.returncode != 0
+    assert f"a dataflow named `{name}` is already running (run {run['run_id']})" in second.stderr
+
+    logs = nerve("logs", name, "recorder")
+    assert logs.returncode == 0 and "INPUT count 0" in logs.stdout, logs.stderr
+    bad = nerve("logs", name, "recordr")
+    assert bad.returncode != 0 and "has no node `recordr` (its nodes: ticker, recorder, slow)" in bad.stderr
+    follow = subprocess.Popen(
+        nerve_cmd("logs", run["run_id"][:13], "ticker", "--follow"), stdout=subprocess.PIPE, text=True
+    )
+
+    stopped = nerve("stop", name)
+    assert stopped.returncode == 0 and f"stopped {name}" in stopped.stderr, stopped.stderr
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+    assert "stopping (asked by `nerve stop`)" in err
+    assert named(name) is None
+    # `--follow` ends with the run, after the node's last line.
+    followed, _ = follow.communicate(timeout=30)
+    assert follow.returncode == 0 and followed.rstrip().splitlines()[-1].startswith("stopped after"), followed
+
+
+def test_unknown_runs_are_named_in_the_error():
+    stop = nerve("stop", "no-such-dataflow")
+    assert stop.returncode != 0
+    assert "no running dataflow is called `no-such-dataflow` or has an id starting with it" in stop.stderr
+    bad_name = nerve("run", "x.yml", "--name", "two words")
+    assert bad_name.returncode != 0 and "use letters, digits" in bad_name.stderr
