@@ -179,6 +179,11 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         plot = plot_scenario(scenario, items, img)
         if plot:
             lines += [f"![{scenario}](img/{plot.name})", ""]
+    # The soak section comes from a separate, much longer run (benches/soak.py): keep it as is.
+    previous = out.read_text() if out.exists() else ""
+    soak_start, soak_end = previous.find("<!-- soak:start -->"), previous.find("<!-- soak:end -->")
+    if 0 <= soak_start < soak_end:
+        lines += [previous[soak_start : soak_end + len("<!-- soak:end -->")], ""]
     out.write_text("\n".join(lines))
 
 
