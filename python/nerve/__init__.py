@@ -18,15 +18,25 @@ Any process can also publish and subscribe by topic name, with no dataflow::
 
     poses = Subscriber("robot/pose", keep_latest=True)
     Publisher("robot/pose").send(numpy.array([1.0, 2.0, 0.5]))
+
+and serve or call a service (a request answered by one reply)::
+
+    from nerve import Client, Service
+
+    server = Service("add", lambda request: request["value"].to_numpy().sum(keepdims=True))
+    reply = Client("add").call(numpy.array([1, 2]), timeout=1.0)
 """
 
 from nerve._nerve import (
+    Client,
     ConnectError,
     NerveError,
     Node,
     Publisher,
     Sample,
     SendError,
+    Service,
+    ServiceError,
     VersionMismatchError,
     __version__,
     monotonic_ns,
@@ -34,6 +44,7 @@ from nerve._nerve import (
 from nerve._topic import Message, Subscriber
 
 __all__ = [
+    "Client",
     "ConnectError",
     "Message",
     "NerveError",
@@ -41,6 +52,8 @@ __all__ = [
     "Publisher",
     "Sample",
     "SendError",
+    "Service",
+    "ServiceError",
     "Subscriber",
     "VersionMismatchError",
     "__version__",

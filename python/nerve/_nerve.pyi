@@ -1,6 +1,7 @@
 """Type stubs of the nerve extension module."""
 
-from collections.abc import Awaitable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, Literal, TypedDict, final
 
@@ -12,12 +13,15 @@ from nerve._topic import Message
 
 __version__: str
 __all__ = [
+    "Client",
     "ConnectError",
     "NerveError",
     "Node",
     "Publisher",
     "Sample",
     "SendError",
+    "Service",
+    "ServiceError",
     "Subscriber",
     "VersionMismatchError",
     "__version__",
@@ -103,6 +107,36 @@ class Subscriber:
     @property
     def dropped(self) -> int: ...
     def recv(self, timeout: float | None = None) -> Message | None: ...
+
+class ServiceError(NerveError): ...
+
+#: What a service handler returns: the reply's data, or ``(data, metadata)``.
+Answer = SendData | Any | tuple[SendData | Any, dict[str, Any]]
+
+@final
+class Service:
+    """Serves a service: ``handler(request)`` answers each request (a message dict)."""
+
+    def __new__(
+        cls, name: str, handler: Callable[[Message], Answer], *, domain: int = 0, workers: int = 1
+    ) -> Service: ...
+    @property
+    def name(self) -> str: ...
+    def close(self) -> None: ...
+
+@final
+class Client:
+    """Calls a service by name; a call never hangs (``TimeoutError``, ``ServiceError``)."""
+
+    def __new__(cls, name: str, *, domain: int = 0) -> Client: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def server_count(self) -> int: ...
+    def call(self, data: SendData | Any, metadata: dict[str, Any] | None = None, timeout: float = 10.0) -> Message: ...
+    def call_async(
+        self, data: SendData | Any, metadata: dict[str, Any] | None = None, timeout: float = 10.0
+    ) -> Future[Message]: ...
 
 def monotonic_ns() -> int: ...
 def run_cli(argv: list[str]) -> int: ...

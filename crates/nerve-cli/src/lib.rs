@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 pub mod graph;
 mod new;
 mod runs;
+mod service;
 mod topic;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
@@ -44,6 +45,8 @@ enum Command {
     New(new::NewArgs),
     /// Inspect the topics of this host: list them, print their messages, rate or bandwidth.
     Topic(topic::TopicArgs),
+    /// List the services that have a server, or call one.
+    Service(service::ServiceArgs),
     /// List the dataflows running on this machine: their nodes, states, restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
@@ -149,6 +152,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Graph(args) => graph::run(&args, &load(&args.dataflow)?),
         Command::New(args) => new::run(&args),
         Command::Topic(args) => topic::run(&args),
+        Command::Service(args) => service::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),

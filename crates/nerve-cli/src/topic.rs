@@ -212,7 +212,7 @@ fn echo(args: &EchoArgs) -> anyhow::Result<i32> {
 }
 
 /// One message as `echo` prints it, YAML-like, ending with a `---` line.
-fn describe(message: &Message) -> String {
+pub(crate) fn describe(message: &Message) -> String {
     let metadata = &message.metadata;
     let parameters = serde_json::Value::Object(metadata.parameters.clone());
     let mut text = format!("timestamp: {}\nparameters: {parameters}\n", metadata.timestamp);

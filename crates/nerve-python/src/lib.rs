@@ -10,6 +10,7 @@ mod errors;
 mod node;
 mod outgoing;
 mod sample;
+mod service;
 mod topic;
 mod wait;
 
@@ -43,6 +44,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sample::Sample>()?;
     m.add_class::<topic::Publisher>()?;
     m.add_class::<topic::Subscriber>()?;
+    service::register(m)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
     errors::register(m)?;

@@ -2,6 +2,8 @@
 //! by dataflow outputs and topic publishers.
 
 use arrow_array::ArrayRef;
+use arrow_buffer::Buffer;
+use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -49,6 +51,23 @@ impl Outgoing {
         }
         let array = if is_array { data.clone() } else { pa.convert(py, data)? };
         Ok(Self::Array(PyArrow::from_py(&array)?))
+    }
+}
+
+impl Outgoing {
+    /// The data as an Arrow array in ordinary memory (bytes become a `UInt8` array): for
+    /// messages that do not go through shared memory, such as service requests and replies.
+    pub(crate) fn into_array_data(self, py: Python<'_>) -> PyResult<ArrayData> {
+        let (data_type, items, bytes) = match &self {
+            Self::Array(array) => return Ok(array.to_data()),
+            Self::Bytes(b) => (DataType::UInt8, b.bind(py).as_bytes().len(), b.bind(py).as_bytes()),
+            Self::Primitive { data_type, items, buffer } => (data_type.clone(), *items, buffer.bytes()),
+        };
+        ArrayData::builder(data_type)
+            .len(items)
+            .add_buffer(Buffer::from_slice_ref(bytes))
+            .build()
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
 }
 

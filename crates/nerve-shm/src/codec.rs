@@ -188,6 +188,22 @@ impl Outlet {
     }
 }
 
+/// Encodes `data` and `parameters` as one message in ordinary memory, stamped now: the form a
+/// message takes where no shared memory is involved (a service request or reply, for instance).
+///
+/// # Errors
+/// An array nerve cannot carry, or metadata that is not JSON.
+pub fn encode(data: &ArrayData, parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
+    let (frame, copies) = Frame::array(data, encode_type(data.data_type())?, meta(parameters)?)?;
+    let mut out = vec![0; frame.total_len()];
+    let start = frame.data_offset();
+    for (buffer, at) in &copies {
+        out[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
+    }
+    frame.write_head(&mut out, monotonic_ns());
+    Ok(out)
+}
+
 fn meta(parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
     if parameters.is_empty() {
         return Ok(Vec::new());

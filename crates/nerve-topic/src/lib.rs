@@ -22,6 +22,9 @@
 //! assert_eq!(got.array().map(|a| a.len()), Some(1));
 //! # Ok::<(), nerve_topic::TopicError>(())
 //! ```
+//!
+//! [`service`] adds request/response by name (a [`service::Server`] and [`service::Client`])
+//! over the same network session.
 
 mod callback;
 mod error;
@@ -31,6 +34,7 @@ pub mod network;
 mod publisher;
 pub mod registry;
 mod runtime;
+pub mod service;
 mod subscriber;
 pub mod wire;
 

@@ -100,22 +100,26 @@ pub(crate) fn data_key(domain: u32, host: &str, topic: &str) -> String {
 pub(crate) enum End {
     Publisher,
     Subscriber,
+    /// A service's server (see [`crate::service`]).
+    Server,
 }
 
 impl End {
-    fn chunk(self) -> &'static str {
+    pub(crate) fn chunk(self) -> &'static str {
         match self {
             Self::Publisher => "pub",
             Self::Subscriber => "sub",
+            Self::Server => "srv",
         }
     }
 }
 
-fn token_key(end: End, domain: u32, host: &str, id: u64, topic: &str) -> String {
+pub(crate) fn token_key(end: End, domain: u32, host: &str, id: u64, topic: &str) -> String {
     format!("nerve/{}/d{domain}/h{host}/e{}x{id}/{topic}", end.chunk(), std::process::id())
 }
 
-/// Announces an endpoint to the network for as long as the token lives.
+/// Announces an endpoint (a topic's, or a service's server) to the network for as long as the
+/// token lives.
 pub(crate) fn announce(
     net: &Network,
     end: End,

@@ -1,0 +1,115 @@
+//! `nerve service list|call`: the services reachable from this host, and calling one by hand.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use arrow_array::{ArrayRef, StringArray};
+use arrow_schema::DataType;
+use clap::Subcommand;
+use nerve_topic::service::{Client, ServiceOptions};
+use nerve_topic::{Message, Parameters, Payload};
+
+/// `nerve service`.
+#[derive(Debug, clap::Args)]
+pub struct ServiceArgs {
+    #[command(subcommand)]
+    command: ServiceCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ServiceCommand {
+    /// List the services that have a server now, with the host of each server.
+    List {
+        /// Domain to look in.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        domain: u32,
+    },
+    /// Call a service once and print its reply like `nerve topic echo` prints a message.
+    Call(CallArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct CallArgs {
+    /// The service.
+    service: String,
+    /// The request's values, as a JSON list (`[1, 2]`, `["a"]`) or a single JSON value.
+    data: String,
+    /// Arrow type of the values (`Int64`, `Float32`, `Utf8`, `Boolean`…) [default: from the JSON].
+    #[arg(long = "type", value_name = "TYPE")]
+    data_type: Option<String>,
+    /// The request's metadata, as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    metadata: Option<String>,
+    /// Seconds to wait for the reply.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    timeout: f64,
+    /// Domain of the service.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    domain: u32,
+}
+
+/// Runs `nerve service …`.
+pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
+    match &args.command {
+        ServiceCommand::List { domain } => {
+            let servers = nerve_topic::service::list(*domain)?;
+            if servers.is_empty() {
+                println!("no service has a server in domain {domain}");
+            }
+            for (host, service) in servers {
+                println!("{service}  (host {host})");
+            }
+            Ok(0)
+        }
+        ServiceCommand::Call(call) => {
+            let request = request_array(&call.data, call.data_type.as_deref())?;
+            let params: Parameters = match &call.metadata {
+                Some(text) => serde_json::from_str(text).context("--metadata must be a JSON object")?,
+                None => Parameters::new(),
+            };
+            let timeout = Duration::try_from_secs_f64(call.timeout).context("--timeout must be a number of seconds")?;
+            let client = Client::new(&call.service, ServiceOptions { domain: call.domain, ..Default::default() })?;
+            // Servers announce themselves asynchronously: give a fresh session a moment to hear them.
+            let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
+            while client.server_count() == 0 && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let reply = client.call(&request.to_data(), &params, timeout)?;
+            let message = Message {
+                topic: client.service().into(),
+                metadata: reply.metadata,
+                payload: Payload::Array(reply.data),
+            };
+            print!("{}", crate::topic::describe(&message));
+            Ok(0)
+        }
+    }
+}
+
+/// The values of `json` as an Arrow array of `data_type`, or of the type the JSON suggests.
+fn request_array(json: &str, data_type: Option<&str>) -> anyhow::Result<ArrayRef> {
+    let value: serde_json::Value = serde_json::from_str(json).context("the request must be JSON, like `[1, 2]`")?;
+    let items = match value {
+        serde_json::Value::Array(items) => items,
+        one => vec![one],
+    };
+    let target = match data_type {
+        Some(name) => DataType::from_str(name).map_err(|e| anyhow::anyhow!("--type {name}: {e}"))?,
+        None if items.iter().all(|v| v.is_i64()) => DataType::Int64,
+        None if items.iter().all(serde_json::Value::is_number) => DataType::Float64,
+        None if items.iter().all(serde_json::Value::is_boolean) => DataType::Boolean,
+        None => DataType::Utf8,
+    };
+    let text: StringArray = items
+        .iter()
+        .map(|v| match v {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        })
+        .collect();
+    let options = arrow_cast::CastOptions { safe: false, ..Default::default() };
+    arrow_cast::cast_with_options(&text, &target, &options)
+        .with_context(|| format!("the request's values are not all {target}"))
+}

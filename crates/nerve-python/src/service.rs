@@ -1,0 +1,202 @@
+//! `nerve.Service` and `nerve.Client`: request/response by name, from any process or host.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use nerve_topic::service::{self as rust, Client as RustClient, HandlerResult, Request, Server, ServiceOptions};
+use pyo3::exceptions::{PyTimeoutError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+
+use crate::arrow::PyArrow;
+use crate::errors::{NerveError, topic_error};
+use crate::node::{input_event, params};
+use crate::outgoing::Outgoing;
+
+pyo3::create_exception!(nerve, ServiceError, NerveError, "A service call failed: no server, a refusal, a dead server.");
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ServiceError", m.py().get_type::<ServiceError>())?;
+    m.add_class::<Service>()?;
+    m.add_class::<Client>()?;
+    Ok(())
+}
+
+fn service_error(e: rust::ServiceError) -> PyErr {
+    match e {
+        rust::ServiceError::Timeout { .. } => PyTimeoutError::new_err(e.to_string()),
+        rust::ServiceError::Setup(t) => topic_error(&t),
+        other => ServiceError::new_err(other.to_string()),
+    }
+}
+
+/// What a call or a handler's answer carries: `data`, or `(data, metadata)`.
+fn message(
+    py: Python<'_>,
+    pa: &PyArrow,
+    answer: &Bound<'_, PyAny>,
+) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters)> {
+    let (data, metadata) = match answer.cast::<PyTuple>() {
+        Ok(t) if t.len() == 2 => (t.get_item(0)?, Some(t.get_item(1)?)),
+        _ => (answer.clone(), None),
+    };
+    let metadata = metadata
+        .as_ref()
+        .map(|m| m.cast::<PyDict>())
+        .transpose()
+        .map_err(|_| PyValueError::new_err("a reply is `data` or `(data, metadata)` with metadata a dict"))?;
+    let params = params(metadata)?;
+    Ok((Outgoing::classify(py, pa, &data)?.into_array_data(py)?, params))
+}
+
+/// Serves a service: ``handler(request)`` gets the request as a message dict (like a topic's)
+/// and returns the reply's ``data`` or ``(data, metadata)``; an exception it raises is sent to
+/// the caller as the reason of a ``ServiceError``. Up to ``workers`` requests are handled at once.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Service {
+    name: String,
+    inner: Mutex<Option<Server>>,
+}
+
+#[pymethods]
+impl Service {
+    #[new]
+    #[pyo3(signature = (name, handler, *, domain=0, workers=1))]
+    fn new(py: Python<'_>, name: &str, handler: Py<PyAny>, domain: u32, workers: usize) -> PyResult<Self> {
+        let pa = PyArrow::import(py)?;
+        let serve = move |request: Request| -> HandlerResult {
+            Python::attach(|py| {
+                let answer = || -> PyResult<_> {
+                    let value = pa.to_py(py, &request.data)?;
+                    let event = input_event(py, &request.service, &request.metadata, value)?;
+                    message(py, &pa, &handler.bind(py).call1((event,))?)
+                };
+                // The caller sees what was raised, as Python prints it: `ValueError: …`.
+                answer().map_err(|e| e.to_string())
+            })
+        };
+        let options = ServiceOptions { domain, workers };
+        let server = py.detach(|| Server::new(name, options, serve)).map_err(|e| topic_error(&e))?;
+        Ok(Self { name: server.service().to_owned(), inner: Mutex::new(Some(server)) })
+    }
+
+    /// The service's name (without a leading ``/``).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Stops serving (also done when the object is collected).
+    fn close(&self, py: Python<'_>) {
+        let server = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+        py.detach(|| drop(server));
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Service(name={:?})", self.name)
+    }
+}
+
+/// Calls a service: ``call(data, metadata=None, timeout=10.0)`` returns the reply as a message
+/// dict; ``call_async`` returns a ``concurrent.futures.Future`` of it (``asyncio.wrap_future``
+/// awaits it). Raises ``TimeoutError`` after ``timeout`` seconds and ``ServiceError`` when no
+/// server exists, the server refuses, or it dies before answering: a call never hangs.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct Client {
+    inner: std::sync::Arc<RustClient>,
+    pa: std::sync::Arc<PyArrow>,
+}
+
+#[pymethods]
+impl Client {
+    #[new]
+    #[pyo3(signature = (name, *, domain=0))]
+    fn new(py: Python<'_>, name: &str, domain: u32) -> PyResult<Self> {
+        let pa = PyArrow::import(py)?;
+        let options = ServiceOptions { domain, ..ServiceOptions::default() };
+        let inner = py.detach(|| RustClient::new(name, options)).map_err(|e| topic_error(&e))?;
+        Ok(Self { inner: std::sync::Arc::new(inner), pa: std::sync::Arc::new(pa) })
+    }
+
+    /// The service's name (without a leading ``/``).
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.service()
+    }
+
+    /// Servers of this service reachable now.
+    #[getter]
+    fn server_count(&self) -> usize {
+        self.inner.server_count()
+    }
+
+    #[pyo3(signature = (data, metadata=None, timeout=10.0))]
+    fn call(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        metadata: Option<&Bound<'_, PyDict>>,
+        timeout: f64,
+    ) -> PyResult<Py<PyDict>> {
+        let (request, params) = self.request(py, data, metadata)?;
+        let timeout = seconds(timeout)?;
+        let inner = &self.inner;
+        let reply = py.detach(|| inner.call(&request, &params, timeout)).map_err(service_error)?;
+        reply_event(py, &self.pa, inner.service(), &reply)
+    }
+
+    #[pyo3(signature = (data, metadata=None, timeout=10.0))]
+    fn call_async(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        metadata: Option<&Bound<'_, PyDict>>,
+        timeout: f64,
+    ) -> PyResult<Py<PyAny>> {
+        let (request, params) = self.request(py, data, metadata)?;
+        let timeout = seconds(timeout)?;
+        let future = py.import("concurrent.futures")?.getattr("Future")?.call0()?.unbind();
+        let (inner, pa, done) = (self.inner.clone(), self.pa.clone(), future.clone_ref(py));
+        std::thread::Builder::new()
+            .name(format!("nerve-call-{}", inner.service()))
+            .spawn(move || {
+                let outcome = inner.call(&request, &params, timeout);
+                Python::attach(|py| {
+                    let settled = match outcome {
+                        Ok(reply) => reply_event(py, &pa, inner.service(), &reply)
+                            .and_then(|event| done.call_method1(py, "set_result", (event,))),
+                        Err(e) => done.call_method1(py, "set_exception", (service_error(e).value(py),)),
+                    };
+                    if let Err(e) = settled {
+                        e.write_unraisable(py, None);
+                    }
+                });
+            })
+            .map_err(|e| NerveError::new_err(format!("cannot start a thread for the call: {e}")))?;
+        Ok(future)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Client(name={:?})", self.inner.service())
+    }
+}
+
+impl Client {
+    fn request(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        metadata: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters)> {
+        Ok((Outgoing::classify(py, &self.pa, data)?.into_array_data(py)?, params(metadata)?))
+    }
+}
+
+fn seconds(timeout: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(timeout)
+        .map_err(|_| PyValueError::new_err("timeout must be a non-negative number of seconds"))
+}
+
+fn reply_event(py: Python<'_>, pa: &PyArrow, service: &str, reply: &rust::Reply) -> PyResult<Py<PyDict>> {
+    input_event(py, service, &reply.metadata, pa.to_py(py, &reply.data)?)
+}

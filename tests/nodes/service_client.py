@@ -1,0 +1,48 @@
+"""Calls NAME the ways a user would and prints one line per outcome, for the test to check."""
+
+import asyncio
+import os
+import time
+
+import nerve
+import numpy as np
+
+client = nerve.Client(os.environ["NAME"])
+deadline = time.monotonic() + 20
+while client.server_count == 0 and time.monotonic() < deadline:
+    time.sleep(0.02)
+
+reply = client.call(np.array([1, 2, 3], dtype=np.int64), timeout=10)
+print("reply", reply["value"].to_pylist(), reply["metadata"]["count"], flush=True)
+
+try:
+    client.call(np.array([1, -1], dtype=np.int64))
+except nerve.ServiceError as e:
+    print("refused", e, flush=True)
+
+started = time.monotonic()
+try:
+    client.call(np.array([1], dtype=np.int64), {"sleep": 3}, timeout=0.3)
+except TimeoutError as e:
+    print("timeout", round(time.monotonic() - started, 1), e, flush=True)
+
+
+async def many():
+    calls = [client.call_async(np.array([i], dtype=np.int64)) for i in range(20)]
+    return [(await asyncio.wrap_future(c))["value"].to_pylist()[0] for c in calls]
+
+
+print("async", asyncio.run(many()) == [2 * i for i in range(20)], flush=True)
+
+print("calling-slow", flush=True)
+started = time.monotonic()
+try:
+    client.call(np.array([1], dtype=np.int64), {"sleep": 30}, timeout=60)
+except nerve.ServiceError as e:
+    print("gone", round(time.monotonic() - started), e, flush=True)
+while client.server_count > 0:
+    time.sleep(0.02)
+try:
+    client.call(np.array([1], dtype=np.int64))
+except nerve.ServiceError as e:
+    print("none", e, flush=True)

@@ -1,0 +1,80 @@
+"""Services across real processes: a server process and a client process meeting over Zenoh on
+loopback (the server listens on a port, the client connects to it; no multicast)."""
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import NODES, ZENOH_ENV, nerve_cmd, unique_topic
+
+
+def zenoh_config(folder: Path, role: str, port: int) -> Path:
+    if role == "server":
+        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
+    else:
+        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:0"] }}, connect: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
+    path = folder / f"{role}.json5"
+    path.write_text(f'{{ mode: "peer", {endpoints} scouting: {{ multicast: {{ enabled: false }} }} }}')
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(script: str, config: Path, name: str, **kw) -> subprocess.Popen[str]:
+    env = {**os.environ, ZENOH_ENV: str(config), "NAME": name}
+    return subprocess.Popen([sys.executable, str(NODES / script)], env=env, stdout=subprocess.PIPE, text=True, **kw)
+
+
+def test_calls_refusals_timeouts_and_a_dying_server(tmp_path):
+    name = unique_topic("double")
+    port = free_port()
+    server = start("service_server.py", zenoh_config(tmp_path, "server", port), name, stdin=subprocess.PIPE)
+    assert server.stdout and server.stdout.readline().strip() == "serving"
+    client = start("service_client.py", zenoh_config(tmp_path, "client", port), name)
+    assert client.stdout
+    lines = []
+    for line in client.stdout:
+        lines.append(line.strip())
+        if line.startswith("calling-slow"):
+            # The server dies in the middle of a call that would take 30 s.
+            server.kill()
+            server.wait()
+    client.wait(timeout=60)
+    out = "\n".join(lines)
+    assert client.returncode == 0, out
+    assert lines[0] == "reply [2, 4, 6] 3", out
+    assert lines[1] == f"refused service `{name}` failed the request: ValueError: negative values are not accepted", out
+    assert lines[2].startswith("timeout 0.3 ") and "did not answer within 300ms" in lines[2], out
+    assert lines[3] == "async True", out
+    gone = lines[5].split(maxsplit=2)
+    assert gone[0] == "gone" and int(gone[1]) < 15 and "went away before answering" in gone[2], out
+    assert lines[6].startswith("none ") and f"no server for service `{name}`" in lines[6], out
+
+
+def test_service_cli_lists_and_calls(tmp_path):
+    name = unique_topic("cli")
+    port = free_port()
+    server = start("service_server.py", zenoh_config(tmp_path, "server", port), name, stdin=subprocess.PIPE)
+    assert server.stdout and server.stdout.readline().strip() == "serving"
+    env = {**os.environ, ZENOH_ENV: str(zenoh_config(tmp_path, "client", port))}
+    try:
+        listed = subprocess.run(nerve_cmd("service", "list"), env=env, capture_output=True, text=True, timeout=60)
+        assert name in listed.stdout, listed.stdout + listed.stderr
+        called = subprocess.run(
+            nerve_cmd("service", "call", name, "[1, 2]", "--type", "Int64"),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert called.returncode == 0, called.stderr
+        assert "[2, 4]" in called.stdout and 'parameters: {"count":2}' in called.stdout, called.stdout
+    finally:
+        server.kill()
+        server.wait()
