@@ -45,15 +45,20 @@ fn produce(run: &str, policy: Policy, capacity: usize) {
     let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
     let stop = AtomicBool::new(false);
     for n in 0..MESSAGES {
-        let len = 16 + (n as usize % 7) * 4096;
-        let mut lease = publisher.lease(len).expect("lease");
-        let bytes = lease.bytes_mut();
-        bytes[..8].copy_from_slice(&n.to_le_bytes());
-        for (i, b) in bytes[8..len].iter_mut().enumerate() {
-            *b = (n as usize + i) as u8;
-        }
-        publisher.publish(lease, len, n, &stop);
+        send_numbered(&mut publisher, n, &stop);
     }
+}
+
+/// Sends message `n`: its number, then bytes derived from it, in one of seven sizes.
+fn send_numbered(publisher: &mut Publisher, n: u64, stop: &AtomicBool) {
+    let len = 16 + (n as usize % 7) * 4096;
+    let mut lease = publisher.lease(len).expect("lease");
+    let bytes = lease.bytes_mut();
+    bytes[..8].copy_from_slice(&n.to_le_bytes());
+    for (i, b) in bytes[8..len].iter_mut().enumerate() {
+        *b = (n as usize + i) as u8;
+    }
+    publisher.publish(lease, len, n, stop);
 }
 
 fn check(bytes: &[u8], len: usize) -> u64 {
@@ -220,14 +225,7 @@ fn a_restarted_producer_takes_over_its_pool_without_touching_held_blocks() {
         Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
     let stop = AtomicBool::new(false);
     for n in 10_000..10_200u64 {
-        let len = 16 + (n as usize % 7) * 4096;
-        let mut lease = publisher.lease(len).expect("lease");
-        let bytes = lease.bytes_mut();
-        bytes[..8].copy_from_slice(&n.to_le_bytes());
-        for (i, b) in bytes[8..len].iter_mut().enumerate() {
-            *b = (n as usize + i) as u8;
-        }
-        publisher.publish(lease, len, n, &stop);
+        send_numbered(&mut publisher, n, &stop);
         let (block, len) = input.recv().expect("the new message").expect("mappable block");
         assert_eq!(check(block.bytes(), len), n);
     }
