@@ -149,7 +149,8 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 /// when the input is named differently), plus `[queue N, policy]` when the queue is not
 /// the default. Timers are stadium-shaped nodes, one per distinct interval. Topics are
 /// hexagons labelled `topic/<name>`, one per topic, with an edge to each input that
-/// reads it and from each output published on it. Outputs that neither an input reads
+/// reads it and from each output published on it. Services declared under `services:` are
+/// parallelograms, with a dotted edge from each caller and to each server. Outputs that neither an input reads
 /// nor a topic publishes end in a dotted edge to a small circle.
 pub fn mermaid(df: &Dataflow) -> String {
     let mut out = String::from("flowchart TB\n");
@@ -174,6 +175,11 @@ pub fn mermaid(df: &Dataflow) -> String {
     for topic in &topics {
         let _ = writeln!(out, "    {}{{{{\"topic/{}\"}}}}", topic_key(topic), label(topic));
     }
+    let services: BTreeSet<&str> =
+        df.nodes.iter().flat_map(|n| n.services.serve.iter().chain(&n.services.call)).map(String::as_str).collect();
+    for service in &services {
+        let _ = writeln!(out, "    {}[/\"service/{}\"/]", service_key(service), label(service));
+    }
     for node in &df.nodes {
         let program = match &node.path {
             NodePath::Dynamic => "dynamic".to_owned(),
@@ -196,6 +202,15 @@ pub fn mermaid(df: &Dataflow) -> String {
                 writeln!(out, "    {from} -- \"{}{}\" --> {}", label(&name), queue_note(input), node_key(&reader.id));
         }
     }
+    // A request goes from each caller through the service to each server.
+    for node in &df.nodes {
+        for service in &node.services.call {
+            let _ = writeln!(out, "    {} -. \"calls\" .-> {}", node_key(&node.id), service_key(service));
+        }
+        for service in &node.services.serve {
+            let _ = writeln!(out, "    {} -. \"served by\" .-> {}", service_key(service), node_key(&node.id));
+        }
+    }
     let mut unread = Vec::new();
     for node in &df.nodes {
         for output in &node.outputs {
@@ -211,13 +226,22 @@ pub fn mermaid(df: &Dataflow) -> String {
     }
     out.push_str("    classDef timer fill:#fff5d6,stroke:#c9a227\n");
     out.push_str("    classDef topic fill:#e3efff,stroke:#4a78b5\n");
+    out.push_str("    classDef service fill:#eaf7e6,stroke:#4c9a3a\n");
     out.push_str("    classDef dynamic fill:#f4f4f4,stroke:#777,stroke-dasharray:5 5\n");
     out.push_str("    classDef unread fill:#ccc,stroke:#999\n");
     let timer_keys: Vec<String> = timers.iter().map(|t| timer_key(*t)).collect();
     let topic_keys: Vec<String> = topics.iter().map(|t| topic_key(t)).collect();
+    let service_keys: Vec<String> = services.iter().map(|t| service_key(t)).collect();
     let dynamic: Vec<String> =
         df.nodes.iter().filter(|n| n.path == NodePath::Dynamic).map(|n| node_key(&n.id)).collect();
-    for (keys, class) in [(timer_keys, "timer"), (topic_keys, "topic"), (dynamic, "dynamic"), (unread, "unread")] {
+    let classes = [
+        (timer_keys, "timer"),
+        (topic_keys, "topic"),
+        (service_keys, "service"),
+        (dynamic, "dynamic"),
+        (unread, "unread"),
+    ];
+    for (keys, class) in classes {
         if !keys.is_empty() {
             let _ = writeln!(out, "    class {} {class}", keys.join(","));
         }
@@ -281,6 +305,10 @@ fn node_key(id: &str) -> String {
 
 fn topic_key(topic: &str) -> String {
     format!("topic_{}", escape_key(topic))
+}
+
+fn service_key(service: &str) -> String {
+    format!("service_{}", escape_key(service))
 }
 
 fn timer_key(interval: Duration) -> String {
@@ -394,6 +422,37 @@ nodes:
       image: camera/image
       again: dora/timer/millis/10
 ";
+
+    #[test]
+    fn services_are_drawn_between_callers_and_servers() {
+        let chart = mermaid(&parse(
+            "
+nodes:
+  - id: planner
+    path: dynamic
+    services: {serve: [plan], call: [arm/move]}
+  - id: ui
+    path: dynamic
+    services: {call: [plan]}
+  - id: arm
+    path: dynamic
+    services:
+      serve: arm/move
+",
+        ));
+        for line in [
+            "service_plan[/\"service/plan\"/]",
+            "service_arm_smove[/\"service/arm/move\"/]",
+            "n_ui -. \"calls\" .-> service_plan",
+            "service_plan -. \"served by\" .-> n_planner",
+            "n_planner -. \"calls\" .-> service_arm_smove",
+            "service_arm_smove -. \"served by\" .-> n_arm",
+            "class service_arm_smove,service_plan service",
+        ] {
+            assert!(chart.contains(&format!("    {line}\n")), "missing `{line}` in\n{chart}");
+        }
+        assert_eq!(chart.matches("[/\"service/plan\"/]").count(), 1, "{chart}");
+    }
 
     #[test]
     fn edges_timers_and_unread_outputs() {

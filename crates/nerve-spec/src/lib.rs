@@ -99,7 +99,7 @@ use std::path::{Path, PathBuf};
 pub use error::{Problem, SpecError};
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NodePath, NodeSpec,
-    QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy,
+    QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 

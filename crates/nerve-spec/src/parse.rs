@@ -13,7 +13,7 @@ use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::spec::{
     DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy, RestartPolicy,
-    RestartSpec,
+    RestartSpec, ServicesSpec,
 };
 use crate::topic_name;
 use crate::tree::{Mark, Node, ScalarKind, Value};
@@ -34,6 +34,7 @@ const NODE_KEYS: &[&str] = &[
     "_unstable_deploy",
     "restart",
     "realtime",
+    "services",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -41,6 +42,8 @@ const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
 const OUTPUT_KEYS: &[&str] = &["id", "topic"];
 
 const DEPLOY_KEYS: &[&str] = &["machine"];
+
+const SERVICES_KEYS: &[&str] = &["serve", "call"];
 
 /// A parsed node and the positions the cross-node checks point at.
 #[derive(Debug)]
@@ -178,6 +181,58 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     }
 }
 
+/// `services: {serve: [names], call: [names]}`, names checked like topic names.
+fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
+    let mut spec = ServicesSpec::default();
+    let entries = match &value.value {
+        _ if value.is_null() => return spec,
+        Value::Map(entries) => entries,
+        _ => {
+            p.push(
+                value.mark,
+                field,
+                format!("expected a mapping like `{{serve: [plan], call: [gripper/set]}}`, found {}", value.describe()),
+            );
+            return spec;
+        }
+    };
+    for (key, v) in entries {
+        let k = key_str(key);
+        let kfield = join_field(field, k);
+        let list = match k {
+            "serve" => &mut spec.serve,
+            "call" => &mut spec.call,
+            _ => {
+                unknown_key(p, key, &kfield, SERVICES_KEYS);
+                continue;
+            }
+        };
+        let items: &[Node] = match &v.value {
+            Value::Seq(items) => items,
+            _ if v.text().is_some() => std::slice::from_ref(v),
+            _ => {
+                p.push(v.mark, &kfield, format!("expected a list of service names, found {}", v.describe()));
+                continue;
+            }
+        };
+        for (i, item) in items.iter().enumerate() {
+            match item.text().map(topic_name::canonical) {
+                Some(Ok(name)) if !list.contains(&name) => list.push(name),
+                Some(Ok(name)) => {
+                    p.push(item.mark, format!("{kfield}[{i}]"), format!("service `{name}` is listed twice"))
+                }
+                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad service name: {why}")),
+                None => p.push(
+                    item.mark,
+                    format!("{kfield}[{i}]"),
+                    format!("expected a service name, found {}", item.describe()),
+                ),
+            }
+        }
+    }
+    spec
+}
+
 fn unsupported(key: &str) -> Option<&'static str> {
     Some(match key {
         "operator" | "operators" => "run the code as a node with `path:`",
@@ -235,6 +290,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         machine: None,
         restart: RestartSpec::default(),
         realtime: None,
+        services: ServicesSpec::default(),
         config: item.to_json(),
         line: item.mark.line,
     };
@@ -269,6 +325,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 spec.realtime = parse_realtime(p, value, &f(k));
                 process_marks.push((key.mark, k));
             }
+            "services" => spec.services = parse_services(p, value, &f(k)),
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));

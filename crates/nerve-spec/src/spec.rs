@@ -92,6 +92,10 @@ pub struct NodeSpec {
     /// Real-time scheduling, CPU pinning and memory locking (`realtime:`).
     #[serde(default)]
     pub realtime: Option<RealtimeSpec>,
+    /// Services the node serves and calls (`services: {serve: [...], call: [...]}`), canonical
+    /// names: declared so the graph shows them; the node's code creates them.
+    #[serde(default)]
+    pub services: ServicesSpec,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -293,4 +297,13 @@ pub struct RealtimeSpec {
     pub cpus: Vec<usize>,
     /// Lock every page of the process in memory (`mlockall`), so no page fault waits for disk.
     pub lock_memory: bool,
+}
+
+/// A node's `services:` declaration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServicesSpec {
+    /// Services the node serves.
+    pub serve: Vec<String>,
+    /// Services the node calls.
+    pub call: Vec<String>,
 }
