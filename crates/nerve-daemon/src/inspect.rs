@@ -16,15 +16,8 @@ use crate::error::DaemonError;
 /// Every dataflow running on this host for this user, oldest first (run ids sort by time).
 #[must_use]
 pub fn running() -> Vec<RunStatus> {
-    let dir = nerve_message::runtime_dir();
-    let mut sockets: Vec<_> = std::fs::read_dir(&dir)
-        .map(|entries| {
-            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sock")).collect()
-        })
-        .unwrap_or_default();
-    sockets.sort();
     // A socket nobody answers on belongs to a run that is ending: it is not running.
-    sockets.iter().filter_map(|s| ask(s, NodeRequest::Inspect).ok()).collect()
+    nerve_message::run_sockets().iter().filter_map(|s| ask(s, NodeRequest::Inspect).ok()).collect()
 }
 
 /// The running dataflow called `name` (its `--name`), or whose run id is or starts with it.
@@ -57,13 +50,13 @@ pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
 /// # Errors
 /// When the run cannot be reached (it may have ended meanwhile).
 pub fn stop(run: &RunStatus) -> Result<RunStatus, DaemonError> {
-    ask(&socket_of(run), NodeRequest::StopRun)
+    ask(&nerve_message::run_socket(&run.run_id), NodeRequest::StopRun)
 }
 
 /// Whether `run` still answers.
 #[must_use]
 pub fn is_running(run: &RunStatus) -> bool {
-    ask(&socket_of(run), NodeRequest::Inspect).is_ok()
+    ask(&nerve_message::run_socket(&run.run_id), NodeRequest::Inspect).is_ok()
 }
 
 /// How `nerve list` and error messages name a run: its name and id, or its id.
@@ -73,10 +66,6 @@ pub fn label(run: &RunStatus) -> String {
         Some(name) => format!("{name} ({})", run.run_id),
         None => run.run_id.clone(),
     }
-}
-
-fn socket_of(run: &RunStatus) -> std::path::PathBuf {
-    nerve_message::runtime_dir().join(format!("{}.sock", run.run_id))
 }
 
 fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, DaemonError> {

@@ -201,7 +201,7 @@ pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
     let dir = nerve_message::runtime_dir();
     nerve_message::private_dir(&dir)
         .map_err(|source| DaemonError::Os { what: "creating the runtime folder", source })?;
-    let socket = dir.join(format!("{run_id}.sock"));
+    let socket = nerve_message::run_socket(&run_id);
     let reaper = Reaper::spawn(names.prefix(), &socket)?;
     let result = run_inner(df, opts, &run_id, &names, &socket, programs, reaper);
     // Whatever happened, nothing of the run stays in /dev/shm or the runtime folder.

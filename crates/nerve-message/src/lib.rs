@@ -51,6 +51,25 @@ pub mod env {
     pub const RUN_ID: &str = "NERVE_RUN_ID";
 }
 
+/// The control socket of run `run_id`, in [`runtime_dir`].
+#[must_use]
+pub fn run_socket(run_id: &str) -> std::path::PathBuf {
+    runtime_dir().join(format!("{run_id}.sock"))
+}
+
+/// The control sockets of the runs in [`runtime_dir`], oldest run first (run ids sort by time).
+/// Some may belong to runs that are ending: a connection tells.
+#[must_use]
+pub fn run_sockets() -> Vec<std::path::PathBuf> {
+    let mut sockets: Vec<std::path::PathBuf> = std::fs::read_dir(runtime_dir())
+        .map(|entries| {
+            entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sock")).collect()
+        })
+        .unwrap_or_default();
+    sockets.sort();
+    sockets
+}
+
 /// Per-user directory holding the sockets of running dataflows (mode 0700).
 ///
 /// `$XDG_RUNTIME_DIR/nerve` when that is set, else `/tmp/nerve-<uid>`.

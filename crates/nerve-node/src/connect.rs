@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use nerve_message::channel_table::InboxSpec;
@@ -49,13 +49,8 @@ pub(crate) fn register(socket: &Path, node_id: &str) -> Result<Registration, Nod
 
 /// Finds the running dataflow that declares `node_id` as a dynamic node.
 pub(crate) fn register_dynamic(node_id: &str) -> Result<Registration, NodeError> {
-    let dir = nerve_message::runtime_dir();
-    let mut sockets: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "sock")).collect())
-        .unwrap_or_default();
-    sockets.sort();
     let mut details = String::new();
-    for socket in sockets {
+    for socket in nerve_message::run_sockets() {
         match register(&socket, node_id) {
             Ok(r) => return Ok(r),
             Err(NodeError::Connect { .. }) => {} // a dataflow that already ended
@@ -63,7 +58,8 @@ pub(crate) fn register_dynamic(node_id: &str) -> Result<Registration, NodeError>
         }
     }
     if details.is_empty() {
-        details = format!(" (no dataflow is running; sockets are looked for in {})", dir.display());
+        details =
+            format!(" (no dataflow is running; sockets are looked for in {})", nerve_message::runtime_dir().display());
     }
     Err(NodeError::NoDataflow { node: node_id.to_owned(), details })
 }

@@ -138,8 +138,7 @@ impl Client {
         metadata: Option<&Bound<'_, PyDict>>,
         timeout: f64,
     ) -> PyResult<Py<PyDict>> {
-        let (request, params) = self.request(py, data, metadata)?;
-        let timeout = seconds(timeout)?;
+        let (request, params, timeout) = self.request(py, data, metadata, timeout)?;
         let inner = &self.inner;
         let reply = py.detach(|| inner.call(&request, &params, timeout)).map_err(service_error)?;
         reply_event(py, &self.pa, inner.service(), &reply)
@@ -153,8 +152,7 @@ impl Client {
         metadata: Option<&Bound<'_, PyDict>>,
         timeout: f64,
     ) -> PyResult<Py<PyAny>> {
-        let (request, params) = self.request(py, data, metadata)?;
-        let timeout = seconds(timeout)?;
+        let (request, params, timeout) = self.request(py, data, metadata, timeout)?;
         let future = py.import("concurrent.futures")?.getattr("Future")?.call0()?.unbind();
         let (inner, pa, done) = (self.inner.clone(), self.pa.clone(), future.clone_ref(py));
         std::thread::Builder::new()
@@ -182,19 +180,19 @@ impl Client {
 }
 
 impl Client {
+    /// A call's request, and its timeout checked.
     fn request(
         &self,
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         metadata: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters)> {
-        Ok((Outgoing::classify(py, &self.pa, data)?.into_array_data(py)?, params(metadata)?))
+        timeout: f64,
+    ) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters, Duration)> {
+        let request = Outgoing::classify(py, &self.pa, data)?.into_array_data(py)?;
+        let timeout = Duration::try_from_secs_f64(timeout)
+            .map_err(|_| PyValueError::new_err("timeout must be a non-negative number of seconds"))?;
+        Ok((request, params(metadata)?, timeout))
     }
-}
-
-fn seconds(timeout: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(timeout)
-        .map_err(|_| PyValueError::new_err("timeout must be a non-negative number of seconds"))
 }
 
 fn reply_event(py: Python<'_>, pa: &PyArrow, service: &str, reply: &rust::Reply) -> PyResult<Py<PyDict>> {

@@ -128,11 +128,7 @@ impl Outlet {
         let type_json = self.type_json(data.data_type())?;
         let (frame, copies) = Frame::array(data, type_json, meta(parameters)?)?;
         let mut loan = self.lease(frame)?;
-        let start = loan.frame.data_offset();
-        let bytes = loan.lease.bytes_mut();
-        for (buffer, at) in &copies {
-            bytes[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
-        }
+        loan.frame.write_data(loan.lease.bytes_mut(), &copies);
         Ok(loan)
     }
 
@@ -196,10 +192,7 @@ impl Outlet {
 pub fn encode(data: &ArrayData, parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
     let (frame, copies) = Frame::array(data, encode_type(data.data_type())?, meta(parameters)?)?;
     let mut out = vec![0; frame.total_len()];
-    let start = frame.data_offset();
-    for (buffer, at) in &copies {
-        out[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
-    }
+    frame.write_data(&mut out, &copies);
     frame.write_head(&mut out, monotonic_ns());
     Ok(out)
 }

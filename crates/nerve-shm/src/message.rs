@@ -73,6 +73,14 @@ impl Frame {
         Ok((Self { type_json, layout, meta, data_len }, copies))
     }
 
+    /// Copies `copies` (from [`Frame::array`]) into the data area of the message in `dst`.
+    pub fn write_data(&self, dst: &mut [u8], copies: &[(Buffer, usize)]) {
+        let start = self.data_offset();
+        for (buffer, at) in copies {
+            dst[start + at..start + at + buffer.len()].copy_from_slice(buffer.as_slice());
+        }
+    }
+
     /// Offset of the data area from the start of the block.
     #[must_use]
     pub fn data_offset(&self) -> usize {

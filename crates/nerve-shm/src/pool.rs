@@ -573,7 +573,7 @@ impl HandedBlocks {
     }
 
     fn has(&self, slot: u32, seq: u64) -> bool {
-        self.lock().get(&slot).is_some_and(|(s, _)| *s == seq)
+        self.get(slot, seq).is_some()
     }
 
     /// Drops blocks their producer has retired from `table`.

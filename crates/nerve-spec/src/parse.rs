@@ -111,6 +111,24 @@ fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     }
 }
 
+/// The entries of a mapping; `None` for null (not set) and, reporting `expected`, for anything
+/// else.
+pub(crate) fn mapping<'a>(
+    p: &mut Problems,
+    value: &'a Node,
+    field: &str,
+    expected: &str,
+) -> Option<&'a [(Node, Node)]> {
+    match &value.value {
+        _ if value.is_null() => None,
+        Value::Map(entries) => Some(entries),
+        _ => {
+            p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
+            None
+        }
+    }
+}
+
 /// Like [`string_field`], but null means "not set".
 fn optional_string(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     if value.is_null() { None } else { string_field(p, value, field) }
@@ -162,39 +180,21 @@ pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> 
 }
 
 fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    match &value.value {
-        _ if value.is_null() => None,
-        Value::Map(entries) => {
-            let mut machine = None;
-            for (key, v) in entries {
-                match key_str(key) {
-                    "machine" => machine = optional_string(p, v, &join_field(field, "machine")),
-                    _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
-                }
-            }
-            machine
-        }
-        _ => {
-            p.push(value.mark, field, format!("expected a mapping like `{{machine: ID}}`, found {}", value.describe()));
-            None
+    let mut machine = None;
+    for (key, v) in mapping(p, value, field, "a mapping like `{machine: ID}`")? {
+        match key_str(key) {
+            "machine" => machine = optional_string(p, v, &join_field(field, "machine")),
+            _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
         }
     }
+    machine
 }
 
 /// `services: {serve: [names], call: [names]}`, names checked like topic names.
 fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
     let mut spec = ServicesSpec::default();
-    let entries = match &value.value {
-        _ if value.is_null() => return spec,
-        Value::Map(entries) => entries,
-        _ => {
-            p.push(
-                value.mark,
-                field,
-                format!("expected a mapping like `{{serve: [plan], call: [gripper/set]}}`, found {}", value.describe()),
-            );
-            return spec;
-        }
+    let Some(entries) = mapping(p, value, field, "a mapping like `{serve: [plan], call: [gripper/set]}`") else {
+        return spec;
     };
     for (key, v) in entries {
         let k = key_str(key);
@@ -405,17 +405,8 @@ fn parse_args(p: &mut Problems, value: &Node, field: &str) -> Vec<String> {
 
 fn parse_env(p: &mut Problems, value: &Node, field: &str) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
-    let entries = match &value.value {
-        _ if value.is_null() => return env,
-        Value::Map(entries) => entries,
-        _ => {
-            p.push(
-                value.mark,
-                field,
-                format!("expected a mapping of variable names to values, found {}", value.describe()),
-            );
-            return env;
-        }
+    let Some(entries) = mapping(p, value, field, "a mapping of variable names to values") else {
+        return env;
     };
     for (key, v) in entries {
         let name = key_str(key);

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use crate::error::Problems;
-use crate::parse::{join_field, key_str, unknown_key};
+use crate::parse::{join_field, key_str, mapping, unknown_key};
 use crate::spec::{RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy};
 use crate::tree::{Node, ScalarKind, Value};
 
@@ -86,21 +86,8 @@ fn parse_restart_policy(p: &mut Problems, value: &Node, field: &str) -> Option<R
 
 /// `realtime: {priority, policy, cpus, lock_memory}`.
 pub(crate) fn parse_realtime(p: &mut Problems, value: &Node, field: &str) -> Option<RealtimeSpec> {
-    let entries = match &value.value {
-        _ if value.is_null() => return None,
-        Value::Map(entries) => entries,
-        _ => {
-            p.push(
-                value.mark,
-                field,
-                format!(
-                    "expected a mapping like `{{priority: 80, policy: fifo, cpus: [2], lock_memory: true}}`, found {}",
-                    value.describe()
-                ),
-            );
-            return None;
-        }
-    };
+    let entries =
+        mapping(p, value, field, "a mapping like `{priority: 80, policy: fifo, cpus: [2], lock_memory: true}`")?;
     let mut spec = RealtimeSpec::default();
     let mut policy_mark = None;
     for (key, v) in entries {

@@ -134,8 +134,8 @@ pub(crate) fn announce(
         .map_err(|e| TopicError::Network(format!("cannot announce `{topic}` on the network: {e}")))
 }
 
-/// The host named in a subscriber's liveliness key.
-fn token_host(key: &str) -> Option<&str> {
+/// The host named in an endpoint's liveliness key.
+pub(crate) fn token_host(key: &str) -> Option<&str> {
     let mut chunks = key.split('/').skip(3);
     chunks.next()?.strip_prefix('h')
 }

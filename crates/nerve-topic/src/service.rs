@@ -330,10 +330,9 @@ pub fn list(domain: u32) -> Result<Vec<(String, String)>, TopicError> {
     while let Ok(reply) = replies.recv() {
         if let Ok(sample) = reply.result() {
             // nerve/srv/d<domain>/h<host>/e<pid>x<id>/<service…>
-            let mut chunks = sample.key_expr().as_str().splitn(6, '/');
-            let host = chunks.nth(3).and_then(|h| h.strip_prefix('h')).unwrap_or_default().to_owned();
-            if let Some(service) = chunks.nth(1) {
-                found.push((host, service.to_owned()));
+            let key = sample.key_expr().as_str();
+            if let (Some(host), Some(service)) = (network::token_host(key), key.splitn(6, '/').nth(5)) {
+                found.push((host.to_owned(), service.to_owned()));
             }
         }
     }
