@@ -249,3 +249,43 @@ def test_node_outside_nerve_gets_a_clear_error():
             nerve.Node("ghost")
     finally:
         os.environ.update(env_backup)
+
+
+def test_a_message_over_the_limit_is_refused_and_the_run_goes_on(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sender
+            path: sender.py
+            outputs: [out]
+          - id: receiver
+            path: receiver.py
+            inputs: {out: sender/out}
+        """,
+        {
+            "sender.py": """
+                import numpy as np
+                from nerve import Node
+
+                node = Node()
+                try:
+                    node.send_output("out", np.zeros(4096, dtype=np.uint8))
+                except ValueError as e:
+                    print(f"refused: {e}", flush=True)
+                node.send_output("out", np.arange(8, dtype=np.uint8))
+            """,
+            "receiver.py": """
+                from nerve import Node
+
+                for event in Node():
+                    if event["type"] == "INPUT":
+                        print(event["value"].to_pylist(), flush=True)
+            """,
+        },
+    )
+    run = dataflows.run(path, "--max-message", "1024")
+    assert run.returncode == 0, run.output
+    [refused] = run.node_lines("sender")
+    assert refused.startswith("refused: ") and "exceeds the limit of 1024 bytes" in refused, refused
+    # Nothing of the refused message reached the reader; the next one arrived whole.
+    assert run.node_lines("receiver") == [str(list(range(8)))]
