@@ -64,6 +64,17 @@ def test_list_stop_and_logs_of_a_named_run(dataflows):
         nerve_cmd("logs", run["run_id"][:13], "ticker", "--follow"), stdout=subprocess.PIPE, text=True
     )
 
+    # `nerve node` shows the same run node by node.
+    listed = nerve("node", "list").stdout
+    assert any(line.startswith(f"{name}/slow ") and " running " in line for line in listed.splitlines()), listed
+    info = nerve("node", "info", "slow", "--dataflow", name)
+    assert info.returncode == 0, info.stderr
+    assert f"dataflow: {name} ({run['run_id']})" in info.stdout, info.stdout
+    assert "path: recorder.py" in info.stdout and "  count <- ticker/count  (queued " in info.stdout, info.stdout
+    unknown = nerve("node", "info", "no-such-node")
+    assert unknown.returncode != 0 and "no running dataflow has a node `no-such-node`" in unknown.stderr
+    assert f"{name}/ticker" in unknown.stderr, unknown.stderr
+
     stopped = nerve("stop", name)
     assert stopped.returncode == 0 and f"stopped {name}" in stopped.stderr, stopped.stderr
     out, err = proc.communicate(timeout=30)

@@ -179,3 +179,32 @@ def test_outputs_of_a_running_dataflow_are_topics_to_the_cli(dataflows) -> None:
         run.send_signal(signal.SIGINT)
         run.communicate(timeout=60)
     assert run.returncode == 0
+
+
+def test_pub_sends_typed_values_with_metadata_at_a_rate() -> None:
+    topic = unique_topic("pub")
+    code = (
+        f"import nerve\ns = nerve.Subscriber({topic!r})\nprint('ready', flush=True)\n"
+        "for _ in range(3):\n"
+        "    m = s.recv(timeout=30)\n"
+        "    print(m['value'].type, m['value'].to_pylist(), m['metadata']['k'], flush=True)\n"
+    )
+    sub = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert sub.stdout is not None
+        assert sub.stdout.readline().strip() == "ready", sub.stderr
+        run = topic_cmd(
+            "pub", topic, "[1, 2]", "--type", "Int32", "--metadata", '{"k": "v"}', "--rate", "20", "--count", "3"
+        )
+        assert run.returncode == 0, run.stderr
+        assert f"sent 3 message(s) on `{topic}`" in run.stderr, run.stderr
+        out, err = sub.communicate(timeout=60)
+    finally:
+        sub.kill()
+    assert out.splitlines() == ["int32 [1, 2] v"] * 3, out + err
+
+
+def test_pub_refuses_values_that_do_not_fit_the_type() -> None:
+    run = topic_cmd("pub", unique_topic("bad"), '["x"]', "--type", "Int32", "--wait", "0")
+    assert run.returncode != 0
+    assert "the values are not all Int32" in run.stderr, run.stderr

@@ -13,9 +13,11 @@ use clap::{Parser, Subcommand};
 
 pub mod graph;
 mod new;
+mod node;
 mod runs;
 mod service;
 mod topic;
+mod values;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
 #[derive(Debug, Parser)]
@@ -53,6 +55,8 @@ enum Command {
     Stop(runs::StopArgs),
     /// Print a node's output (its log file), with `--follow` until the dataflow ends.
     Logs(runs::LogsArgs),
+    /// List the nodes of the running dataflows, or show one's inputs, outputs and services.
+    Node(node::NodeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -84,6 +88,10 @@ struct RunArgs {
     /// A name for `nerve list`, `nerve stop` and `nerve logs` (unique among running dataflows).
     #[arg(long, value_parser = run_name)]
     name: Option<String>,
+    /// Keep simulated time: every node's clock and timers follow a time that starts at zero
+    /// and moves only when a node sets it (a simulator, or a replay).
+    #[arg(long)]
+    sim_time: bool,
 }
 
 fn run_name(s: &str) -> Result<String, String> {
@@ -156,6 +164,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),
+        Command::Node(args) => node::run(&args),
     }
 }
 
@@ -178,6 +187,7 @@ fn run(args: &RunArgs) -> anyhow::Result<i32> {
         max_message: args.max_message,
         pool_capacity: args.pool_capacity,
         name: args.name.clone(),
+        sim_time: args.sim_time,
     };
     let report = nerve_daemon::run(&df, &opts)?;
     for (node, input, n) in &report.dropped {

@@ -1,14 +1,13 @@
 //! `nerve service list|call`: the services reachable from this host, and calling one by hand.
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::Context;
-use arrow_array::{ArrayRef, StringArray};
-use arrow_schema::DataType;
 use clap::Subcommand;
 use nerve_topic::service::{Client, ServiceOptions};
-use nerve_topic::{Message, Parameters, Payload};
+use nerve_topic::{Message, Payload};
+
+use crate::values;
 
 /// `nerve service`.
 #[derive(Debug, clap::Args)]
@@ -63,11 +62,8 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
             Ok(0)
         }
         ServiceCommand::Call(call) => {
-            let request = request_array(&call.data, call.data_type.as_deref())?;
-            let params: Parameters = match &call.metadata {
-                Some(text) => serde_json::from_str(text).context("--metadata must be a JSON object")?,
-                None => Parameters::new(),
-            };
+            let request = values::json_array(&call.data, call.data_type.as_deref())?;
+            let params = values::json_metadata(call.metadata.as_deref())?;
             let timeout = Duration::try_from_secs_f64(call.timeout).context("--timeout must be a number of seconds")?;
             let client = Client::new(&call.service, ServiceOptions { domain: call.domain, ..Default::default() })?;
             // Servers announce themselves asynchronously: give a fresh session a moment to hear them.
@@ -85,31 +81,4 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
             Ok(0)
         }
     }
-}
-
-/// The values of `json` as an Arrow array of `data_type`, or of the type the JSON suggests.
-fn request_array(json: &str, data_type: Option<&str>) -> anyhow::Result<ArrayRef> {
-    let value: serde_json::Value = serde_json::from_str(json).context("the request must be JSON, like `[1, 2]`")?;
-    let items = match value {
-        serde_json::Value::Array(items) => items,
-        one => vec![one],
-    };
-    let target = match data_type {
-        Some(name) => DataType::from_str(name).map_err(|e| anyhow::anyhow!("--type {name}: {e}"))?,
-        None if items.iter().all(|v| v.is_i64()) => DataType::Int64,
-        None if items.iter().all(serde_json::Value::is_number) => DataType::Float64,
-        None if items.iter().all(serde_json::Value::is_boolean) => DataType::Boolean,
-        None => DataType::Utf8,
-    };
-    let text: StringArray = items
-        .iter()
-        .map(|v| match v {
-            serde_json::Value::Null => None,
-            serde_json::Value::String(s) => Some(s.clone()),
-            other => Some(other.to_string()),
-        })
-        .collect();
-    let options = arrow_cast::CastOptions { safe: false, ..Default::default() };
-    arrow_cast::cast_with_options(&text, &target, &options)
-        .with_context(|| format!("the request's values are not all {target}"))
 }

@@ -1,4 +1,5 @@
-//! `nerve topic`: look at the topics of this host (`list`, `echo`, `hz`, `bw`), like `ros2 topic`.
+//! `nerve topic`: look at the topics of this host (`list`, `echo`, `hz`, `bw`) and publish on
+//! one by hand (`pub`), like `ros2 topic`.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -12,9 +13,9 @@ use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use clap::Subcommand;
 use nerve_topic::arrow_array::Array;
 use nerve_topic::registry::{Entry, Kind};
-use nerve_topic::{Message, Payload, Subscriber, SubscriberOptions};
+use nerve_topic::{Message, Payload, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 
-use crate::secs;
+use crate::{secs, values};
 
 /// Arguments of `nerve topic`.
 #[derive(Debug, clap::Args)]
@@ -40,6 +41,34 @@ enum TopicCommand {
     Hz(MeterArgs),
     /// Print a topic's bandwidth once per second.
     Bw(MeterArgs),
+    /// Publish values on a topic: once, --count times, or at --rate until Ctrl-C.
+    Pub(PubArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PubArgs {
+    /// The topic.
+    topic: String,
+    /// The values, as a JSON list (`[1, 2]`, `["a"]`) or a single JSON value.
+    data: String,
+    /// Arrow type of the values (`Int64`, `Float32`, `Utf8`, `Boolean`…) [default: from the JSON].
+    #[arg(long = "type", value_name = "TYPE")]
+    data_type: Option<String>,
+    /// The message's metadata, as a JSON object.
+    #[arg(long, value_name = "JSON")]
+    metadata: Option<String>,
+    /// Messages per second [default: one message, unless --count asks for more].
+    #[arg(long, value_name = "HZ")]
+    rate: Option<f64>,
+    /// Exit after this many messages [default: 1 without --rate, else until Ctrl-C].
+    #[arg(long, value_name = "N", value_parser = at_least::<1>)]
+    count: Option<u64>,
+    /// Seconds to wait for a first subscriber before sending (a message sent to nobody is lost).
+    #[arg(long, default_value_t = 2.0, value_name = "SECS")]
+    wait: f64,
+    /// Domain of the topic.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    domain: u32,
 }
 
 #[derive(Debug, clap::Args)]
@@ -87,6 +116,7 @@ pub fn run(args: &TopicArgs) -> anyhow::Result<i32> {
         TopicCommand::Echo(args) => echo(args),
         TopicCommand::Hz(args) => meter(args, Hz::new(args.window)),
         TopicCommand::Bw(args) => meter(args, Bw::new(args.window)),
+        TopicCommand::Pub(args) => publish(args),
     }
 }
 
@@ -138,6 +168,45 @@ fn keep_writing(written: std::io::Result<()>) -> anyhow::Result<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
         Err(e) => Err(e).context("writing to standard output"),
     }
+}
+
+fn publish(args: &PubArgs) -> anyhow::Result<i32> {
+    let data = values::json_array(&args.data, args.data_type.as_deref())?;
+    let params = values::json_metadata(args.metadata.as_deref())?;
+    let period = match args.rate {
+        Some(hz) if hz.is_finite() && hz > 0.0 => Some(Duration::from_secs_f64(1.0 / hz)),
+        Some(_) => anyhow::bail!("--rate must be a positive number of messages per second"),
+        None => None,
+    };
+    let count = args.count.or(if period.is_some() { None } else { Some(1) });
+    let options = PublisherOptions { domain: args.domain, ..Default::default() };
+    let publisher =
+        Publisher::new(&args.topic, options).with_context(|| format!("cannot publish on topic `{}`", args.topic))?;
+    let stop = StopSignal::install()?;
+    // Subscribers are found asynchronously: give them a moment to be seen.
+    let deadline = Instant::now() + secs(args.wait, "wait")?;
+    while publisher.subscriber_count() == 0 && Instant::now() < deadline && !stop.raised() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut next = Instant::now();
+    let mut sent = 0u64;
+    while count.is_none_or(|c| sent < c) && !stop.raised() {
+        publisher.send(&data, &params).with_context(|| format!("sending on topic `{}`", publisher.topic()))?;
+        sent += 1;
+        if let Some(period) = period {
+            next += period;
+            // Sleeps in short steps so Ctrl-C is seen at once even at a low rate.
+            while Instant::now() < next && !stop.raised() {
+                std::thread::sleep((next - Instant::now()).min(POLL));
+            }
+        }
+    }
+    eprintln!(
+        "nerve: sent {sent} message(s) on `{}` ({} subscriber(s))",
+        publisher.topic(),
+        publisher.subscriber_count()
+    );
+    Ok(0)
 }
 
 fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {

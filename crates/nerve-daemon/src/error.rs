@@ -98,6 +98,22 @@ pub enum DaemonError {
         /// Their ids.
         candidates: String,
     },
+    /// No running dataflow (of those asked) has a node with this id.
+    #[error("no running dataflow has a node `{node}` (nodes running: {})", if running.is_empty() { "none" } else { running.as_str() })]
+    NoSuchNode {
+        /// What was asked for.
+        node: String,
+        /// The nodes there are, as `<dataflow>/<node>`.
+        running: String,
+    },
+    /// Several running dataflows have a node with this id.
+    #[error("several running dataflows have a node `{node}`: {candidates}; pick one with --dataflow NAME|ID")]
+    AmbiguousNode {
+        /// What was asked for.
+        node: String,
+        /// The runs, named.
+        candidates: String,
+    },
     /// `--name` is already the name of a running dataflow.
     #[error("a dataflow named `{name}` is already running (run {run_id}); stop it or choose another name")]
     NameTaken {

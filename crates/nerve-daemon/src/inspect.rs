@@ -1,5 +1,5 @@
 //! Finding the dataflows running on this host and talking to them, for `nerve list`,
-//! `nerve stop` and `nerve logs`: every run answers on its control socket.
+//! `nerve stop`, `nerve logs` and `nerve node`: every run answers on its control socket.
 
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
@@ -41,6 +41,38 @@ pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
         many => Err(DaemonError::AmbiguousRun {
             name: name.to_owned(),
             candidates: many.iter().map(|r| r.run_id.clone()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+/// The running dataflow with a node called `node`: among all runs, or only in `dataflow` (a
+/// name or id prefix, as [`find`] takes). Returns the run and the node's index in it.
+///
+/// # Errors
+/// [`DaemonError::NoSuchNode`] listing the nodes that run, [`DaemonError::AmbiguousNode`] when
+/// several runs have it, and [`find`]'s errors for `dataflow`.
+pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize), DaemonError> {
+    let runs = match dataflow {
+        Some(name) => vec![find(name)?],
+        None => running(),
+    };
+    let mut found: Vec<(RunStatus, usize)> =
+        runs.iter().filter_map(|r| r.nodes.iter().position(|n| n.id == node).map(|i| (r.clone(), i))).collect();
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(DaemonError::NoSuchNode {
+            node: node.to_owned(),
+            running: runs
+                .iter()
+                .flat_map(|r| {
+                    r.nodes.iter().map(move |n| format!("{}/{}", r.name.as_deref().unwrap_or(&r.run_id), n.id))
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        _ => Err(DaemonError::AmbiguousNode {
+            node: node.to_owned(),
+            candidates: found.iter().map(|(r, _)| label(r)).collect::<Vec<_>>().join(", "),
         }),
     }
 }

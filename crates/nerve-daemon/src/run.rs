@@ -20,6 +20,7 @@ use nerve_message::{NERVE_VERSION, frame, versions_compatible};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockTable;
+use nerve_shm::sim_clock::SimClock;
 use nerve_spec::{Dataflow, NodePath};
 
 use crate::drops::DropWatch;
@@ -51,6 +52,9 @@ pub struct RunOptions {
     pub echo: bool,
     /// A name for `nerve list`, `nerve stop` and `nerve logs`, besides the run id.
     pub name: Option<String>,
+    /// Keep simulated time: nodes' clocks and timers follow a shared clock that starts at zero
+    /// and moves only when a node sets it.
+    pub sim_time: bool,
 }
 
 impl Default for RunOptions {
@@ -65,6 +69,7 @@ impl Default for RunOptions {
             max_message: 1 << 32,
             echo: true,
             name: None,
+            sim_time: false,
         }
     }
 }
@@ -221,6 +226,8 @@ fn run_inner(
     reaper: Reaper,
 ) -> Result<RunReport, DaemonError> {
     let plan = Plan::new(df);
+    // Held for the whole run; its name goes with the run's other objects at the end.
+    let _clock = opts.sim_time.then(|| SimClock::create(&names.clock())).transpose()?;
     let mut inboxes = Vec::new();
     let mut tables = Vec::new();
     for (n, node) in df.nodes.iter().enumerate() {
@@ -599,6 +606,7 @@ impl Run<'_> {
                     (None, None) => "starting".to_owned(),
                 },
                 restarts: rt.restarts,
+                config: self.df.nodes[i].config.clone(),
                 inputs: self.plan.inputs[i]
                     .iter()
                     .filter_map(|input| match input {
@@ -689,7 +697,8 @@ impl Run<'_> {
             }
         }
         let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-        let table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
+        let mut table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
+        table.sim_time = self.opts.sim_time;
         if frame::write(&mut stream, &DaemonMessage::Registered(Box::new(table))).is_err() {
             return None;
         }

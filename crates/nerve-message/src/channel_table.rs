@@ -99,6 +99,10 @@ pub struct ChannelTable {
     /// Lock the node's memory (`realtime: {lock_memory: true}`); a process must do this itself.
     #[serde(default)]
     pub lock_memory: bool,
+    /// The run keeps simulated time (`nerve run --sim-time`): the node reads its clock and
+    /// runs its timers from the run's shared clock ([`nerve_shm::names::RunNames::clock`]).
+    #[serde(default)]
+    pub sim_time: bool,
     /// The whole dataflow, as JSON.
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.

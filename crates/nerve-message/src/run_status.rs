@@ -62,6 +62,10 @@ pub struct NodeStatus {
     pub restarts: u32,
     /// Its inputs fed by other nodes through shared memory.
     pub inputs: Vec<InputStatus>,
+    /// Its entry of the dataflow as the run started it (path, inputs, outputs, services…), as
+    /// JSON.
+    #[serde(default)]
+    pub config: serde_json::Value,
 }
 
 /// One shared-memory input of a node.

@@ -54,6 +54,9 @@ pub enum NodeError {
         /// Runtime version.
         runtime: String,
     },
+    /// Simulated time was set in a run that keeps real time.
+    #[error("this run keeps real time: start it with `nerve run --sim-time` to set the time from a node")]
+    NotSimTime,
     /// `realtime: {lock_memory: true}` could not be honoured.
     #[error(
         "cannot lock the node's memory (realtime: lock_memory): {0}; raise the locked-memory limit \

@@ -23,6 +23,7 @@
 //! # Ok::<(), nerve_node::NodeError>(())
 //! ```
 
+mod clock;
 mod connect;
 mod error;
 mod event;
@@ -31,6 +32,7 @@ mod stream;
 mod topic_input;
 
 pub use arrow_array;
+pub use clock::Clock;
 pub use error::NodeError;
 pub use event::{Event, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;

@@ -18,6 +18,7 @@ use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
 
+use crate::clock::Clock;
 use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
@@ -39,6 +40,7 @@ pub(crate) struct Shared {
     control: Mutex<VecDeque<Control>>,
     control_pending: AtomicUsize,
     writer: Mutex<UnixStream>,
+    pub clock: Clock,
 }
 
 impl Shared {
@@ -192,6 +194,7 @@ impl Node {
             );
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
+        let clock = Clock::of_run(&names, table.sim_time)?;
         let shared = Arc::new(Shared {
             table,
             inbox: own,
@@ -199,6 +202,7 @@ impl Node {
             control: Mutex::new(VecDeque::new()),
             control_pending: AtomicUsize::new(0),
             writer: Mutex::new(stream),
+            clock,
         });
         let link = Arc::new(Link(shared.clone()));
         let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
@@ -240,6 +244,13 @@ impl Node {
     #[must_use]
     pub fn node_config(&self) -> &serde_json::Value {
         &self.shared.table.config
+    }
+
+    /// The node's clock: wall time, or the run's simulated time under `nerve run --sim-time`
+    /// (then [`Clock::set_sim_time`] moves it for every node of the run).
+    #[must_use]
+    pub fn clock(&self) -> &Clock {
+        &self.shared.clock
     }
 
     /// Declared output ids.

@@ -14,14 +14,22 @@ use nerve_shm::names::RunNames;
 use nerve_shm::pool::BlockCache;
 use nerve_topic::{Message, Payload};
 
+use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
 use crate::event::{Event, Metadata, Next, Parameters};
 use crate::node::{Control, Link, Shared};
 use crate::topic_input::TopicFeed;
 
 enum Source {
-    Shm { input: Input, decoder: Decoder },
-    Timer { period: Duration, next: Instant },
+    Shm {
+        input: Input,
+        decoder: Decoder,
+    },
+    /// Deadlines on [`Clock::timer_ns`].
+    Timer {
+        period_ns: u64,
+        next_ns: u64,
+    },
     Topic(Arc<TopicFeed>),
 }
 
@@ -41,6 +49,9 @@ pub struct EventStream {
     slots: Vec<Slot>,
     ended: bool,
     spin: Duration,
+    clock: Clock,
+    /// Rings the node at its timers' deadlines in simulated time.
+    timer_watch: Option<TimerWatch>,
 }
 
 impl EventStream {
@@ -50,7 +61,8 @@ impl EventStream {
         names: &RunNames,
         inbox_of: &dyn Fn(usize) -> Result<Arc<Inbox>, NodeError>,
     ) -> Result<Self, NodeError> {
-        let now = Instant::now();
+        let clock = shared.clock.clone();
+        let now = clock.timer_ns();
         let mut slots = Vec::new();
         for input in &shared.table.inputs {
             let (id, source) = match input {
@@ -60,8 +72,8 @@ impl EventStream {
                     (id.clone(), Source::Shm { input, decoder: Decoder::default() })
                 }
                 InputChannel::Timer { id, period_ns } => {
-                    let period = Duration::from_nanos((*period_ns).max(1));
-                    (id.clone(), Source::Timer { period, next: now + period })
+                    let period_ns = (*period_ns).max(1);
+                    (id.clone(), Source::Timer { period_ns, next_ns: now.saturating_add(period_ns) })
                 }
                 InputChannel::Topic { id, topic, queue_size } => {
                     (id.clone(), Source::Topic(TopicFeed::start(topic, *queue_size, shared.inbox.clone())?))
@@ -69,9 +81,20 @@ impl EventStream {
             };
             slots.push(Slot { id, source, closing: false, closed: false });
         }
-        // A short poll before sleeping lets a busy stream be drained without a system call per
-        // message.
-        Ok(Self { shared, _link: link, slots, ended: false, spin: spin_from_env() })
+        let has_timers = slots.iter().any(|s| matches!(s.source, Source::Timer { .. }));
+        let timer_watch = if has_timers { TimerWatch::start(&clock, shared.inbox.clone())? } else { None };
+        let stream =
+            // A short poll before sleeping lets a busy stream be drained without a system call
+            // per message.
+            Self { shared, _link: link, slots, ended: false, spin: spin_from_env(), clock, timer_watch };
+        stream.publish_next_timer();
+        Ok(stream)
+    }
+
+    /// The node's clock (the same as [`crate::Node::clock`]).
+    #[must_use]
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.
@@ -106,25 +129,27 @@ impl EventStream {
                 self.ended = true;
                 return Next::End;
             }
-            let timer = self.next_timer();
+            let timer = self.next_timer().and_then(|due| self.clock.wake_at(due));
             let wake = match (deadline, timer) {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
             let shared = self.shared.clone();
-            let slots = &self.slots;
-            let woke = shared.inbox.doorbell().wait_until(wake, self.spin, || has_work(&shared, slots).then_some(()));
+            let (slots, clock) = (&self.slots, &self.clock);
+            let woke =
+                shared.inbox.doorbell().wait_until(wake, self.spin, || has_work(&shared, slots, clock).then_some(()));
             if woke.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Next::Timeout;
             }
         }
     }
 
-    fn next_timer(&self) -> Option<Instant> {
+    /// The earliest timer deadline, on [`Clock::timer_ns`].
+    fn next_timer(&self) -> Option<u64> {
         self.slots
             .iter()
             .filter_map(|s| match s.source {
-                Source::Timer { next, .. } => Some(next),
+                Source::Timer { next_ns, .. } => Some(next_ns),
                 Source::Shm { .. } | Source::Topic(_) => None,
             })
             .min()
@@ -145,19 +170,24 @@ impl EventStream {
                 }
             }
         }
-        let now = Instant::now();
-        for s in &mut self.slots {
-            if let Source::Timer { period, next } = &mut s.source
-                && *next <= now
-            {
-                *next += *period;
-                if *next <= now {
+        let now = self.clock.timer_ns();
+        for i in 0..self.slots.len() {
+            let Source::Timer { period_ns, next_ns } = &mut self.slots[i].source else { continue };
+            if *next_ns > now.saturating_add(*period_ns) {
+                // Simulated time went back (a replay that loops): tick again from the new time.
+                *next_ns = now.saturating_add(*period_ns);
+            }
+            if *next_ns <= now {
+                *next_ns = next_ns.saturating_add(*period_ns);
+                if *next_ns <= now {
                     // A slow node skips missed ticks rather than bursting through them.
-                    *next = now + *period;
+                    *next_ns = now.saturating_add(*period_ns);
                 }
+                let id = self.slots[i].id.clone();
+                self.publish_next_timer();
                 let data: ArrayRef = Arc::new(NullArray::new(0));
                 let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
-                return Some(Event::Input { id: s.id.clone(), metadata, data });
+                return Some(Event::Input { id, metadata, data });
             }
         }
         let oldest = self
@@ -180,6 +210,12 @@ impl EventStream {
             }
         }
         None
+    }
+
+    fn publish_next_timer(&self) {
+        if let (Some(watch), Some(due)) = (&self.timer_watch, self.next_timer()) {
+            watch.set_next(due);
+        }
     }
 
     fn take(&mut self, i: usize) -> Option<Event> {
@@ -215,11 +251,11 @@ impl Drop for EventStream {
     }
 }
 
-fn has_work(shared: &Shared, slots: &[Slot]) -> bool {
+fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
     shared.has_control()
         || slots.iter().any(|s| match &s.source {
             Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
-            Source::Timer { next, .. } => *next <= Instant::now(),
+            Source::Timer { next_ns, .. } => *next_ns <= clock.timer_ns(),
             Source::Topic(feed) => feed.has_pending(),
         })
 }

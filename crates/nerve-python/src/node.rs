@@ -162,6 +162,30 @@ impl Node {
         convert::to_py(py, self.node.node_config())
     }
 
+    /// Now, in nanoseconds: wall time since the Unix epoch (as ``time.time_ns()``), or the
+    /// run's simulated time under ``nerve run --sim-time``. Timers follow the same clock.
+    fn now_ns(&self) -> u64 {
+        self.node.clock().now_ns()
+    }
+
+    /// Now, in seconds (a float), on the same clock as :meth:`now_ns`.
+    fn now(&self) -> f64 {
+        // A float's 53 bits keep sub-microsecond precision for today's epoch times.
+        self.node.clock().now_ns() as f64 / 1e9
+    }
+
+    /// Whether the run keeps simulated time (``nerve run --sim-time``).
+    #[getter]
+    fn sim_time(&self) -> bool {
+        self.node.clock().is_simulated()
+    }
+
+    /// Sets the run's simulated time, in nanoseconds: every node's clock and timers follow.
+    /// Raises ``NerveError`` in a run that keeps real time.
+    fn set_sim_time(&self, ns: u64) -> PyResult<()> {
+        self.node.clock().set_sim_time(ns).map_err(|e| to_py(&e))
+    }
+
     fn __repr__(&self) -> String {
         format!("Node(id={:?})", self.node.id())
     }

@@ -11,7 +11,8 @@
 //! * [`message`]: the Arrow layout of a message inside its block.
 //! * [`channel`]: the two ends of an edge.
 //! * [`codec`]: arrays into and out of blocks, shared by every kind of endpoint.
-//! * [`clock`]: the clock messages are stamped with.
+//! * [`clock`]: the clock messages are stamped with, and the wall clock.
+//! * [`sim_clock`]: a run's simulated time (`nerve run --sim-time`), shared by its nodes.
 //!
 //! ```
 //! use std::sync::{Arc, atomic::AtomicBool};
@@ -52,5 +53,6 @@ pub mod names;
 pub mod pool;
 pub mod ring;
 pub mod segment;
+pub mod sim_clock;
 
 pub use error::ShmError;

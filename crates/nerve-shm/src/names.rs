@@ -43,6 +43,12 @@ impl RunNames {
         format!("{}b{node}.{output}.{seq}", self.prefix)
     }
 
+    /// The run's simulated clock (only with `--sim-time`).
+    #[must_use]
+    pub fn clock(&self) -> String {
+        format!("{}clock", self.prefix)
+    }
+
     /// Removes every object of the run that is still named; returns how many were removed.
     ///
     /// Mappings held by live processes stay valid; only the names go.

@@ -1,0 +1,89 @@
+"""Every node reads time through nerve: the wall clock by default, the run's simulated time under
+``nerve run --sim-time``, and timers follow it."""
+
+SIM_DRIVER = """
+    import time
+    from nerve import Node
+
+    node = Node()
+    assert node.sim_time
+    print("start", node.now_ns(), flush=True)
+    # 3 s of simulated time in 10 ms steps, twice as fast as real time.
+    for step in range(1, 301):
+        node.set_sim_time(step * 10_000_000)
+        time.sleep(0.005)
+    print("done", node.now_ns(), flush=True)
+"""
+
+TICK_REPORTER = """
+    from nerve import Node
+
+    node = Node()
+    ticks = []
+    for event in node:
+        if event["type"] == "INPUT" and event["id"] == "tick":
+            ticks.append(node.now_ns())
+            if len(ticks) == 20:
+                break
+        elif event["type"] == "STOP":
+            break
+    print("ticks", " ".join(str(t) for t in ticks), flush=True)
+"""
+
+
+def sim_dataflow(dataflows):
+    return dataflows.write(
+        """
+        nodes:
+          - id: sim
+            path: sim.py
+          - id: reporter
+            path: reporter.py
+            inputs:
+              tick: dora/timer/millis/100
+        """,
+        {"sim.py": SIM_DRIVER, "reporter.py": TICK_REPORTER},
+    )
+
+
+def test_timers_follow_simulated_time(dataflows):
+    run = dataflows.run(sim_dataflow(dataflows), "--sim-time")
+    assert run.returncode == 0, run.output
+    assert run.node_lines("sim")[0] == "start 0", run.output
+    assert run.node_lines("sim")[1] == "done 3000000000", run.output
+    ticks = [int(t) for t in run.node_lines("reporter")[0].split()[1:]]
+    assert len(ticks) == 20, run.output
+    # Tick i comes once simulated time has reached i * 100 ms, and before tick i + 1 is due:
+    # none early, none skipped, however the simulated time runs against the wall clock.
+    for i, t in enumerate(ticks, start=1):
+        assert i * 100_000_000 <= t < (i + 1) * 100_000_000, (i, ticks)
+
+
+def test_real_time_is_the_wall_clock_and_cannot_be_set(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: probe
+            path: probe.py
+        """,
+        {
+            "probe.py": """
+                import time
+                from nerve import NerveError, Node
+
+                node = Node()
+                assert not node.sim_time
+                before, now, after = time.time_ns(), node.now_ns(), time.time_ns()
+                assert before <= now <= after, (before, now, after)
+                assert abs(node.now() - time.time()) < 1.0
+                try:
+                    node.set_sim_time(5)
+                except NerveError as e:
+                    print("refused:", e, flush=True)
+            """
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    [line] = run.node_lines("probe")
+    assert line.startswith("refused: this run keeps real time") and "--sim-time" in line, line
