@@ -15,6 +15,7 @@ pub mod graph;
 mod new;
 mod runs;
 mod service;
+mod tf;
 mod topic;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
@@ -47,6 +48,8 @@ enum Command {
     Topic(topic::TopicArgs),
     /// List the services that have a server, or call one.
     Service(service::ServiceArgs),
+    /// Look at the transform tree: its frames, or one transform as it changes.
+    Tf(tf::TfArgs),
     /// List the dataflows running on this machine: their nodes, states, restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
@@ -153,6 +156,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::New(args) => new::run(&args),
         Command::Topic(args) => topic::run(&args),
         Command::Service(args) => service::run(&args),
+        Command::Tf(args) => tf::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),
