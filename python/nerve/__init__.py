@@ -25,6 +25,14 @@ and serve or call a service (a request answered by one reply)::
 
     server = Service("add", lambda request: request["value"].to_numpy().sum(keepdims=True))
     reply = Client("add").call(numpy.array([1, 2]), timeout=1.0)
+
+and publish where frames are, then ask where one frame is in another::
+
+    from nerve import StaticTransformBroadcaster, TransformBroadcaster, TransformBuffer
+
+    StaticTransformBroadcaster().send("base", "camera", [0.2, 0.0, 0.5], [0, 0, 0, 1])
+    TransformBroadcaster().send("world", "base", [x, y, 0.0], [0, 0, 0, 1])
+    camera = TransformBuffer().lookup("world", "camera", timeout=1.0)
 """
 
 from nerve._nerve import (
@@ -37,6 +45,11 @@ from nerve._nerve import (
     SendError,
     Service,
     ServiceError,
+    StampedTransform,
+    StaticTransformBroadcaster,
+    TransformBroadcaster,
+    TransformBuffer,
+    TransformError,
     VersionMismatchError,
     __version__,
     monotonic_ns,
@@ -54,7 +67,12 @@ __all__ = [
     "SendError",
     "Service",
     "ServiceError",
+    "StampedTransform",
+    "StaticTransformBroadcaster",
     "Subscriber",
+    "TransformBroadcaster",
+    "TransformBuffer",
+    "TransformError",
     "VersionMismatchError",
     "__version__",
     "monotonic_ns",

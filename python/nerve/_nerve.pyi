@@ -1,18 +1,19 @@
 """Type stubs of the nerve extension module."""
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 from types import TracebackType
 from typing import Any, Literal, TypedDict, final
 
 import numpy as np
 import pyarrow as pa
-from typing_extensions import NotRequired
+from typing_extensions import NotRequired, disjoint_base
 
 from nerve._topic import Message
 
 __version__: str
 __all__ = [
+    "Broadcaster",
     "Client",
     "ConnectError",
     "NerveError",
@@ -22,7 +23,12 @@ __all__ = [
     "SendError",
     "Service",
     "ServiceError",
+    "StampedTransform",
+    "StaticTransformBroadcaster",
     "Subscriber",
+    "TransformBroadcaster",
+    "TransformBuffer",
+    "TransformError",
     "VersionMismatchError",
     "__version__",
     "monotonic_ns",
@@ -142,6 +148,65 @@ class Client:
     def call_async(
         self, data: SendData | Any, metadata: dict[str, Any] | None = None, timeout: float = 10.0
     ) -> Future[Message]: ...
+
+class TransformError(NerveError): ...
+
+#: A vector given to the transform API: a list, tuple or numpy array of numbers.
+Vector = Sequence[float] | np.ndarray[Any, Any]
+#: An item of ``send_many``: ``(parent, child, translation, rotation)``, optionally with a stamp.
+TransformItem = tuple[str, str, Vector, Vector] | tuple[str, str, Vector, Vector, int | None]
+
+@final
+class StampedTransform:
+    """The pose of frame ``child`` in frame ``parent`` at ``stamp`` (nanoseconds)."""
+
+    def __new__(
+        cls, parent: str, child: str, translation: Vector, rotation: Vector, stamp: int | None = None
+    ) -> StampedTransform: ...
+    @property
+    def parent(self) -> str: ...
+    @property
+    def child(self) -> str: ...
+    @property
+    def stamp(self) -> int: ...
+    @property
+    def translation(self) -> np.ndarray[Any, np.dtype[np.float64]]: ...
+    @property
+    def rotation(self) -> np.ndarray[Any, np.dtype[np.float64]]: ...
+    def apply(self, points: Vector | Sequence[Vector]) -> np.ndarray[Any, np.dtype[np.float64]]: ...
+    def inverse(self) -> StampedTransform: ...
+    def matrix(self) -> np.ndarray[Any, np.dtype[np.float64]]: ...
+
+@disjoint_base
+class Broadcaster:
+    """Sends transforms; ``TransformBroadcaster`` and ``StaticTransformBroadcaster`` are its kinds."""
+
+    def send(
+        self, parent: str, child: str, translation: Vector, rotation: Vector, stamp: int | None = None
+    ) -> None: ...
+    def send_many(self, transforms: Iterable[TransformItem], stamp: int | None = None) -> None: ...
+
+@final
+class TransformBroadcaster(Broadcaster):
+    """Publishes time-stamped transforms on topic ``tf``."""
+
+    def __new__(cls, *, domain: int = 0) -> TransformBroadcaster: ...
+
+@final
+class StaticTransformBroadcaster(Broadcaster):
+    """Publishes static transforms on topic ``tf_static``, also to listeners that start later."""
+
+    def __new__(cls, *, domain: int = 0) -> StaticTransformBroadcaster: ...
+
+@final
+class TransformBuffer:
+    """Listens to ``tf`` and ``tf_static``; looks transforms up between any two frames."""
+
+    def __new__(cls, cache_seconds: float = 10.0, *, domain: int = 0) -> TransformBuffer: ...
+    def lookup(
+        self, target: str, source: str, time: int | None = None, timeout: float | None = None
+    ) -> StampedTransform: ...
+    def frames(self) -> list[str]: ...
 
 def monotonic_ns() -> int: ...
 def run_cli(argv: list[str]) -> int: ...

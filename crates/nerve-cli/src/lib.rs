@@ -16,6 +16,7 @@ mod new;
 mod node;
 mod runs;
 mod service;
+mod tf;
 mod topic;
 mod values;
 
@@ -49,6 +50,8 @@ enum Command {
     Topic(topic::TopicArgs),
     /// List the services that have a server, or call one.
     Service(service::ServiceArgs),
+    /// Look at the transform tree: its frames, or one transform as it changes.
+    Tf(tf::TfArgs),
     /// List the dataflows running on this machine: their nodes, states, restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
@@ -161,6 +164,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::New(args) => new::run(&args),
         Command::Topic(args) => topic::run(&args),
         Command::Service(args) => service::run(&args),
+        Command::Tf(args) => tf::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),

@@ -131,13 +131,13 @@ const METER_QUEUE: usize = 1000;
 
 /// Set by Ctrl-C (SIGINT) or SIGTERM; the handlers are removed when dropped, since the Python
 /// package runs the command inside an interpreter that lives on.
-struct StopSignal {
+pub(crate) struct StopSignal {
     raised: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
 }
 
 impl StopSignal {
-    fn install() -> anyhow::Result<Self> {
+    pub(crate) fn install() -> anyhow::Result<Self> {
         let raised = Arc::new(AtomicBool::new(false));
         let mut stop = Self { raised: raised.clone(), ids: Vec::new() };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -147,7 +147,7 @@ impl StopSignal {
         Ok(stop)
     }
 
-    fn raised(&self) -> bool {
+    pub(crate) fn raised(&self) -> bool {
         self.raised.load(Ordering::SeqCst)
     }
 }
@@ -162,7 +162,7 @@ impl Drop for StopSignal {
 
 /// Whether to go on writing: a closed pipe (`nerve topic echo t | head`) ends the command
 /// quietly, as it does for other command-line tools.
-fn keep_writing(written: std::io::Result<()>) -> anyhow::Result<bool> {
+pub(crate) fn keep_writing(written: std::io::Result<()>) -> anyhow::Result<bool> {
     match written {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),

@@ -11,6 +11,7 @@ mod node;
 mod outgoing;
 mod sample;
 mod service;
+mod tf;
 mod topic;
 mod wait;
 
@@ -45,6 +46,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<topic::Publisher>()?;
     m.add_class::<topic::Subscriber>()?;
     service::register(m)?;
+    tf::register(m)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
     errors::register(m)?;

@@ -26,6 +26,7 @@
 //! [`service`] adds request/response by name (a [`service::Server`] and [`service::Client`])
 //! over the same network session.
 
+mod arrivals;
 mod callback;
 mod error;
 mod message;
@@ -38,6 +39,7 @@ pub mod service;
 mod subscriber;
 pub mod wire;
 
+pub use arrivals::Arrivals;
 pub use arrow_array;
 pub use callback::{CallbackMode, Callbacks};
 pub use error::TopicError;
@@ -45,4 +47,5 @@ pub use message::{Message, Payload};
 pub use nerve_shm::codec::{Metadata, Parameters};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions, TopicLoan};
 pub use registry::Scope;
+pub use runtime::lock;
 pub use subscriber::{Subscriber, SubscriberOptions};

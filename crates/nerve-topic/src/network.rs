@@ -27,6 +27,7 @@ use zenoh::Wait;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::SampleKind;
 
+use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::runtime::lock;
 
@@ -150,7 +151,15 @@ pub(crate) struct RemotePeers {
 }
 
 impl RemotePeers {
-    pub(crate) fn watch(net: &Network, end: End, domain: u32, topic: &str) -> Result<Self, TopicError> {
+    /// Follows the endpoints of kind `end` on `topic`; each that appears is also noted in
+    /// `arrivals`, when given.
+    pub(crate) fn watch(
+        net: &Network,
+        end: End,
+        domain: u32,
+        topic: &str,
+        arrivals: Option<Arc<Arrivals>>,
+    ) -> Result<Self, TopicError> {
         let hosts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         let total = Arc::new(AtomicUsize::new(0));
         let own = net.host.clone();
@@ -178,6 +187,11 @@ impl RemotePeers {
                     }
                 }
                 counted.store(hosts.values().sum(), Ordering::Release);
+                drop(hosts);
+                // Noted once the host is listed, so a send it triggers reaches that host.
+                if let (SampleKind::Put, Some(a)) = (sample.kind(), &arrivals) {
+                    a.note();
+                }
             })
             .wait()
             .map_err(|e| TopicError::Network(format!("cannot watch the peers of `{topic}`: {e}")))?;
@@ -236,7 +250,7 @@ impl RemoteFeed {
             .wait()
             .map_err(err)?;
         let token = announce(&net, End::Subscriber, domain, id, topic)?;
-        let publishers = RemotePeers::watch(&net, End::Publisher, domain, topic)?;
+        let publishers = RemotePeers::watch(&net, End::Publisher, domain, topic, None)?;
         Ok(Self { _token: token, _data: data, publishers, _net: net })
     }
 }

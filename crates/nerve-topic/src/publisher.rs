@@ -13,6 +13,7 @@ use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy
 use nerve_shm::inbox::Inbox;
 use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
 
+use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::message::{Message, Payload};
 use crate::network::{self, End, Network, RemotePeers, network};
@@ -60,6 +61,8 @@ pub(crate) struct PubShared {
     state: Mutex<PubState>,
     /// `state.peers.len()`, readable without the lock (checked on every send).
     peer_count: AtomicUsize,
+    /// Subscribers that joined, wherever they are.
+    arrivals: Arc<Arrivals>,
 }
 
 /// A network-scoped publisher's side of the network.
@@ -90,6 +93,7 @@ impl PubShared {
         st.outlet.publisher_mut().add_reader(ReaderLink { inbox, queue: ring, edge });
         st.peers.push(PeerLink { edge, sock });
         self.peer_count.store(st.peers.len(), Ordering::Release);
+        self.arrivals.note();
         tracing::debug!(topic = %self.topic, edge, "subscriber linked");
         Ok(edge)
     }
@@ -191,6 +195,7 @@ impl Publisher {
         let id = rt.next_id();
         let pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
         let outlet = Outlet::new(Channel::new(pool, Vec::new(), None), options.max_message);
+        let arrivals = Arc::new(Arrivals::default());
         let shared = Arc::new(PubShared {
             id,
             topic: Arc::from(topic.as_str()),
@@ -198,16 +203,18 @@ impl Publisher {
             rt: rt.clone(),
             state: Mutex::new(PubState { outlet, peers: Vec::new() }),
             peer_count: AtomicUsize::new(0),
+            arrivals: arrivals.clone(),
         });
         let local_count = {
             let mut local = rt.local();
             let t = local.entry((options.domain, topic.clone())).or_default();
             t.publishers += 1;
+            t.arrivals.push(Arc::downgrade(&arrivals));
             t.subscriber_count.clone()
         };
         let remote = if options.scope >= Scope::Network {
             let net = network()?;
-            let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic)?;
+            let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic, Some(arrivals))?;
             let token = network::announce(&net, End::Publisher, options.domain, id, &topic)?;
             Some(Remote { net, subscribers, _token: token })
         } else {
@@ -228,6 +235,29 @@ impl Publisher {
     #[must_use]
     pub fn topic(&self) -> &str {
         &self.shared.topic
+    }
+
+    /// Counts the subscribers that joined this publisher — in this process, linked from
+    /// another process of the host, announced by another host — and wakes waiters on each.
+    /// A publisher of data that late subscribers must get (a map, static transforms) waits on
+    /// it and sends that data again.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use nerve_topic::Publisher;
+    ///
+    /// let publisher = Publisher::new("map", Default::default())?;
+    /// let arrivals = publisher.arrivals();
+    /// let mut seen = 0;
+    /// loop {
+    ///     seen = arrivals.wait_past(seen, Duration::from_secs(1));
+    ///     // send the map again
+    /// }
+    /// # Ok::<(), nerve_topic::TopicError>(())
+    /// ```
+    #[must_use]
+    pub fn arrivals(&self) -> Arc<Arrivals> {
+        self.shared.arrivals.clone()
     }
 
     /// Subscribers reached now: in this process, one per linked subscriber process of this
@@ -441,6 +471,8 @@ impl Drop for Publisher {
         let key = (self.shared.domain, self.shared.topic.to_string());
         if let Some(t) = rt.local().get_mut(&key) {
             t.publishers = t.publishers.saturating_sub(1);
+            let mine = Arc::downgrade(&self.shared.arrivals);
+            t.arrivals.retain(|a| !std::sync::Weak::ptr_eq(a, &mine) && a.strong_count() > 0);
         }
         rt.remove_publisher(self.shared.id);
     }

@@ -20,6 +20,7 @@ use rustix::event::epoll;
 use rustix::fs::inotify;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 
+use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::publisher::PubShared;
 use crate::registry::{self, Kind, Scope};
@@ -36,8 +37,11 @@ pub(crate) const MAX_FEEDS: usize = 32;
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // The data behind these locks stays consistent between statements; carrying on is sound.
+/// Locks `m`, carrying on past a panic of another holder.
+///
+/// Only for data that stays consistent between statements (as all of nerve's shared state
+/// does), where refusing to go on would turn one panic into many.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -64,6 +68,8 @@ struct State {
 pub(crate) struct LocalTopic {
     pub subscribers: Vec<Weak<SubShared>>,
     pub publishers: usize,
+    /// How each publisher of this process learns that a subscriber joined here.
+    pub arrivals: Vec<Weak<Arrivals>>,
     /// Live subscribers of this process, readable by publishers without the lock.
     pub subscriber_count: Arc<std::sync::atomic::AtomicUsize>,
 }

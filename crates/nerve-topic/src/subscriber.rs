@@ -312,6 +312,7 @@ impl Subscriber {
             let t = local.entry((options.domain, topic.clone())).or_default();
             t.subscribers.push(Arc::downgrade(&shared));
             t.subscriber_count.fetch_add(1, Ordering::AcqRel);
+            t.arrivals.iter().filter_map(Weak::upgrade).for_each(|a| a.note());
         }
         let registration = if options.scope >= Scope::Host {
             let entry =

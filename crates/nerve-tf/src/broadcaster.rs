@@ -1,0 +1,137 @@
+//! Sending transforms: time-stamped ones on `tf`, static ones on `tf_static`, re-sent to every
+//! subscriber that joins later.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use nerve_topic::{Arrivals, Parameters, Publisher, PublisherOptions, lock};
+
+use crate::error::TfError;
+use crate::transform::StampedTransform;
+use crate::wire::{self, TF_STATIC_TOPIC, TF_TOPIC};
+
+/// How often the static broadcaster's re-send thread checks that its broadcaster still lives.
+const LIVENESS_CHECK: Duration = Duration::from_millis(200);
+
+/// How broadcasters and buffers are set up.
+#[derive(Debug, Clone, Default)]
+pub struct TfOptions {
+    /// Topic domain (endpoints of two domains never see each other).
+    pub domain: u32,
+}
+
+fn publisher(topic: &str, options: &TfOptions) -> Result<Publisher, TfError> {
+    Ok(Publisher::new(topic, PublisherOptions { domain: options.domain, ..PublisherOptions::default() })?)
+}
+
+fn checked(transforms: &[StampedTransform]) -> Result<Vec<StampedTransform>, TfError> {
+    transforms.iter().map(StampedTransform::checked).collect()
+}
+
+/// Publishes time-stamped transforms on `tf`, several in one message.
+///
+/// ```no_run
+/// use nerve_tf::{StampedTransform, Transform, TransformBroadcaster};
+///
+/// let broadcaster = TransformBroadcaster::new(Default::default())?;
+/// let pose = Transform::new([1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0])?;
+/// broadcaster.send(&[StampedTransform::now("world", "base", pose)])?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct TransformBroadcaster {
+    publisher: Publisher,
+}
+
+impl TransformBroadcaster {
+    /// Starts publishing on `tf`.
+    ///
+    /// # Errors
+    /// The topic cannot be set up.
+    pub fn new(options: TfOptions) -> Result<Self, TfError> {
+        Ok(Self { publisher: publisher(TF_TOPIC, &options)? })
+    }
+
+    /// Sends `transforms` in one message.
+    ///
+    /// # Errors
+    /// [`TfError::Invalid`] naming the first transform that is not one (nothing is sent), or
+    /// the topic failed.
+    pub fn send(&self, transforms: &[StampedTransform]) -> Result<(), TfError> {
+        let transforms = checked(transforms)?;
+        Ok(self.publisher.send(&wire::encode(&transforms), &Parameters::new())?)
+    }
+}
+
+struct StaticSet {
+    publisher: Publisher,
+    /// Every static transform sent so far, by child frame.
+    transforms: Mutex<BTreeMap<String, StampedTransform>>,
+}
+
+impl StaticSet {
+    fn publish(&self) -> Result<(), TfError> {
+        let all: Vec<StampedTransform> = lock(&self.transforms).values().cloned().collect();
+        Ok(self.publisher.send(&wire::encode(&all), &Parameters::new())?)
+    }
+}
+
+/// Publishes static transforms on `tf_static`: every message holds all the transforms this
+/// broadcaster was given (a later one for the same child replaces the earlier), and the set
+/// is sent again whenever a subscriber joins, so listeners that start later get it too.
+pub struct StaticTransformBroadcaster {
+    set: Arc<StaticSet>,
+}
+
+impl StaticTransformBroadcaster {
+    /// Starts publishing on `tf_static`, and a thread that re-sends to late subscribers.
+    ///
+    /// # Errors
+    /// The topic or the thread cannot be set up.
+    pub fn new(options: TfOptions) -> Result<Self, TfError> {
+        let set =
+            Arc::new(StaticSet { publisher: publisher(TF_STATIC_TOPIC, &options)?, transforms: Mutex::default() });
+        let arrivals = set.publisher.arrivals();
+        let weak = Arc::downgrade(&set);
+        std::thread::Builder::new()
+            .name("nerve-tf-static".into())
+            .spawn(move || resend_to_late_subscribers(&weak, &arrivals))
+            .map_err(|e| TfError::Topic(nerve_topic::TopicError::Thread(e)))?;
+        Ok(Self { set })
+    }
+
+    /// Adds `transforms` to the set and sends the whole set.
+    ///
+    /// # Errors
+    /// [`TfError::Invalid`] naming the first transform that is not one (nothing is added), or
+    /// the topic failed.
+    pub fn send(&self, transforms: &[StampedTransform]) -> Result<(), TfError> {
+        let transforms = checked(transforms)?;
+        {
+            let mut set = lock(&self.set.transforms);
+            set.extend(transforms.into_iter().map(|t| (t.child.clone(), t)));
+        }
+        self.set.publish()
+    }
+}
+
+/// Sends the set again each time a subscriber joins, until the broadcaster is dropped.
+fn resend_to_late_subscribers(set: &Weak<StaticSet>, arrivals: &Arrivals) {
+    let mut seen = arrivals.count();
+    loop {
+        let now = arrivals.wait_past(seen, LIVENESS_CHECK);
+        let Some(set) = set.upgrade() else { return };
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        let empty = lock(&set.transforms).is_empty();
+        if empty {
+            continue;
+        }
+        match set.publish() {
+            Ok(()) => tracing::debug!(subscribers = now, "static transforms sent to a new subscriber"),
+            Err(e) => tracing::warn!(error = %e, "cannot send static transforms to a new subscriber"),
+        }
+    }
+}
