@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 pub mod graph;
 mod new;
+mod param;
 mod runs;
 mod service;
 mod topic;
@@ -53,6 +54,8 @@ enum Command {
     Stop(runs::StopArgs),
     /// Print a node's output (its log file), with `--follow` until the dataflow ends.
     Logs(runs::LogsArgs),
+    /// List, read or set a running node's parameters.
+    Param(param::ParamArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -156,6 +159,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),
+        Command::Param(args) => param::run(&args),
     }
 }
 

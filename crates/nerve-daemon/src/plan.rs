@@ -121,6 +121,7 @@ impl Plan {
             pool_capacity,
             max_message,
             lock_memory: df.nodes[n].realtime.as_ref().is_some_and(|rt| rt.lock_memory),
+            params: df.nodes[n].params.clone(),
             descriptor: df.descriptor.clone(),
             config: df.nodes[n].config.clone(),
         }

@@ -99,6 +99,9 @@ pub struct ChannelTable {
     /// Lock the node's memory (`realtime: {lock_memory: true}`); a process must do this itself.
     #[serde(default)]
     pub lock_memory: bool,
+    /// The node's parameters as the dataflow declares them (`params:`).
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, crate::param::ParamValue>,
     /// The whole dataflow, as JSON.
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.

@@ -21,6 +21,7 @@ use nerve_shm::pool::OutputPool;
 use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
+use crate::params::Params;
 use crate::stream::EventStream;
 
 /// A notice from the runtime, waiting to become an event.
@@ -39,6 +40,8 @@ pub(crate) struct Shared {
     control: Mutex<VecDeque<Control>>,
     control_pending: AtomicUsize,
     writer: Mutex<UnixStream>,
+    /// The node's parameters: tools' requests are answered from here.
+    params: Params,
 }
 
 impl Shared {
@@ -69,6 +72,14 @@ impl Shared {
     fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
         frame::write(&mut *lock(&self.writer), req)?;
         Ok(())
+    }
+
+    /// Answers a tool's parameter request `id`, forwarded by the runtime.
+    fn answer_param(&self, id: u64, op: nerve_message::param::ParamOp) {
+        let answer = self.params.answer(op);
+        if let Err(e) = self.request(&NodeRequest::ParamReply { id, answer }) {
+            tracing::warn!(node = %self.table.node_id, error = %e, "cannot answer a parameter request");
+        }
     }
 }
 
@@ -192,7 +203,9 @@ impl Node {
             );
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
+        let params = Params::new(&table.node_id, table.params.clone());
         let shared = Arc::new(Shared {
+            params,
             table,
             inbox: own,
             stop: AtomicBool::new(false),
@@ -211,6 +224,7 @@ impl Node {
                     break;
                 }
                 DaemonMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                DaemonMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
                 }
@@ -240,6 +254,13 @@ impl Node {
     #[must_use]
     pub fn node_config(&self) -> &serde_json::Value {
         &self.shared.table.config
+    }
+
+    /// The node's parameters: those the dataflow declares (`params:`), and any the code
+    /// declares; `nerve param` reads and sets the same ones.
+    #[must_use]
+    pub fn params(&self) -> Params {
+        self.shared.params.clone()
     }
 
     /// Declared output ids.
@@ -422,6 +443,8 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
         match frame::read::<DaemonMessage>(&mut reader) {
             Ok(DaemonMessage::Stop) => shared.push_control(Control::Stop),
             Ok(DaemonMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+            // On this thread: a callback that takes long delays only the tool that asked.
+            Ok(DaemonMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {
