@@ -19,6 +19,12 @@ Any process can also publish and subscribe by topic name, with no dataflow::
     poses = Subscriber("robot/pose", keep_latest=True)
     Publisher("robot/pose").send(numpy.array([1.0, 2.0, 0.5]))
 
+A node's parameters are declared in the dataflow (``params:``) or by its code, and can be read
+and set while it runs, from the code and with ``nerve param``::
+
+    node.on_param_change(lambda key, value: "must be >= 0" if key == "speed" and value < 0 else None)
+    speed = node.get_param("speed")
+
 and serve or call a service (a request answered by one reply)::
 
     from nerve import Client, Service
@@ -40,6 +46,7 @@ from nerve._nerve import (
     ConnectError,
     NerveError,
     Node,
+    ParameterError,
     Publisher,
     Sample,
     SendError,
@@ -62,6 +69,7 @@ __all__ = [
     "Message",
     "NerveError",
     "Node",
+    "ParameterError",
     "Publisher",
     "Sample",
     "SendError",

@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 pub mod graph;
 mod new;
 mod node;
+mod param;
 mod runs;
 mod service;
 mod tf;
@@ -60,6 +61,8 @@ enum Command {
     Logs(runs::LogsArgs),
     /// List the nodes of the running dataflows, or show one's inputs, outputs and services.
     Node(node::NodeArgs),
+    /// List, read or set a running node's parameters.
+    Param(param::ParamArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -169,6 +172,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),
         Command::Node(args) => node::run(&args),
+        Command::Param(args) => param::run(&args),
     }
 }
 

@@ -1,9 +1,11 @@
 //! `nerve node list|info`: the nodes of the dataflows running on this host, like `ros2 node`.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use clap::Subcommand;
 use nerve_daemon::inspect::{self, NodeStatus, RunStatus};
+use nerve_daemon::param::{ParamOp, ParamValue};
 use serde_json::Value;
 
 /// `nerve node`.
@@ -21,8 +23,8 @@ enum NodeCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Show one node: its state, program, inputs (with their queues), outputs, services,
-    /// actions and parameters as the run declared them.
+    /// Show one node: its state, program, inputs (with their queues), outputs, services and
+    /// actions as the run declared them, and its parameters' current values.
     Info {
         /// The node's id.
         node: String,
@@ -51,13 +53,36 @@ pub fn run(args: &NodeArgs) -> anyhow::Result<i32> {
         }
         NodeCommand::Info { node, dataflow, json } => {
             let (run, i) = inspect::find_node(node, dataflow.as_deref())?;
+            // The node itself answers with its parameters' current values.
+            let params = inspect::param(&run, node, ParamOp::List)
+                .map_err(|e| e.to_string())
+                .and_then(|answer| answer.map_err(|e| e.to_string()));
             if *json {
-                println!("{}", serde_json::to_string_pretty(&node_json(&run, &run.nodes[i]))?);
+                let mut value = node_json(&run, &run.nodes[i]);
+                value["params"] = match &params {
+                    Ok(params) => serde_json::to_value(params)?,
+                    Err(why) => serde_json::json!({ "error": why }),
+                };
+                println!("{}", serde_json::to_string_pretty(&value)?);
             } else {
-                print!("{}", info(&run, &run.nodes[i]));
+                print!("{}{}", info(&run, &run.nodes[i]), params_text(&params));
             }
             Ok(0)
         }
+    }
+}
+
+fn params_text(params: &Result<BTreeMap<String, ParamValue>, String>) -> String {
+    match params {
+        Ok(params) if params.is_empty() => String::new(),
+        Ok(params) => {
+            let mut s = "params:\n".to_owned();
+            for (key, value) in params {
+                let _ = writeln!(s, "  {key} = {value} ({})", value.type_name());
+            }
+            s
+        }
+        Err(why) => format!("params: unavailable ({why})\n"),
     }
 }
 

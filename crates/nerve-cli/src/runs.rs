@@ -89,11 +89,7 @@ pub fn stop(args: &StopArgs) -> anyhow::Result<i32> {
 
 /// Prints a node's log, and with `--follow` what it writes next until the run ends.
 pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
-    let run = inspect::find(&args.dataflow)?;
-    if !run.nodes.iter().any(|n| n.id == args.node) {
-        let nodes: Vec<&str> = run.nodes.iter().map(|n| n.id.as_str()).collect();
-        anyhow::bail!("{} has no node `{}` (its nodes: {})", inspect::label(&run), args.node, nodes.join(", "));
-    }
+    let (run, _) = inspect::find_node(&args.node, Some(&args.dataflow))?;
     let path = run.log_dir.join(format!("{}.log", args.node));
     let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let mut out = std::io::stdout().lock();

@@ -106,6 +106,16 @@ pub enum DaemonError {
         /// The nodes there are, as `<dataflow>/<node>`.
         running: String,
     },
+    /// The dataflow asked for has no node with this id.
+    #[error("{run} has no node `{node}` (its nodes: {nodes})")]
+    NodeNotInRun {
+        /// The run, named.
+        run: String,
+        /// What was asked for.
+        node: String,
+        /// Its nodes.
+        nodes: String,
+    },
     /// Several running dataflows have a node with this id.
     #[error("several running dataflows have a node `{node}`: {candidates}; pick one with --dataflow NAME|ID")]
     AmbiguousNode {

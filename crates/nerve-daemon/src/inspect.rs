@@ -1,5 +1,6 @@
 //! Finding the dataflows running on this host and talking to them, for `nerve list`,
-//! `nerve stop`, `nerve logs` and `nerve node`: every run answers on its control socket.
+//! `nerve stop`, `nerve logs`, `nerve node` and `nerve param`: every run answers on its
+//! control socket.
 
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::frame;
 use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
 
 use crate::error::DaemonError;
@@ -50,12 +52,20 @@ pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
 ///
 /// # Errors
 /// [`DaemonError::NoSuchNode`] listing the nodes that run, [`DaemonError::AmbiguousNode`] when
-/// several runs have it, and [`find`]'s errors for `dataflow`.
+/// several runs have it; with `dataflow`, [`find`]'s errors and [`DaemonError::NodeNotInRun`].
 pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize), DaemonError> {
-    let runs = match dataflow {
-        Some(name) => vec![find(name)?],
-        None => running(),
-    };
+    if let Some(name) = dataflow {
+        let run = find(name)?;
+        return match run.nodes.iter().position(|n| n.id == node) {
+            Some(i) => Ok((run, i)),
+            None => Err(DaemonError::NodeNotInRun {
+                run: label(&run),
+                node: node.to_owned(),
+                nodes: run.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>().join(", "),
+            }),
+        };
+    }
+    let runs = running();
     let mut found: Vec<(RunStatus, usize)> =
         runs.iter().filter_map(|r| r.nodes.iter().position(|n| n.id == node).map(|i| (r.clone(), i))).collect();
     match found.len() {
@@ -100,14 +110,39 @@ pub fn label(run: &RunStatus) -> String {
     }
 }
 
+/// Reads, lists or sets parameters of node `node` of `run`: the node itself answers, through
+/// the run's runtime. The outer error is about reaching the run; the inner one is the node's or
+/// the runtime's refusal (unknown node or key, wrong type, a callback's rejection, no answer).
+///
+/// # Errors
+/// When the run cannot be reached (it may have ended meanwhile).
+pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, DaemonError> {
+    let socket = nerve_message::run_socket(&run.run_id);
+    match exchange(&socket, &NodeRequest::Param { node: node.to_owned(), op })? {
+        DaemonMessage::Param { answer } => Ok(answer),
+        other => Err(unexpected(&socket, &other)),
+    }
+}
+
 fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, DaemonError> {
+    match exchange(socket, &request)? {
+        DaemonMessage::Status(status) => Ok(*status),
+        other => Err(unexpected(socket, &other)),
+    }
+}
+
+/// Sends a tool's one request on a connection of its own and reads the one answer.
+fn exchange(socket: &Path, request: &NodeRequest) -> Result<DaemonMessage, DaemonError> {
     let err = |source: std::io::Error| DaemonError::Unreachable { path: socket.to_owned(), source };
     let mut stream = UnixStream::connect(socket).map_err(err)?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(err)?;
-    frame::write(&mut stream, &request).map_err(|e| err(std::io::Error::other(e)))?;
-    match frame::read(&mut BufReader::new(&mut stream)) {
-        Ok(DaemonMessage::Status(status)) => Ok(*status),
-        Ok(other) => Err(err(std::io::Error::other(format!("unexpected answer {other:?}")))),
-        Err(e) => Err(err(std::io::Error::other(e))),
+    frame::write(&mut stream, request).map_err(|e| err(std::io::Error::other(e)))?;
+    frame::read(&mut BufReader::new(&mut stream)).map_err(|e| err(std::io::Error::other(e)))
+}
+
+fn unexpected(socket: &Path, answer: &DaemonMessage) -> DaemonError {
+    DaemonError::Unreachable {
+        path: socket.to_owned(),
+        source: std::io::Error::other(format!("unexpected answer {answer:?}")),
     }
 }

@@ -20,6 +20,7 @@ mod drops;
 mod error;
 pub mod inspect;
 mod logs;
+mod params;
 mod plan;
 mod realtime;
 mod reaper;
@@ -27,6 +28,8 @@ mod run;
 mod spawn;
 
 pub use error::DaemonError;
+/// Parameter requests and answers, as [`inspect::param`] takes and returns them.
+pub use nerve_message::param;
 pub use plan::Plan;
 pub use run::{Outcome, RunOptions, RunReport, run};
 

@@ -122,6 +122,7 @@ impl Plan {
             max_message,
             lock_memory: df.nodes[n].realtime.as_ref().is_some_and(|rt| rt.lock_memory),
             sim_time: false,
+            params: df.nodes[n].params.clone(),
             descriptor: df.descriptor.clone(),
             config: df.nodes[n].config.clone(),
         }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use nerve_message::channel_table::InputChannel;
 use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::param::{ParamAnswer, ParamError, ParamOp};
 use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
 use nerve_message::{NERVE_VERSION, frame, versions_compatible};
 use nerve_shm::inbox::Inbox;
@@ -26,6 +27,7 @@ use nerve_spec::{Dataflow, NodePath};
 use crate::drops::DropWatch;
 use crate::error::DaemonError;
 use crate::logs::LogSink;
+use crate::params::{ANSWER_TIMEOUT, ParamRelay};
 use crate::plan::Plan;
 use crate::realtime::Realtime;
 use crate::reaper::Reaper;
@@ -133,6 +135,12 @@ enum Ev {
         stop: bool,
         reply: Sender<RunStatus>,
     },
+    /// A tool's parameter request for node `node`, answered on `reply`.
+    Param {
+        node: String,
+        op: ParamOp,
+        reply: Sender<ParamAnswer>,
+    },
 }
 
 struct NodeRt {
@@ -181,6 +189,7 @@ struct Run<'a> {
     stopping: Option<Instant>,
     aborted: Option<String>,
     drops: DropWatch,
+    params: ParamRelay,
 }
 
 /// Runs `df` to completion on this host.
@@ -296,6 +305,7 @@ fn run_inner(
         stopping: None,
         aborted: None,
         drops,
+        params: ParamRelay::default(),
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
     for i in 0..df.nodes.len() {
@@ -356,6 +366,10 @@ fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
             answer_tool(stream, tx, request == NodeRequest::StopRun);
             return;
         }
+        Ok(NodeRequest::Param { node, op }) => {
+            answer_param(stream, tx, node, op);
+            return;
+        }
         _ => {
             tracing::warn!("ignoring a control connection that did not start with a registration");
             return;
@@ -385,6 +399,24 @@ fn answer_tool(mut stream: UnixStream, tx: &Sender<Ev>, stop: bool) {
     if let Ok(status) = status.recv_timeout(Duration::from_secs(5)) {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
         let _ = frame::write(&mut stream, &DaemonMessage::Status(Box::new(status)));
+    }
+}
+
+/// Sends a tool a node's answer to its parameter request, or why there is none.
+fn answer_param(mut stream: UnixStream, tx: &Sender<Ev>, node: String, op: ParamOp) {
+    let (reply, answer) = mpsc::channel();
+    if tx.send(Ev::Param { node: node.clone(), op, reply }).is_err() {
+        return;
+    }
+    // The event loop fails a request its node leaves unanswered at ANSWER_TIMEOUT; the margin
+    // only covers a loop that is itself slow.
+    let waited = ANSWER_TIMEOUT + Duration::from_secs(1);
+    let answer = answer.recv_timeout(waited).unwrap_or_else(|_| {
+        Err(ParamError::NoAnswer { node, waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX) })
+    });
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+    if let Err(e) = frame::write(&mut stream, &DaemonMessage::Param { answer }) {
+        tracing::debug!(error = %e, "the tool that asked for a parameter is gone");
     }
 }
 
@@ -421,7 +453,16 @@ impl Run<'_> {
                         outputs.iter().filter_map(|o| self.df.nodes[i].outputs.iter().position(|x| x == o)).collect();
                     self.close_outputs(i, &idx);
                 }
-                Ok(Ev::Request(i, _, NodeRequest::Register { .. } | NodeRequest::Inspect | NodeRequest::StopRun)) => {
+                Ok(Ev::Request(i, _, NodeRequest::ParamReply { id, answer })) => self.params.answer(i, id, answer),
+                Ok(Ev::Param { node, op, reply }) => self.forward_param(&node, op, reply),
+                Ok(Ev::Request(
+                    i,
+                    _,
+                    NodeRequest::Register { .. }
+                    | NodeRequest::Inspect
+                    | NodeRequest::StopRun
+                    | NodeRequest::Param { .. },
+                )) => {
                     tracing::warn!(node = %self.nodes[i].id, "ignoring a registration or tool request from a node");
                 }
                 Ok(Ev::Tool { stop, reply }) => {
@@ -453,6 +494,8 @@ impl Run<'_> {
             self.drops.check(&self.inboxes);
             self.restart_due();
             let now = Instant::now();
+            let nodes = &self.nodes;
+            self.params.expire(now, |i| nodes[i].id.clone());
             if self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
                 self.kill_all();
             }
@@ -533,6 +576,8 @@ impl Run<'_> {
         rt.restart = Some((Instant::now() + wait, outcome.clone()));
         rt.writer = None;
         rt.ready = false;
+        let id = rt.id.clone();
+        self.params.node_gone(i, &id, "restarting");
         // Its queues take nothing more and what it held is freed now, as for any dead reader;
         // its outputs stay open: their readers wait for the new process.
         self.release_reader(i);
@@ -594,17 +639,7 @@ impl Run<'_> {
             .map(|(i, rt)| NodeStatus {
                 id: rt.id.clone(),
                 pid: rt.pid.filter(|_| rt.exited.is_none() && rt.restart.is_none()),
-                state: match (&rt.exited, &rt.restart) {
-                    (Some(Outcome::Finished), _) => "finished".to_owned(),
-                    (Some(Outcome::Failed(how)), _) => format!("failed ({how})"),
-                    (Some(Outcome::KilledAfterGrace), _) => "killed after the grace period".to_owned(),
-                    (Some(Outcome::NotRun), _) => "not run".to_owned(),
-                    (None, Some(_)) => "restarting".to_owned(),
-                    (None, None) if rt.pid.is_none() && rt.writer.is_none() => "waiting".to_owned(),
-                    (None, None) if rt.ready && self.started => "running".to_owned(),
-                    (None, None) if rt.ready => "ready".to_owned(),
-                    (None, None) => "starting".to_owned(),
-                },
+                state: self.node_state(i),
                 restarts: rt.restarts,
                 config: self.df.nodes[i].config.clone(),
                 inputs: self.plan.inputs[i]
@@ -633,6 +668,39 @@ impl Run<'_> {
             state,
             nodes,
         }
+    }
+
+    /// What node `i` is doing, in the words of `nerve list`.
+    fn node_state(&self, i: usize) -> String {
+        let rt = &self.nodes[i];
+        match (&rt.exited, &rt.restart) {
+            (Some(Outcome::Finished), _) => "finished".to_owned(),
+            (Some(Outcome::Failed(how)), _) => format!("failed ({how})"),
+            (Some(Outcome::KilledAfterGrace), _) => "killed after the grace period".to_owned(),
+            (Some(Outcome::NotRun), _) => "not run".to_owned(),
+            (None, Some(_)) => "restarting".to_owned(),
+            (None, None) if rt.pid.is_none() && rt.writer.is_none() => "waiting".to_owned(),
+            (None, None) if rt.ready && self.started => "running".to_owned(),
+            (None, None) if rt.ready => "ready".to_owned(),
+            (None, None) => "starting".to_owned(),
+        }
+    }
+
+    /// Forwards a tool's parameter request to node `node`'s process, or answers at once why it
+    /// cannot be asked; the node's answer comes back as [`NodeRequest::ParamReply`].
+    fn forward_param(&mut self, node: &str, op: ParamOp, reply: Sender<ParamAnswer>) {
+        let Some(i) = self.nodes.iter().position(|n| n.id == node) else {
+            let known = self.nodes.iter().map(|n| n.id.clone()).collect();
+            let _ = reply.send(Err(ParamError::UnknownNode { node: node.to_owned(), known }));
+            return;
+        };
+        let rt = &self.nodes[i];
+        if rt.writer.is_none() || rt.exited.is_some() || rt.restart.is_some() {
+            let _ = reply.send(Err(ParamError::NotRunning { node: node.to_owned(), state: self.node_state(i) }));
+            return;
+        }
+        let id = self.params.open(i, reply);
+        self.send(i, &DaemonMessage::ParamRequest { id, op });
     }
 
     /// Every spawned node exited and no node started by hand is still connected.
@@ -766,6 +834,8 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         rt.exited = Some(outcome);
         rt.writer = None;
+        let (id, state) = (rt.id.clone(), self.node_state(i));
+        self.params.node_gone(i, &id, &state);
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);

@@ -103,6 +103,9 @@ pub struct ChannelTable {
     /// runs its timers from the run's shared clock ([`nerve_shm::names::RunNames::clock`]).
     #[serde(default)]
     pub sim_time: bool,
+    /// The node's parameters as the dataflow declares them (`params:`).
+    #[serde(default)]
+    pub params: std::collections::BTreeMap<String, crate::param::ParamValue>,
     /// The whole dataflow, as JSON.
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.

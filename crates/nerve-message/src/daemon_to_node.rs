@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::ChannelTable;
+use crate::param::{ParamAnswer, ParamOp};
 
 /// A daemon's message to a node.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,4 +27,18 @@ pub enum DaemonMessage {
     },
     /// The run's status, for a tool that asked.
     Status(Box<crate::run_status::RunStatus>),
+    /// A tool's parameter request, forwarded to the node; the node answers with
+    /// [`crate::node_to_daemon::NodeRequest::ParamReply`] and the same `id`.
+    ParamRequest {
+        /// Names the request in the reply.
+        id: u64,
+        /// What to do.
+        op: ParamOp,
+    },
+    /// The node's answer to a tool's parameter request (or the runtime's, when the node could
+    /// not be asked).
+    Param {
+        /// The parameters read or set, or why not.
+        answer: ParamAnswer,
+    },
 }

@@ -4,7 +4,7 @@
 //! The control plane only sets up and tears down: data never travels here. A node registers,
 //! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
 //! ready, and waits for the start signal; afterwards the daemon only sends stop and
-//! input-closed notices.
+//! input-closed notices, and forwards tools' [parameter](param) requests.
 //!
 //! ```
 //! use nerve_message::{frame, node_to_daemon::NodeRequest};
@@ -19,6 +19,7 @@ pub mod channel_table;
 pub mod daemon_to_node;
 pub mod frame;
 pub mod node_to_daemon;
+pub mod param;
 pub mod run_status;
 
 pub use channel_table::ChannelTable;

@@ -2,8 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::param::{ParamAnswer, ParamOp};
+
 /// A node's request, or a tool's: a tool's request is the only one on its connection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum NodeRequest {
     /// First message on a connection: who the node is and which nerve it was built with.
@@ -26,4 +28,19 @@ pub enum NodeRequest {
     Inspect,
     /// A tool asks the run to stop, as Ctrl-C would; answered with its status.
     StopRun,
+    /// A tool reads or sets a parameter of node `node`; answered with
+    /// [`crate::daemon_to_node::DaemonMessage::Param`].
+    Param {
+        /// Node id.
+        node: String,
+        /// What to do.
+        op: ParamOp,
+    },
+    /// A node's answer to [`crate::daemon_to_node::DaemonMessage::ParamRequest`] `id`.
+    ParamReply {
+        /// The request's id.
+        id: u64,
+        /// The parameters read or set, or why not.
+        answer: ParamAnswer,
+    },
 }

@@ -28,6 +28,7 @@ mod connect;
 mod error;
 mod event;
 mod node;
+mod params;
 mod stream;
 mod topic_input;
 
@@ -37,6 +38,7 @@ pub use error::NodeError;
 pub use event::{Event, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
 pub use node::{Node, Sample};
+pub use params::{ParamError, ParamValue, Params};
 pub use stream::EventStream;
 
 /// Whether this process was spawned by `nerve run` (rather than started by hand).

@@ -22,6 +22,7 @@ use crate::clock::Clock;
 use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
+use crate::params::Params;
 use crate::stream::EventStream;
 
 /// A notice from the runtime, waiting to become an event.
@@ -41,6 +42,8 @@ pub(crate) struct Shared {
     control_pending: AtomicUsize,
     writer: Mutex<UnixStream>,
     pub clock: Clock,
+    /// The node's parameters: tools' requests are answered from here.
+    params: Params,
 }
 
 impl Shared {
@@ -71,6 +74,14 @@ impl Shared {
     fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
         frame::write(&mut *lock(&self.writer), req)?;
         Ok(())
+    }
+
+    /// Answers a tool's parameter request `id`, forwarded by the runtime.
+    fn answer_param(&self, id: u64, op: nerve_message::param::ParamOp) {
+        let answer = self.params.answer(op);
+        if let Err(e) = self.request(&NodeRequest::ParamReply { id, answer }) {
+            tracing::warn!(node = %self.table.node_id, error = %e, "cannot answer a parameter request");
+        }
     }
 }
 
@@ -195,7 +206,9 @@ impl Node {
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
+        let params = Params::new(&table.node_id, table.params.clone());
         let shared = Arc::new(Shared {
+            params,
             table,
             inbox: own,
             stop: AtomicBool::new(false),
@@ -215,6 +228,7 @@ impl Node {
                     break;
                 }
                 DaemonMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                DaemonMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
                 }
@@ -251,6 +265,13 @@ impl Node {
     #[must_use]
     pub fn clock(&self) -> &Clock {
         &self.shared.clock
+    }
+
+    /// The node's parameters: those the dataflow declares (`params:`), and any the code
+    /// declares; `nerve param` reads and sets the same ones.
+    #[must_use]
+    pub fn params(&self) -> Params {
+        self.shared.params.clone()
     }
 
     /// Declared output ids.
@@ -433,6 +454,8 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
         match frame::read::<DaemonMessage>(&mut reader) {
             Ok(DaemonMessage::Stop) => shared.push_control(Control::Stop),
             Ok(DaemonMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+            // On this thread: a callback that takes long delays only the tool that asked.
+            Ok(DaemonMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {

@@ -48,15 +48,17 @@ pub(crate) fn dict_to_map(d: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>>
     let mut map = Map::new();
     for (k, v) in d.iter() {
         let key: String = k.extract().map_err(|_| PyTypeError::new_err("metadata keys must be strings"))?;
-        let value = from_py(&v, &key, 0)?;
+        let value = from_py(&v, &format!("metadata `{key}`"), 0)?;
         map.insert(key, value);
     }
     Ok(map)
 }
 
-fn from_py(v: &Bound<'_, PyAny>, key: &str, depth: usize) -> PyResult<Value> {
+/// A plain Python value (bool, int, float, str, None, lists and dicts of them) as JSON; `what`
+/// names the value in errors (``metadata `frame` ``).
+pub(crate) fn from_py(v: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
     if depth > MAX_DEPTH {
-        return Err(PyTypeError::new_err(format!("metadata `{key}` is nested too deeply")));
+        return Err(PyTypeError::new_err(format!("{what} is nested too deeply")));
     }
     if v.is_none() {
         Ok(Value::Null)
@@ -67,22 +69,21 @@ fn from_py(v: &Bound<'_, PyAny>, key: &str, depth: usize) -> PyResult<Value> {
     } else if let Ok(f) = v.cast::<PyFloat>() {
         Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| PyTypeError::new_err(format!("metadata `{key}`: {} is not a finite number", f.value())))
+            .ok_or_else(|| PyTypeError::new_err(format!("{what}: {} is not a finite number", f.value())))
     } else if let Ok(s) = v.cast::<PyString>() {
         Ok(Value::String(s.to_str()?.to_owned()))
     } else if v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>() {
-        v.try_iter()?.map(|item| from_py(&item?, key, depth + 1)).collect::<PyResult<Vec<_>>>().map(Value::Array)
+        v.try_iter()?.map(|item| from_py(&item?, what, depth + 1)).collect::<PyResult<Vec<_>>>().map(Value::Array)
     } else if let Ok(d) = v.cast::<PyDict>() {
         let mut map = Map::new();
         for (k, item) in d.iter() {
-            let k: String =
-                k.extract().map_err(|_| PyTypeError::new_err(format!("metadata `{key}`: keys must be strings")))?;
-            map.insert(k, from_py(&item, key, depth + 1)?);
+            let k: String = k.extract().map_err(|_| PyTypeError::new_err(format!("{what}: keys must be strings")))?;
+            map.insert(k, from_py(&item, what, depth + 1)?);
         }
         Ok(Value::Object(map))
     } else {
         Err(PyTypeError::new_err(format!(
-            "metadata `{key}`: {} is not a bool, int, float, str, None, list or dict",
+            "{what}: {} is not a bool, int, float, str, None, list or dict",
             v.get_type().name()?
         )))
     }

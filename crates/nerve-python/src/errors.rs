@@ -9,6 +9,12 @@ pyo3::create_exception!(nerve, NerveError, PyException, "Base class of nerve's e
 pyo3::create_exception!(nerve, ConnectError, NerveError, "The node could not join a running dataflow.");
 pyo3::create_exception!(nerve, VersionMismatchError, ConnectError, "Node library and runtime versions differ.");
 pyo3::create_exception!(nerve, SendError, NerveError, "A message could not be sent.");
+pyo3::create_exception!(
+    nerve,
+    ParameterError,
+    NerveError,
+    "A parameter could not be read, declared or set: unknown key, wrong type, or refused by a callback."
+);
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -16,6 +22,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConnectError", py.get_type::<ConnectError>())?;
     m.add("VersionMismatchError", py.get_type::<VersionMismatchError>())?;
     m.add("SendError", py.get_type::<SendError>())?;
+    m.add("ParameterError", py.get_type::<ParameterError>())?;
     Ok(())
 }
 

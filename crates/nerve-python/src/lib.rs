@@ -9,6 +9,7 @@ mod convert;
 mod errors;
 mod node;
 mod outgoing;
+mod params;
 mod sample;
 mod service;
 mod tf;

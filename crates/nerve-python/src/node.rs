@@ -11,6 +11,7 @@ use crate::arrow::PyArrow;
 use crate::convert;
 use crate::errors::to_py;
 use crate::outgoing::Outgoing;
+use crate::params;
 use crate::sample::{Pending, Sample};
 use crate::wait::{Waited, interruptible};
 
@@ -150,6 +151,47 @@ impl Node {
     fn close_outputs(&self, outputs: Vec<String>) -> PyResult<()> {
         let refs: Vec<&str> = outputs.iter().map(String::as_str).collect();
         self.node.close_outputs(&refs).map_err(|e| to_py(&e))
+    }
+
+    /// The value of parameter ``key``; ``ParameterError`` when the node has no such parameter.
+    fn get_param<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+        let value = self.node.params().require(key).map_err(|e| params::param_error(&e))?;
+        params::to_py(py, &value)
+    }
+
+    /// Sets parameter ``key`` once every on-change callback accepts ``value``, and returns the value
+    /// as stored (an int on a float parameter becomes a float). ``ParameterError`` on an unknown
+    /// key, a value of another type, or a callback's refusal (its reason is the message).
+    fn set_param<'py>(&self, py: Python<'py>, key: &str, value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let value = params::from_py(key, value)?;
+        let stored = self.node.params().set(key, value).map_err(|e| params::param_error(&e))?;
+        params::to_py(py, &stored)
+    }
+
+    /// Declares parameter ``key`` with a default, and returns its value: the dataflow's when it
+    /// declares the key with that type, else ``default``.
+    fn declare_param<'py>(
+        &self,
+        py: Python<'py>,
+        key: &str,
+        default: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let default = params::from_py(key, default)?;
+        let value = self.node.params().declare(key, default).map_err(|e| params::param_error(&e))?;
+        params::to_py(py, &value)
+    }
+
+    /// Every parameter and its value, as a dict.
+    #[pyo3(name = "params")]
+    fn params_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        params::to_dict(py, &self.node.params())
+    }
+
+    /// Adds ``callback(key, value)``, run before any change is stored (from ``set_param`` or
+    /// ``nerve param set``): ``None`` or ``True`` accepts, ``False`` or a ``str`` reason refuses,
+    /// and an exception refuses with its text as the reason.
+    fn on_param_change(&self, callback: Py<PyAny>) {
+        params::on_change(&self.node.params(), callback);
     }
 
     /// The whole dataflow, as a dict.

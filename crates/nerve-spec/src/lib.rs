@@ -77,6 +77,11 @@
 //! default): it cannot make publishers wait. Topic inputs are not edges of the
 //! dataflow; [`Dataflow::readers_of`] lists only node outputs' readers.
 //!
+//! A node's `params:` declares its [parameters](param): a mapping of keys (letters, digits, `_`;
+//! `.` between groups) to a bool, int, float, string or a list of one of those, or the name of
+//! a YAML file holding that mapping, relative to the dataflow's directory. Nested mappings group
+//! keys: `pid: {kp: 1.0}` declares `pid.kp`.
+//!
 //! An output is an id, or a mapping `{id: image, topic: camera/image}` for an
 //! output that is also published on a topic ([`NodeSpec::output_topics`]).
 //!
@@ -86,7 +91,9 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod param;
 mod parse;
+mod parse_params;
 mod parse_process;
 mod paths;
 mod spec;
@@ -97,6 +104,7 @@ mod validate;
 use std::path::{Path, PathBuf};
 
 pub use error::{Problem, SpecError};
+pub use param::ParamValue;
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NodePath, NodeSpec,
     QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,

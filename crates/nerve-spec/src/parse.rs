@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::error::Problems;
+use crate::parse_params::parse_params;
 use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::spec::{
@@ -35,6 +36,7 @@ const NODE_KEYS: &[&str] = &[
     "restart",
     "realtime",
     "services",
+    "params",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -291,6 +293,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         restart: RestartSpec::default(),
         realtime: None,
         services: ServicesSpec::default(),
+        params: BTreeMap::new(),
         config: item.to_json(),
         line: item.mark.line,
     };
@@ -326,6 +329,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 process_marks.push((key.mark, k));
             }
             "services" => spec.services = parse_services(p, value, &f(k)),
+            "params" => spec.params = parse_params(p, value, &f(k), base_dir),
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::param::ParamValue;
+
 /// Queue length of an input that does not set `queue_size`.
 pub const DEFAULT_QUEUE_SIZE: usize = 10;
 
@@ -96,6 +98,10 @@ pub struct NodeSpec {
     /// names: declared so the graph shows them; the node's code creates them.
     #[serde(default)]
     pub services: ServicesSpec,
+    /// The node's parameters as declared (`params:`), by key; nested mappings are flattened to
+    /// dotted keys (`pid: {kp: 1}` is `pid.kp`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, ParamValue>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
