@@ -87,3 +87,27 @@ def test_real_time_is_the_wall_clock_and_cannot_be_set(dataflows):
     assert run.returncode == 0, run.output
     [line] = run.node_lines("probe")
     assert line.startswith("refused: this run keeps real time") and "--sim-time" in line, line
+
+
+def test_transforms_are_stamped_with_simulated_time(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sim
+            path: sim.py
+        """,
+        {
+            "sim.py": """
+                from nerve import Node, TransformBroadcaster, TransformBuffer
+
+                node = Node()
+                buffer = TransformBuffer()
+                node.set_sim_time(5_000_000_000)
+                TransformBroadcaster().send("world", "base", [1.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0])
+                print("stamp", buffer.lookup("world", "base", timeout=10.0).stamp, flush=True)
+            """
+        },
+    )
+    run = dataflows.run(path, "--sim-time")
+    assert run.returncode == 0, run.output
+    assert run.node_lines("sim") == ["stamp 5000000000"], run.output

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use nerve_shm::clock::{monotonic_ns, wall_ns};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
-use nerve_shm::sim_clock::SimClock;
+use nerve_shm::sim_clock::{SimClock, set_process_clock};
 
 use crate::error::NodeError;
 
@@ -33,7 +33,9 @@ impl Clock {
         if !sim_time {
             return Ok(Self::real());
         }
-        Ok(Self { sim: Some(Arc::new(SimClock::open(&names.clock())?)) })
+        let sim = Arc::new(SimClock::open(&names.clock())?);
+        set_process_clock(sim.clone());
+        Ok(Self { sim: Some(sim) })
     }
 
     /// Now, in nanoseconds: since the Unix epoch on the wall clock, or the run's simulated time.

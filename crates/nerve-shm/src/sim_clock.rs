@@ -6,7 +6,10 @@
 //! the time actually moves rather than polling.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+
+use crate::clock::wall_ns;
 
 use crate::doorbell::Doorbell;
 use crate::error::ShmError;
@@ -88,6 +91,23 @@ impl SimClock {
     pub fn wait_until<T>(&self, deadline: Option<Instant>, ready: impl FnMut() -> Option<T>) -> Option<T> {
         self.words().doorbell.wait_until(deadline, Duration::ZERO, ready)
     }
+}
+
+/// The simulated clock of the run this process is a node of, once its node joined.
+static PROCESS_CLOCK: OnceLock<Arc<SimClock>> = OnceLock::new();
+
+/// Makes `clock` this process's time: a node of a `--sim-time` run calls it as it joins, so
+/// code that stamps without a node at hand (transforms, for one) follows the run's time too.
+/// A process is a node of one run at most; a second call changes nothing.
+pub fn set_process_clock(clock: Arc<SimClock>) {
+    let _ = PROCESS_CLOCK.set(clock);
+}
+
+/// nerve's time in this process, in nanoseconds: the run's simulated time in a node of a
+/// `--sim-time` run, else the wall clock (since the Unix epoch).
+#[must_use]
+pub fn process_now_ns() -> u64 {
+    PROCESS_CLOCK.get().map_or_else(wall_ns, |c| c.now_ns())
 }
 
 #[cfg(test)]
