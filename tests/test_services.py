@@ -78,3 +78,22 @@ def test_service_cli_lists_and_calls(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_processes_of_one_host_meet_without_multicast_or_endpoints():
+    # The tests' Zenoh config has multicast off and no endpoints to connect to: the sessions of
+    # this host find each other through the registry's rendezvous sockets alone.
+    name = unique_topic("rendezvous")
+    env = {**os.environ, "NAME": name}
+    script = [sys.executable, str(NODES / "service_server.py")]
+    server = subprocess.Popen(script, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout and server.stdout.readline().strip() == "serving"
+        called = subprocess.run(
+            nerve_cmd("service", "call", name, "[1, 2]", "--type", "Int64"), capture_output=True, text=True, timeout=60
+        )
+        assert called.returncode == 0, called.stderr
+        assert "[2, 4]" in called.stdout, called.stdout
+    finally:
+        server.kill()
+        server.wait()

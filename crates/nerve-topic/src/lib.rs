@@ -34,6 +34,7 @@ pub mod name;
 pub mod network;
 mod publisher;
 pub mod registry;
+mod rendezvous;
 mod runtime;
 pub mod service;
 mod subscriber;

@@ -2,7 +2,8 @@
 //!
 //! Each process that has a network-scoped endpoint opens one Zenoh session (peer mode; peers
 //! find each other by UDP multicast scouting, or through the endpoints of a Zenoh config file
-//! named by `NERVE_ZENOH_CONFIG`). A network namespace counts as a host of its own.
+//! named by `NERVE_ZENOH_CONFIG`; those of one host also through the registry, see
+//! [`crate::rendezvous`]). A network namespace counts as a host of its own.
 //!
 //! Key expressions (`<topic>` keeps its `/`-separated segments):
 //!
@@ -29,6 +30,7 @@ use zenoh::sample::SampleKind;
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
+use crate::rendezvous::Rendezvous;
 use crate::runtime::lock;
 
 /// Environment variable naming a Zenoh configuration file (JSON5) for every session nerve opens.
@@ -39,6 +41,8 @@ pub(crate) struct Network {
     pid: u32,
     pub(crate) session: zenoh::Session,
     pub(crate) host: String,
+    /// Dropped after the session closes (see `Drop`), so the socket file goes last.
+    _rendezvous: Option<Rendezvous>,
 }
 
 /// Held weakly: the session closes when the last network endpoint of the process goes.
@@ -53,7 +57,7 @@ pub(crate) fn network() -> Result<Arc<Network>, TopicError> {
     {
         return Ok(n);
     }
-    let config = match std::env::var_os(CONFIG_ENV) {
+    let mut config = match std::env::var_os(CONFIG_ENV) {
         Some(path) => zenoh::Config::from_file(&path).map_err(|e| {
             TopicError::Network(format!(
                 "cannot read the Zenoh config {} (from {CONFIG_ENV}): {e}",
@@ -62,9 +66,13 @@ pub(crate) fn network() -> Result<Arc<Network>, TopicError> {
         })?,
         None => zenoh::Config::default(),
     };
+    let mut rendezvous = Rendezvous::join(&mut config)?;
     let session =
         zenoh::open(config).wait().map_err(|e| TopicError::Network(format!("cannot open a Zenoh session: {e}")))?;
-    let n = Arc::new(Network { pid, session, host: host_id() });
+    if let Some(r) = &mut rendezvous {
+        r.listening();
+    }
+    let n = Arc::new(Network { pid, session, host: host_id(), _rendezvous: rendezvous });
     *current = Arc::downgrade(&n);
     Ok(n)
 }
