@@ -101,13 +101,13 @@ const METER_QUEUE: usize = 1000;
 
 /// Set by Ctrl-C (SIGINT) or SIGTERM; the handlers are removed when dropped, since the Python
 /// package runs the command inside an interpreter that lives on.
-struct StopSignal {
+pub(crate) struct StopSignal {
     raised: Arc<AtomicBool>,
     ids: Vec<signal_hook::SigId>,
 }
 
 impl StopSignal {
-    fn install() -> anyhow::Result<Self> {
+    pub(crate) fn install() -> anyhow::Result<Self> {
         let raised = Arc::new(AtomicBool::new(false));
         let mut stop = Self { raised: raised.clone(), ids: Vec::new() };
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -117,7 +117,7 @@ impl StopSignal {
         Ok(stop)
     }
 
-    fn raised(&self) -> bool {
+    pub(crate) fn raised(&self) -> bool {
         self.raised.load(Ordering::SeqCst)
     }
 }
@@ -140,7 +140,7 @@ fn keep_writing(written: std::io::Result<()>) -> anyhow::Result<bool> {
     }
 }
 
-fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
+pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
     Subscriber::new(topic, options).with_context(|| format!("cannot subscribe to topic `{topic}`"))
 }
 
