@@ -90,8 +90,15 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
     let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size)?;
     df.nodes.push(recorder);
     let code = crate::run(&df, &args.run)?;
-    let reported = report(&file)?;
-    Ok(code.max(reported))
+    match report(&file) {
+        Ok(reported) => Ok(code.max(reported)),
+        // The run's own failure (reported above) is the news, not the file it left unfinished.
+        Err(e) if code != 0 => {
+            eprintln!("error: no complete recording: {e:#}");
+            Ok(code)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// The recorder node for `df`: one `drop_oldest` input per recorded output (`outputs`, or every

@@ -46,7 +46,6 @@ pub fn replay<E>(
         for m in messages {
             if pace.speed > 0.0 {
                 // Float nanoseconds lose nothing that matters below a day of recording.
-                #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 let offset = Duration::from_nanos((m.log_time.saturating_sub(first) as f64 / pace.speed) as u64);
                 sleep_until(start + offset, stopped);
             }
@@ -104,7 +103,6 @@ mod tests {
                 messages.iter().map(|m| m.log_time).collect::<Vec<_>>()
             );
             // Never early: the last message waits for its recorded offset divided by the speed.
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let due = Duration::from_millis((80.0 / speed) as u64);
             assert!(offsets[2].1 >= due, "speed {speed}: sent at {:?}, due at {due:?}", offsets[2].1);
         }

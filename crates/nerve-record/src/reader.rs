@@ -12,6 +12,17 @@ use crate::MESSAGE_ENCODING;
 use crate::error::ReadError;
 use crate::payload;
 
+/// The record of `length` bytes (opcode and length prefix included) at `offset` of `bytes`,
+/// its data borrowed from them.
+fn record(bytes: &[u8], offset: u64, length: u64) -> Result<mcap::records::Record<'_>, mcap::McapError> {
+    let range = usize::try_from(offset).ok().zip(usize::try_from(length).ok()).and_then(|(o, l)| {
+        let end = o.checked_add(l)?;
+        bytes.get(o..end).filter(|r| r.len() >= 9)
+    });
+    let record = range.ok_or(mcap::McapError::BadIndex)?;
+    mcap::parse_record(record[0], &record[9..])
+}
+
 /// A recording opened for reading, mapped in memory (however large, it is read in place).
 pub struct Recording {
     map: memmap2::Mmap,
@@ -71,6 +82,58 @@ impl Recording {
 
     fn mcap_error(&self) -> impl Fn(mcap::McapError) -> ReadError + '_ {
         |source| ReadError::Mcap { path: self.path.clone(), source }
+    }
+
+    fn check_encoding(&self, channel: &str, encoding: &str) -> Result<(), ReadError> {
+        if encoding == MESSAGE_ENCODING {
+            return Ok(());
+        }
+        Err(ReadError::Encoding { path: self.path.clone(), channel: channel.to_owned(), encoding: encoding.to_owned() })
+    }
+
+    /// The wanted messages through the summary's chunk and message indexes, borrowing their
+    /// data from the map; `None` when the file lacks indexes or has compressed chunks.
+    fn indexed<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Option<Vec<Recorded<'a>>>, ReadError> {
+        let Some(summary) = &self.summary else { return Ok(None) };
+        let error = self.mcap_error();
+        if summary.chunk_indexes.iter().any(|c| !c.compression.is_empty() || c.message_index_offsets.is_empty()) {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for index in &summary.chunk_indexes {
+            let chunk = record(&self.map, index.chunk_start_offset, index.chunk_length).map_err(&error)?;
+            let mcap::records::Record::Chunk { data: Cow::Borrowed(data), .. } = chunk else {
+                return Err(error(mcap::McapError::BadIndex));
+            };
+            // Chunks are listed in file order; within one, messages go back to file order too.
+            let mut in_chunk = Vec::new();
+            for (channel, entries) in summary.read_message_indexes(&self.map, index).map_err(&error)? {
+                let Some(channel) = wanted.get(&channel.topic) else { continue };
+                for entry in entries {
+                    let Ok(offset) = usize::try_from(entry.offset) else {
+                        return Err(error(mcap::McapError::BadIndex));
+                    };
+                    let length =
+                        data.get(offset + 1..offset + 9).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+                    let Some(length) = length else { return Err(error(mcap::McapError::BadIndex)) };
+                    match record(data, entry.offset, length + 9).map_err(&error)? {
+                        mcap::records::Record::Message { header, data } => in_chunk.push((
+                            entry.offset,
+                            Recorded {
+                                channel: channel.as_str(),
+                                log_time: header.log_time,
+                                publish_time: header.publish_time,
+                                data,
+                            },
+                        )),
+                        _ => return Err(error(mcap::McapError::BadIndex)),
+                    }
+                }
+            }
+            in_chunk.sort_by_key(|(offset, _)| *offset);
+            out.extend(in_chunk.into_iter().map(|(_, m)| m));
+        }
+        Ok(Some(out))
     }
 
     /// The messages in file order. A file with a summary must be whole; one without (cut short)
@@ -157,28 +220,35 @@ impl Recording {
     }
 
     /// The messages of the channels `wanted`, in log-time order (messages with equal log times
-    /// keep the file's order).
+    /// keep the file's order). A whole recording with uncompressed chunks (as nerve writes them)
+    /// is read through its indexes, each message's data borrowed from the mapped file, so a
+    /// recording larger than memory replays; any other is read linearly, its data copied.
     ///
     /// # Errors
     /// A malformed file, or a wanted channel whose messages are not nerve's encoding.
     pub fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
-        let mut out = Vec::new();
-        for message in self.stream()? {
-            let Some(channel) = wanted.get(&message.channel.topic) else { continue };
-            if message.channel.message_encoding != MESSAGE_ENCODING {
-                return Err(ReadError::Encoding {
-                    path: self.path.clone(),
-                    channel: channel.clone(),
-                    encoding: message.channel.message_encoding.clone(),
-                });
+        if let Some(summary) = &self.summary {
+            for channel in summary.channels.values().filter(|c| wanted.contains(&c.topic)) {
+                self.check_encoding(&channel.topic, &channel.message_encoding)?;
             }
-            out.push(Recorded {
-                channel: channel.as_str(),
-                log_time: message.log_time,
-                publish_time: message.publish_time,
-                data: message.data,
-            });
         }
+        let mut out = match self.indexed(wanted)? {
+            Some(indexed) => indexed,
+            None => {
+                let mut out = Vec::new();
+                for message in self.stream()? {
+                    let Some(channel) = wanted.get(&message.channel.topic) else { continue };
+                    self.check_encoding(channel, &message.channel.message_encoding)?;
+                    out.push(Recorded {
+                        channel: channel.as_str(),
+                        log_time: message.log_time,
+                        publish_time: message.publish_time,
+                        data: message.data,
+                    });
+                }
+                out
+            }
+        };
         out.sort_by_key(|m| m.log_time);
         Ok(out)
     }
