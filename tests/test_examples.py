@@ -33,3 +33,21 @@ def test_topic_example_talker_and_listener():
     assert listener.returncode == 0, err
     lines = out.splitlines()
     assert len(lines) == 50 and lines[-1].startswith("pose x=4.9"), out
+
+
+def test_record_replay_example(tmp_path):
+    """The example's recording replays into the same dataflow with the same monitor summary."""
+    dataflow = REPO / "examples" / "record-replay" / "dataflow.yml"
+    recording = tmp_path / "imu.mcap"
+    summaries = []
+    for command in (("record", str(recording)), ("replay", str(recording))):
+        result = subprocess.run(
+            nerve_cmd(*command, str(dataflow), "--log-dir", str(tmp_path / command[0])),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        summaries += [line for line in result.stdout.splitlines() if "readings, checksum" in line]
+    assert len(summaries) == 2 and summaries[0] == summaries[1], summaries
+    assert "monitor: 40 readings, checksum " in summaries[0], summaries

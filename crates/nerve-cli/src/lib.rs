@@ -15,6 +15,8 @@ pub mod graph;
 mod new;
 mod node;
 mod param;
+mod record;
+mod replay;
 mod runs;
 mod service;
 mod tf;
@@ -63,12 +65,30 @@ enum Command {
     Node(node::NodeArgs),
     /// List, read or set a running node's parameters.
     Param(param::ParamArgs),
+    /// Record a dataflow's outputs and topics to an MCAP file while running it.
+    Record(record::RecordArgs),
+    /// Run a dataflow with its source nodes fed from a recording, or republish its topics.
+    Replay(replay::ReplayArgs),
+    /// The recorder node `nerve record` adds to a dataflow (started by the runtime).
+    #[command(hide = true)]
+    RecordNode(record::RecordNodeArgs),
+    /// A source node replaced by `nerve replay` (started by the runtime).
+    #[command(hide = true)]
+    ReplayNode(replay::ReplayNodeArgs),
 }
 
 #[derive(Debug, clap::Args)]
 struct RunArgs {
     /// The dataflow YAML file.
     dataflow: PathBuf,
+    #[command(flatten)]
+    flags: RunFlags,
+}
+
+/// How `nerve run` (and `nerve record` and `nerve replay`, which run a dataflow the same way)
+/// runs a dataflow.
+#[derive(Debug, Clone, clap::Args)]
+struct RunFlags {
     /// Run every node's `build:` command first.
     #[arg(long)]
     build: bool,
@@ -152,7 +172,7 @@ fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
-        Command::Run(args) => run(&args),
+        Command::Run(args) => run(&load(&args.dataflow)?, &args.flags),
         Command::Build { dataflow } => {
             let df = load(&dataflow)?;
             nerve_daemon::build(&df)?;
@@ -173,15 +193,33 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Logs(args) => runs::logs(&args),
         Command::Node(args) => node::run(&args),
         Command::Param(args) => param::run(&args),
+        Command::Record(args) => record::run(&args),
+        Command::Replay(args) => replay::run(&args),
+        Command::RecordNode(args) => record::node(&args),
+        Command::ReplayNode(args) => replay::node(&args),
     }
+}
+
+/// Set by the Python package's `nerve` command to the interpreter it runs in.
+const PYTHON_VAR: &str = "NERVE_PYTHON";
+
+/// How a node that is this very `nerve` command, run as `nerve <args>`, is started: through
+/// the Python package (`python -m nerve`) when the command runs from it, else this executable.
+fn nerve_itself(args: &[String]) -> anyhow::Result<(nerve_spec::NodePath, Vec<String>)> {
+    let (program, mut full) = match std::env::var_os(PYTHON_VAR) {
+        Some(python) => (PathBuf::from(python), vec!["-m".to_owned(), "nerve".to_owned()]),
+        None => (std::env::current_exe().context("finding the nerve executable")?, Vec::new()),
+    };
+    full.extend_from_slice(args);
+    Ok((nerve_spec::NodePath::Executable(program), full))
 }
 
 fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s).with_context(|| format!("--{what} must be a non-negative number of seconds"))
 }
 
-fn run(args: &RunArgs) -> anyhow::Result<i32> {
-    let df = load(&args.dataflow)?;
+/// Runs `df` on this machine as `nerve run` does; returns the exit code.
+fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
     for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
         tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
     }
@@ -190,14 +228,14 @@ fn run(args: &RunArgs) -> anyhow::Result<i32> {
         grace: secs(args.grace, "grace")?,
         ready_timeout: secs(args.ready_timeout, "ready-timeout")?,
         log_dir: args.log_dir.clone(),
-        python: std::env::var_os("NERVE_PYTHON").map_or_else(|| PathBuf::from("python3"), PathBuf::from),
+        python: std::env::var_os(PYTHON_VAR).map_or_else(|| PathBuf::from("python3"), PathBuf::from),
         echo: !args.quiet,
         max_message: args.max_message,
         pool_capacity: args.pool_capacity,
         name: args.name.clone(),
         sim_time: args.sim_time,
     };
-    let report = nerve_daemon::run(&df, &opts)?;
+    let report = nerve_daemon::run(df, &opts)?;
     for (node, input, n) in &report.dropped {
         eprintln!("nerve: {node}/{input} dropped {n} message(s) in all (queue full, drop_oldest)");
     }

@@ -201,15 +201,11 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
             }
         }
     }
-    eprintln!(
-        "nerve: sent {sent} message(s) on `{}` ({} subscriber(s))",
-        publisher.topic(),
-        publisher.subscriber_count()
-    );
+    eprintln!("nerve: sent {sent} message(s) on `{}`", publisher.topic());
     Ok(0)
 }
 
-fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
+pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
     Subscriber::new(topic, options).with_context(|| format!("cannot subscribe to topic `{topic}`"))
 }
 

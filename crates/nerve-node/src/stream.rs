@@ -102,6 +102,24 @@ impl EventStream {
         self.spin = spin;
     }
 
+    /// Messages each input lost so far because its queue was full (`drop_oldest` inputs and
+    /// topic inputs drop their oldest), as (input id, count), in declaration order; inputs that
+    /// cannot drop (timers, back-pressured edges) count 0.
+    #[must_use]
+    pub fn dropped(&self) -> Vec<(String, u64)> {
+        self.slots
+            .iter()
+            .map(|s| {
+                let n = match &s.source {
+                    Source::Shm { input, .. } => input.dropped(),
+                    Source::Topic(feed) => feed.dropped(),
+                    Source::Timer { .. } => 0,
+                };
+                (s.id.clone(), n)
+            })
+            .collect()
+    }
+
     /// Waits for the next event; `None` once the stream has ended.
     pub fn recv(&mut self) -> Option<Event> {
         match self.next_event(None) {
@@ -190,6 +208,22 @@ impl EventStream {
                 return Some(Event::Input { id, metadata, data });
             }
         }
+        if let Some(e) = self.next_queued() {
+            return Some(e);
+        }
+        for s in &mut self.slots {
+            if s.closing && !s.closed {
+                s.closed = true;
+                return Some(Event::InputClosed { id: s.id.clone() });
+            }
+        }
+        None
+    }
+
+    /// The oldest message waiting in any input's queue, without waiting for one; it works after
+    /// [`Event::Stop`] too, so a node that must keep everything that reached it (a recorder)
+    /// can drain its queues before it exits.
+    pub fn next_queued(&mut self) -> Option<Event> {
         let oldest = self
             .slots
             .iter()
@@ -200,16 +234,7 @@ impl EventStream {
                 Source::Timer { .. } => None,
             })
             .min_by_key(|&(_, stamp)| stamp);
-        if let Some((i, _)) = oldest {
-            return self.take(i);
-        }
-        for s in &mut self.slots {
-            if s.closing && !s.closed {
-                s.closed = true;
-                return Some(Event::InputClosed { id: s.id.clone() });
-            }
-        }
-        None
+        oldest.and_then(|(i, _)| self.take(i))
     }
 
     fn publish_next_timer(&self) {

@@ -6,7 +6,7 @@
 //! dataflow edge.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -24,6 +24,10 @@ pub(crate) struct TopicFeed {
     pending: AtomicUsize,
     capacity: usize,
     open: AtomicBool,
+    /// Messages this feed's own queue let go (the node fell behind).
+    overflowed: AtomicU64,
+    /// The subscriber's own drop count, as last seen by the hand-over thread.
+    subscriber_dropped: AtomicU64,
 }
 
 impl TopicFeed {
@@ -35,6 +39,8 @@ impl TopicFeed {
             pending: AtomicUsize::new(0),
             capacity: queue_size.max(1),
             open: AtomicBool::new(true),
+            overflowed: AtomicU64::new(0),
+            subscriber_dropped: AtomicU64::new(0),
         });
         let handing = feed.clone();
         std::thread::Builder::new()
@@ -46,7 +52,9 @@ impl TopicFeed {
 
     fn hand_over(&self, sub: &Subscriber, bell: &Inbox) {
         while self.open.load(Ordering::Acquire) {
-            let item = match sub.recv(Some(POLL)) {
+            let item = sub.recv(Some(POLL));
+            self.subscriber_dropped.store(sub.dropped(), Ordering::Release);
+            let item = match item {
                 Ok(Some(m)) => Ok(m),
                 Ok(None) => continue,
                 Err(e) => Err(e.to_string()),
@@ -56,6 +64,7 @@ impl TopicFeed {
             // Bounded like the input's queue: a busy node loses the oldest, never the newest.
             if queue.len() > self.capacity {
                 queue.pop_front();
+                self.overflowed.fetch_add(1, Ordering::AcqRel);
             }
             self.pending.store(queue.len(), Ordering::Release);
             drop(queue);
@@ -70,6 +79,12 @@ impl TopicFeed {
         }
         let queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
         queue.front().map(|m| m.as_ref().map_or(0, |m| m.metadata.timestamp))
+    }
+
+    /// Messages lost so far: by the subscriber's queues and by this feed's (as of the hand-over
+    /// thread's last look, at most [`POLL`] ago).
+    pub(crate) fn dropped(&self) -> u64 {
+        self.overflowed.load(Ordering::Acquire) + self.subscriber_dropped.load(Ordering::Acquire)
     }
 
     /// Whether a message waits.

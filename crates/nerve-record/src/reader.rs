@@ -1,0 +1,255 @@
+//! Reading a recording back: its channels, its metadata, and its messages in log-time order.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow_array::ArrayRef;
+use nerve_shm::codec::Parameters;
+
+use crate::MESSAGE_ENCODING;
+use crate::error::ReadError;
+use crate::payload;
+
+/// The record of `length` bytes (opcode and length prefix included) at `offset` of `bytes`,
+/// its data borrowed from them.
+fn record(bytes: &[u8], offset: u64, length: u64) -> Result<mcap::records::Record<'_>, mcap::McapError> {
+    let range = usize::try_from(offset).ok().zip(usize::try_from(length).ok()).and_then(|(o, l)| {
+        let end = o.checked_add(l)?;
+        bytes.get(o..end).filter(|r| r.len() >= 9)
+    });
+    let record = range.ok_or(mcap::McapError::BadIndex)?;
+    mcap::parse_record(record[0], &record[9..])
+}
+
+/// A recording opened for reading, mapped in memory (however large, it is read in place).
+pub struct Recording {
+    map: memmap2::Mmap,
+    path: PathBuf,
+    summary: Option<mcap::Summary>,
+}
+
+/// One recorded message.
+#[derive(Debug, Clone)]
+pub struct Recorded<'a> {
+    /// The channel (`<node>/<output>` or `topic/<name>`).
+    pub channel: &'a str,
+    /// When the recorder received it: ns since the Unix epoch.
+    pub log_time: u64,
+    /// The sender's stamp (`CLOCK_MONOTONIC` ns of the sender's host).
+    pub publish_time: u64,
+    /// The payload: one Arrow IPC stream.
+    pub data: Cow<'a, [u8]>,
+}
+
+impl Recorded<'_> {
+    /// The array and the sender's parameters.
+    ///
+    /// # Errors
+    /// A payload that is not nerve's Arrow IPC encoding.
+    pub fn decode(&self) -> Result<(ArrayRef, Parameters), ReadError> {
+        payload::decode(&self.data).map_err(|why| ReadError::Payload {
+            channel: self.channel.to_owned(),
+            log_time: self.log_time,
+            why,
+        })
+    }
+}
+
+impl Recording {
+    /// Opens the recording at `path`.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or is not MCAP.
+    pub fn open(path: &Path) -> Result<Self, ReadError> {
+        let open = |source| ReadError::Open { path: path.to_owned(), source };
+        let file = File::open(path).map_err(open)?;
+        // SAFETY: the map is read-only and private to this process; a recording is not written
+        // while it is replayed (a file truncated meanwhile would fault, as for any mapped file).
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(open)?;
+        if !map.starts_with(mcap::MAGIC) {
+            return Err(ReadError::NotMcap { path: path.to_owned() });
+        }
+        // A recording cut short (its recorder killed) has no summary: it is then read linearly,
+        // up to where it ends.
+        let summary = mcap::Summary::read(&map).unwrap_or_else(|e| {
+            tracing::warn!(path = %path.display(), error = %e, "the recording has no readable summary (cut short?): reading it linearly");
+            None
+        });
+        Ok(Self { map, path: path.to_owned(), summary })
+    }
+
+    fn mcap_error(&self) -> impl Fn(mcap::McapError) -> ReadError + '_ {
+        |source| ReadError::Mcap { path: self.path.clone(), source }
+    }
+
+    fn check_encoding(&self, channel: &str, encoding: &str) -> Result<(), ReadError> {
+        if encoding == MESSAGE_ENCODING {
+            return Ok(());
+        }
+        Err(ReadError::Encoding { path: self.path.clone(), channel: channel.to_owned(), encoding: encoding.to_owned() })
+    }
+
+    /// The wanted messages through the summary's chunk and message indexes, borrowing their
+    /// data from the map; `None` when the file lacks indexes or has compressed chunks.
+    fn indexed<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Option<Vec<Recorded<'a>>>, ReadError> {
+        let Some(summary) = &self.summary else { return Ok(None) };
+        let error = self.mcap_error();
+        if summary.chunk_indexes.iter().any(|c| !c.compression.is_empty() || c.message_index_offsets.is_empty()) {
+            return Ok(None);
+        }
+        let mut out = Vec::new();
+        for index in &summary.chunk_indexes {
+            let chunk = record(&self.map, index.chunk_start_offset, index.chunk_length).map_err(&error)?;
+            let mcap::records::Record::Chunk { data: Cow::Borrowed(data), .. } = chunk else {
+                return Err(error(mcap::McapError::BadIndex));
+            };
+            // Chunks are listed in file order; within one, messages go back to file order too.
+            let mut in_chunk = Vec::new();
+            for (channel, entries) in summary.read_message_indexes(&self.map, index).map_err(&error)? {
+                let Some(channel) = wanted.get(&channel.topic) else { continue };
+                for entry in entries {
+                    let Ok(offset) = usize::try_from(entry.offset) else {
+                        return Err(error(mcap::McapError::BadIndex));
+                    };
+                    let length =
+                        data.get(offset + 1..offset + 9).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+                    let Some(length) = length else { return Err(error(mcap::McapError::BadIndex)) };
+                    match record(data, entry.offset, length + 9).map_err(&error)? {
+                        mcap::records::Record::Message { header, data } => in_chunk.push((
+                            entry.offset,
+                            Recorded {
+                                channel: channel.as_str(),
+                                log_time: header.log_time,
+                                publish_time: header.publish_time,
+                                data,
+                            },
+                        )),
+                        _ => return Err(error(mcap::McapError::BadIndex)),
+                    }
+                }
+            }
+            in_chunk.sort_by_key(|(offset, _)| *offset);
+            out.extend(in_chunk.into_iter().map(|(_, m)| m));
+        }
+        Ok(Some(out))
+    }
+
+    /// The messages in file order. A file with a summary must be whole; one without (cut short)
+    /// yields what precedes its first unreadable record, with a warning.
+    fn stream(&self) -> Result<Vec<mcap::Message<'_>>, ReadError> {
+        let mut out = Vec::new();
+        for message in mcap::MessageStream::new(&self.map).map_err(self.mcap_error())? {
+            match message {
+                Ok(m) => out.push(m),
+                Err(e) if self.summary.is_none() => {
+                    tracing::warn!(path = %self.path.display(), error = %e, "the recording ends early; reading what precedes");
+                    break;
+                }
+                Err(e) => return Err(self.mcap_error()(e)),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The names of its channels, sorted.
+    ///
+    /// # Errors
+    /// A malformed file (read linearly when it has no summary).
+    pub fn channels(&self) -> Result<BTreeSet<String>, ReadError> {
+        if let Some(summary) = &self.summary {
+            return Ok(summary.channels.values().map(|c| c.topic.clone()).collect());
+        }
+        let mut channels = BTreeSet::new();
+        for message in self.stream()? {
+            channels.insert(message.channel.topic.clone());
+        }
+        Ok(channels)
+    }
+
+    /// Messages per channel (from the summary's statistics, or counted when there is none).
+    ///
+    /// # Errors
+    /// A malformed file.
+    pub fn message_counts(&self) -> Result<BTreeMap<String, u64>, ReadError> {
+        let mut counts = BTreeMap::new();
+        match self.summary.as_ref().and_then(|s| s.stats.as_ref().map(|stats| (s, stats))) {
+            Some((summary, stats)) => {
+                // Channels of one name but different Arrow types add up.
+                for (id, n) in &stats.channel_message_counts {
+                    if let Some(channel) = summary.channels.get(id) {
+                        *counts.entry(channel.topic.clone()).or_default() += n;
+                    }
+                }
+            }
+            None => {
+                for message in self.stream()? {
+                    *counts.entry(message.channel.topic.clone()).or_default() += 1;
+                }
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The metadata record called `name` (e.g. [`crate::DROPS_METADATA`]), if there is one.
+    ///
+    /// # Errors
+    /// A malformed file.
+    pub fn metadata(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, ReadError> {
+        if let Some(summary) = &self.summary {
+            return match summary.metadata_indexes.iter().find(|i| i.name == name) {
+                Some(index) => Ok(Some(mcap::read::metadata(&self.map, index).map_err(self.mcap_error())?.metadata)),
+                None => Ok(None),
+            };
+        }
+        for record in mcap::read::LinearReader::new(&self.map).map_err(self.mcap_error())? {
+            if let mcap::records::Record::Metadata(m) = record.map_err(self.mcap_error())?
+                && m.name == name
+            {
+                return Ok(Some(m.metadata));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The messages of the channels `wanted`, in log-time order (messages with equal log times
+    /// keep the file's order). A whole recording with uncompressed chunks (as nerve writes them)
+    /// is read through its indexes, each message's data borrowed from the mapped file, so a
+    /// recording larger than memory replays; any other is read linearly, its data copied.
+    ///
+    /// # Errors
+    /// A malformed file, or a wanted channel whose messages are not nerve's encoding.
+    pub fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
+        if let Some(summary) = &self.summary {
+            for channel in summary.channels.values().filter(|c| wanted.contains(&c.topic)) {
+                self.check_encoding(&channel.topic, &channel.message_encoding)?;
+            }
+        }
+        let mut out = match self.indexed(wanted)? {
+            Some(indexed) => indexed,
+            None => {
+                let mut out = Vec::new();
+                for message in self.stream()? {
+                    let Some(channel) = wanted.get(&message.channel.topic) else { continue };
+                    self.check_encoding(channel, &message.channel.message_encoding)?;
+                    out.push(Recorded {
+                        channel: channel.as_str(),
+                        log_time: message.log_time,
+                        publish_time: message.publish_time,
+                        data: message.data,
+                    });
+                }
+                out
+            }
+        };
+        out.sort_by_key(|m| m.log_time);
+        Ok(out)
+    }
+}

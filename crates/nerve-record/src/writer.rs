@@ -1,0 +1,148 @@
+//! Writing a recording: one MCAP channel per recorded output or topic, one message per
+//! message received, and the drop counts in the file's metadata.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+
+use arrow_array::Array;
+use arrow_schema::DataType;
+use mcap::records::{MessageHeader, Metadata as McapMetadata};
+use nerve_shm::codec::Metadata;
+
+use crate::error::WriteError;
+use crate::payload;
+use crate::{DATAFLOW_METADATA, DROPS_METADATA, MESSAGE_ENCODING, SCHEMA_ENCODING};
+
+/// What a finished recording holds, per channel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChannelTotals {
+    /// Messages written.
+    pub written: u64,
+    /// Messages lost before reaching the file (full queue, or not encodable).
+    pub dropped: u64,
+}
+
+/// An MCAP file being recorded.
+///
+/// Messages of one channel may change Arrow type: each type gets an MCAP channel of its own
+/// (same topic, another schema), so nothing is coerced.
+pub struct RecordingWriter {
+    mcap: mcap::Writer<BufWriter<File>>,
+    path: PathBuf,
+    /// (channel, type) → MCAP channel id.
+    channels: HashMap<(String, DataType), u16>,
+    totals: BTreeMap<String, ChannelTotals>,
+    sequence: u32,
+}
+
+impl RecordingWriter {
+    /// Creates (or truncates) the file at `path`.
+    ///
+    /// # Errors
+    /// When the file cannot be created.
+    pub fn create(path: &Path) -> Result<Self, WriteError> {
+        let file = File::create(path).map_err(|source| WriteError::Create { path: path.to_owned(), source })?;
+        let mcap = mcap::WriteOptions::new()
+            .profile("nerve")
+            .library(format!("nerve-record/{} ({})", env!("CARGO_PKG_VERSION"), mcap::LIBRARY_IDENTIFIER))
+            .create(BufWriter::new(file))
+            .map_err(|source| WriteError::Mcap { path: path.to_owned(), source })?;
+        Ok(Self { mcap, path: path.to_owned(), channels: HashMap::new(), totals: BTreeMap::new(), sequence: 0 })
+    }
+
+    fn mcap_error(&self) -> impl Fn(mcap::McapError) -> WriteError + '_ {
+        |source| WriteError::Mcap { path: self.path.clone(), source }
+    }
+
+    /// Declares `channel` before its first message, so a channel that never gets one still
+    /// shows in the recording's statistics with zero messages and its drop count.
+    pub fn declare(&mut self, channel: &str) {
+        self.totals.entry(channel.to_owned()).or_default();
+    }
+
+    /// Stores the dataflow the recording was made from (a metadata record named
+    /// [`DATAFLOW_METADATA`] with its `file` and its `yaml` text).
+    ///
+    /// # Errors
+    /// When the record cannot be written.
+    pub fn write_dataflow(&mut self, file: &Path, yaml: &str) -> Result<(), WriteError> {
+        let metadata =
+            BTreeMap::from([("file".to_owned(), file.display().to_string()), ("yaml".to_owned(), yaml.to_owned())]);
+        self.mcap
+            .write_metadata(&McapMetadata { name: DATAFLOW_METADATA.to_owned(), metadata })
+            .map_err(self.mcap_error())
+    }
+
+    fn channel_id(&mut self, channel: &str, data_type: &DataType) -> Result<u16, WriteError> {
+        if let Some(&id) = self.channels.get(&(channel.to_owned(), data_type.clone())) {
+            return Ok(id);
+        }
+        let schema = payload::schema_stream(data_type)
+            .map_err(|source| WriteError::Encode { channel: channel.to_owned(), source })?;
+        let schema_id =
+            self.mcap.add_schema(&data_type.to_string(), SCHEMA_ENCODING, &schema).map_err(self.mcap_error())?;
+        let id =
+            self.mcap.add_channel(schema_id, channel, MESSAGE_ENCODING, &BTreeMap::new()).map_err(self.mcap_error())?;
+        self.channels.insert((channel.to_owned(), data_type.clone()), id);
+        Ok(id)
+    }
+
+    /// Writes one message of `channel`: `log_time` is when the recorder received it (ns since
+    /// the Unix epoch), the publish time the sender's stamp.
+    ///
+    /// # Errors
+    /// [`WriteError::Encode`] when the array cannot be encoded (nothing was written; count it
+    /// with [`RecordingWriter::count_dropped`]), [`WriteError::Mcap`] when the file cannot be
+    /// written.
+    pub fn write(
+        &mut self,
+        channel: &str,
+        metadata: &Metadata,
+        data: &dyn Array,
+        log_time: u64,
+    ) -> Result<(), WriteError> {
+        let bytes = payload::encode(data, &metadata.parameters)
+            .map_err(|source| WriteError::Encode { channel: channel.to_owned(), source })?;
+        let channel_id = self.channel_id(channel, data.data_type())?;
+        self.sequence = self.sequence.wrapping_add(1);
+        let header = MessageHeader { channel_id, sequence: self.sequence, log_time, publish_time: metadata.timestamp };
+        self.mcap.write_to_known_channel(&header, &bytes).map_err(self.mcap_error())?;
+        self.totals.entry(channel.to_owned()).or_default().written += 1;
+        Ok(())
+    }
+
+    /// Counts `n` messages of `channel` lost before they reached the file.
+    pub fn count_dropped(&mut self, channel: &str, n: u64) {
+        self.totals.entry(channel.to_owned()).or_default().dropped += n;
+    }
+
+    /// Every channel's totals so far.
+    #[must_use]
+    pub fn totals(&self) -> &BTreeMap<String, ChannelTotals> {
+        &self.totals
+    }
+
+    /// Writes the drop counts (a metadata record named [`DROPS_METADATA`]: channel → messages
+    /// lost, every declared or written channel listed) and the summary section, and closes the
+    /// file.
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn finish(mut self) -> Result<BTreeMap<String, ChannelTotals>, WriteError> {
+        let metadata = self.totals.iter().map(|(c, t)| (c.clone(), t.dropped.to_string())).collect();
+        self.mcap
+            .write_metadata(&McapMetadata { name: DROPS_METADATA.to_owned(), metadata })
+            .map_err(self.mcap_error())?;
+        self.mcap.finish().map_err(self.mcap_error())?;
+        let Self { mcap, path, totals, .. } = self;
+        // Flushed and synced here, so a failing disk is an error and not a truncated file.
+        let file = mcap
+            .into_inner()
+            .into_inner()
+            .map_err(|e| WriteError::Mcap { path: path.clone(), source: e.into_error().into() })?;
+        file.sync_all().map_err(|e| WriteError::Mcap { path, source: e.into() })?;
+        Ok(totals)
+    }
+}
