@@ -24,14 +24,17 @@
 //! ```
 //!
 //! [`service`] adds request/response by name (a [`service::Server`] and [`service::Client`])
-//! over the same network session.
+//! over the same network session, and [`action`] long-running goals with feedback and cancel
+//! (an [`action::ActionServer`] and [`action::ActionClient`]).
 
+pub mod action;
 mod callback;
 mod error;
 mod message;
 pub mod name;
 pub mod network;
 mod publisher;
+mod query;
 pub mod registry;
 mod runtime;
 pub mod service;
