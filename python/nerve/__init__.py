@@ -25,16 +25,39 @@ and serve or call a service (a request answered by one reply)::
 
     server = Service("add", lambda request: request["value"].to_numpy().sum(keepdims=True))
     reply = Client("add").call(numpy.array([1, 2]), timeout=1.0)
+
+and serve or send an action's goals (long-running, with feedback, a result and cancel)::
+
+    from nerve import ActionClient, ActionServer
+
+    def execute(goal):
+        for i in range(10):
+            if goal.wait_cancel(0.1):
+                break
+            goal.publish_feedback(numpy.array([i]))
+        return numpy.array([i])
+
+    server = ActionServer("count", execute)
+    handle = ActionClient("count").send_goal(numpy.array([10]))
+    for feedback in handle:
+        print(feedback["value"])
+    print(handle.status, handle.result()["value"])
 """
 
 from nerve._nerve import (
+    ActionClient,
+    ActionError,
+    ActionServer,
     Client,
     ConnectError,
+    GoalHandle,
+    GoalRejectedError,
     NerveError,
     Node,
     Publisher,
     Sample,
     SendError,
+    ServerGoal,
     Service,
     ServiceError,
     VersionMismatchError,
@@ -44,14 +67,20 @@ from nerve._nerve import (
 from nerve._topic import Message, Subscriber
 
 __all__ = [
+    "ActionClient",
+    "ActionError",
+    "ActionServer",
     "Client",
     "ConnectError",
+    "GoalHandle",
+    "GoalRejectedError",
     "Message",
     "NerveError",
     "Node",
     "Publisher",
     "Sample",
     "SendError",
+    "ServerGoal",
     "Service",
     "ServiceError",
     "Subscriber",
