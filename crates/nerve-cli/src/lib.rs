@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod action;
 pub mod graph;
 mod new;
 mod runs;
@@ -47,6 +48,8 @@ enum Command {
     Topic(topic::TopicArgs),
     /// List the services that have a server, or call one.
     Service(service::ServiceArgs),
+    /// List the actions that have a server, or send one a goal and follow it.
+    Action(action::ActionArgs),
     /// List the dataflows running on this machine: their nodes, states, restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
@@ -153,6 +156,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::New(args) => new::run(&args),
         Command::Topic(args) => topic::run(&args),
         Command::Service(args) => service::run(&args),
+        Command::Action(args) => action::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),
