@@ -35,6 +35,7 @@ const NODE_KEYS: &[&str] = &[
     "restart",
     "realtime",
     "services",
+    "actions",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -190,10 +191,15 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     machine
 }
 
-/// `services: {serve: [names], call: [names]}`, names checked like topic names.
-fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
+/// `services:` or `actions:` (`kind` names which): `{serve: [names], call: [names]}`, names
+/// checked like topic names.
+fn parse_served(p: &mut Problems, value: &Node, field: &str, kind: &str) -> ServicesSpec {
     let mut spec = ServicesSpec::default();
-    let Some(entries) = mapping(p, value, field, "a mapping like `{serve: [plan], call: [gripper/set]}`") else {
+    let example = match kind {
+        "action" => "a mapping like `{serve: [navigate], call: [arm/move]}`",
+        _ => "a mapping like `{serve: [plan], call: [gripper/set]}`",
+    };
+    let Some(entries) = mapping(p, value, field, example) else {
         return spec;
     };
     for (key, v) in entries {
@@ -211,7 +217,7 @@ fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
             Value::Seq(items) => items,
             _ if v.text().is_some() => std::slice::from_ref(v),
             _ => {
-                p.push(v.mark, &kfield, format!("expected a list of service names, found {}", v.describe()));
+                p.push(v.mark, &kfield, format!("expected a list of {kind} names, found {}", v.describe()));
                 continue;
             }
         };
@@ -219,13 +225,17 @@ fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
             match item.text().map(topic_name::canonical) {
                 Some(Ok(name)) if !list.contains(&name) => list.push(name),
                 Some(Ok(name)) => {
-                    p.push(item.mark, format!("{kfield}[{i}]"), format!("service `{name}` is listed twice"))
+                    p.push(item.mark, format!("{kfield}[{i}]"), format!("{kind} `{name}` is listed twice"))
                 }
-                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad service name: {why}")),
+                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad {kind} name: {why}")),
                 None => p.push(
                     item.mark,
                     format!("{kfield}[{i}]"),
-                    format!("expected a service name, found {}", item.describe()),
+                    format!(
+                        "expected a{} {kind} name, found {}",
+                        if kind == "action" { "n" } else { "" },
+                        item.describe()
+                    ),
                 ),
             }
         }
@@ -291,6 +301,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         restart: RestartSpec::default(),
         realtime: None,
         services: ServicesSpec::default(),
+        actions: ServicesSpec::default(),
         config: item.to_json(),
         line: item.mark.line,
     };
@@ -325,7 +336,8 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 spec.realtime = parse_realtime(p, value, &f(k));
                 process_marks.push((key.mark, k));
             }
-            "services" => spec.services = parse_services(p, value, &f(k)),
+            "services" => spec.services = parse_served(p, value, &f(k), "service"),
+            "actions" => spec.actions = parse_served(p, value, &f(k), "action"),
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));

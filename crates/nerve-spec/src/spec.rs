@@ -96,6 +96,10 @@ pub struct NodeSpec {
     /// names: declared so the graph shows them; the node's code creates them.
     #[serde(default)]
     pub services: ServicesSpec,
+    /// Actions the node serves and sends goals to (`actions: {serve: [...], call: [...]}`),
+    /// canonical names, declared like `services`.
+    #[serde(default)]
+    pub actions: ServicesSpec,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -299,7 +303,7 @@ pub struct RealtimeSpec {
     pub lock_memory: bool,
 }
 
-/// A node's `services:` declaration.
+/// A node's `services:` or `actions:` declaration: the names it serves and calls.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServicesSpec {
     /// Services the node serves.
