@@ -149,3 +149,42 @@ def test_action_cli_lists_and_sends_goals(tmp_path, action_counter):
         assert "no result within 0.5 s: goal canceled" in timed_out.stdout, timed_out.stdout + timed_out.stderr
     finally:
         stop(server)
+
+
+def test_goals_between_two_hosts(hosts, action_counter, monkeypatch):
+    """Server and client on two hosts (network namespaces; Zenoh's defaults, multicast
+    scouting), both ways: the Python client against the Rust server, through to the server's
+    death mid-goal, and the Rust client canceling a goal of the Python server."""
+    name = unique_topic("hosts")
+    monkeypatch.setenv("NAME", name)
+    server = hosts.popen(0, [str(action_counter), "serve", name], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert server.stdout and server.stdout.readline().startswith("serving")
+    client = hosts.popen(1, [sys.executable, str(NODES / "action_client.py")], stdout=subprocess.PIPE)
+    assert client.stdout
+    lines = []
+    try:
+        for line in client.stdout:
+            lines.append(line.strip())
+            if line.startswith("kill-me"):
+                stop(server)
+        client.wait(timeout=60)
+    finally:
+        stop(server)
+    out = "\n".join(lines)
+    assert client.returncode == 0, out
+    assert lines[1:3] == ["feedback [1, 2, 3, 4, 5]", "result succeeded [5]"], out
+    assert lines[6:8] == ["cancel True", "canceled canceled True False"], out
+    assert lines[10].startswith("failed failed "), out
+
+    server = hosts.popen(
+        0, [sys.executable, str(EXAMPLE / "server.py"), name], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert server.stdout and server.stdout.readline().startswith("serving")
+        command = [str(action_counter), "send", name, "1000", "--step-ms", "20", "--cancel-after", "0.5"]
+        canceled = hosts.popen(1, command, stdout=subprocess.PIPE)
+        rest, _ = canceled.communicate(timeout=60)
+        assert canceled.returncode == 0, rest
+        assert "cancel taken: true" in rest and rest.splitlines()[-1].startswith("canceled at "), rest
+    finally:
+        stop(server)
