@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -128,6 +129,31 @@ def runtime_dir() -> Path:
 def unique_topic(name: str) -> str:
     """A topic name no other test (or earlier run) uses."""
     return f"test/{name}/{os.getpid()}/{time.monotonic_ns()}"
+
+
+def zenoh_config(folder: Path, role: str, port: int) -> Path:
+    """Zenoh settings for processes of this host that meet without multicast: the ``server``
+    listens on ``port``, any other role connects to it."""
+    if role == "server":
+        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
+    else:
+        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:0"] }}, connect: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
+    path = folder / f"{role}.json5"
+    path.write_text(f'{{ mode: "peer", {endpoints} scouting: {{ multicast: {{ enabled: false }} }} }}')
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def action_counter() -> Path:
+    """The Rust server and client of examples/actions, built."""
+    subprocess.run(["cargo", "build", "--release", "-p", "action-counter"], cwd=REPO, check=True)
+    return REPO / "target" / "release" / "action-counter"
 
 
 def publish_topic(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:

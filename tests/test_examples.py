@@ -1,10 +1,11 @@
 """Every example runs to completion, as the README says."""
 
+import os
 import subprocess
 import sys
 
 import pytest
-from conftest import REPO, nerve_cmd
+from conftest import REPO, ZENOH_ENV, free_port, nerve_cmd, zenoh_config
 
 EXAMPLES = sorted(p.parent.name for p in (REPO / "examples").glob("*/dataflow.yml"))
 
@@ -51,3 +52,34 @@ def test_record_replay_example(tmp_path):
         summaries += [line for line in result.stdout.splitlines() if "readings, checksum" in line]
     assert len(summaries) == 2 and summaries[0] == summaries[1], summaries
     assert "monitor: 40 readings, checksum " in summaries[0], summaries
+def test_action_example_rust_server_and_python_client(tmp_path, action_counter):
+    """The README's steps, with Zenoh endpoints on loopback instead of multicast."""
+    folder = REPO / "examples" / "actions"
+    port = free_port()
+    server = subprocess.Popen(
+        [str(action_counter), "serve"],
+        env={**os.environ, ZENOH_ENV: str(zenoh_config(tmp_path, "server", port))},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    env = {**os.environ, ZENOH_ENV: str(zenoh_config(tmp_path, "client", port))}
+
+    def client(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, str(folder / "client.py"), *args]
+        return subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+
+    try:
+        assert server.stdout and server.stdout.readline().strip() == "serving count"
+        done = client()
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines = done.stdout.splitlines()
+        assert lines[1:] == [f"feedback {i} of 10" for i in range(1, 11)] + ["succeeded at 10"], done.stdout
+        canceled = client("--n", "100", "--cancel-after", "0.5")
+        assert canceled.returncode == 0, canceled.stdout + canceled.stderr
+        assert "cancel taken: True" in canceled.stdout, canceled.stdout
+        assert canceled.stdout.splitlines()[-1].startswith("canceled at "), canceled.stdout
+        rejected = client("--n", "5000")
+        assert rejected.returncode == 1 and "not 5000" in rejected.stderr, rejected.stdout + rejected.stderr
+    finally:
+        server.kill()
+        server.wait()

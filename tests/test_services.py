@@ -2,28 +2,11 @@
 loopback (the server listens on a port, the client connects to it; no multicast)."""
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import NODES, ZENOH_ENV, nerve_cmd, unique_topic
-
-
-def zenoh_config(folder: Path, role: str, port: int) -> Path:
-    if role == "server":
-        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
-    else:
-        endpoints = f'listen: {{ endpoints: ["tcp/127.0.0.1:0"] }}, connect: {{ endpoints: ["tcp/127.0.0.1:{port}"] }},'
-    path = folder / f"{role}.json5"
-    path.write_text(f'{{ mode: "peer", {endpoints} scouting: {{ multicast: {{ enabled: false }} }} }}')
-    return path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import NODES, ZENOH_ENV, free_port, nerve_cmd, unique_topic, zenoh_config
 
 
 def start(script: str, config: Path, name: str, **kw) -> subprocess.Popen[str]:

@@ -39,17 +39,39 @@ and publish where frames are, then ask where one frame is in another::
     StaticTransformBroadcaster().send("base", "camera", [0.2, 0.0, 0.5], [0, 0, 0, 1])
     TransformBroadcaster().send("world", "base", [x, y, 0.0], [0, 0, 0, 1])
     camera = TransformBuffer().lookup("world", "camera", timeout=1.0)
+and serve or send an action's goals (long-running, with feedback, a result and cancel)::
+
+    from nerve import ActionClient, ActionServer
+
+    def execute(goal):
+        for i in range(10):
+            if goal.wait_cancel(0.1):
+                break
+            goal.publish_feedback(numpy.array([i]))
+        return numpy.array([i])
+
+    server = ActionServer("count", execute)
+    handle = ActionClient("count").send_goal(numpy.array([10]))
+    for feedback in handle:
+        print(feedback["value"])
+    print(handle.status, handle.result()["value"])
 """
 
 from nerve._nerve import (
+    ActionClient,
+    ActionError,
+    ActionServer,
     Client,
     ConnectError,
+    GoalHandle,
+    GoalRejectedError,
     NerveError,
     Node,
     ParameterError,
     Publisher,
     Sample,
     SendError,
+    ServerGoal,
     Service,
     ServiceError,
     StampedTransform,
@@ -64,8 +86,13 @@ from nerve._nerve import (
 from nerve._topic import Message, Subscriber
 
 __all__ = [
+    "ActionClient",
+    "ActionError",
+    "ActionServer",
     "Client",
     "ConnectError",
+    "GoalHandle",
+    "GoalRejectedError",
     "Message",
     "NerveError",
     "Node",
@@ -73,6 +100,7 @@ __all__ = [
     "Publisher",
     "Sample",
     "SendError",
+    "ServerGoal",
     "Service",
     "ServiceError",
     "StampedTransform",

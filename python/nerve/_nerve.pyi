@@ -14,14 +14,20 @@ from nerve._topic import Message
 __version__: str
 __all__ = [
     "Broadcaster",
+    "ActionClient",
+    "ActionError",
+    "ActionServer",
     "Client",
     "ConnectError",
+    "GoalHandle",
+    "GoalRejectedError",
     "NerveError",
     "Node",
     "ParameterError",
     "Publisher",
     "Sample",
     "SendError",
+    "ServerGoal",
     "Service",
     "ServiceError",
     "StampedTransform",
@@ -217,6 +223,72 @@ class TransformBuffer:
         self, target: str, source: str, time: int | None = None, timeout: float | None = None
     ) -> StampedTransform: ...
     def frames(self) -> list[str]: ...
+class ActionError(NerveError): ...
+class GoalRejectedError(ActionError): ...
+
+GoalStatus = Literal["accepted", "executing", "canceling", "succeeded", "canceled", "aborted", "failed"]
+
+@final
+class ServerGoal:
+    """A goal being executed: what ``execute(goal)`` of an ``ActionServer`` gets."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def request(self) -> Message: ...
+    @property
+    def cancel_requested(self) -> bool: ...
+    def wait_cancel(self, timeout: float) -> bool: ...
+    def publish_feedback(self, data: SendData | Any, metadata: dict[str, Any] | None = None) -> None: ...
+
+@final
+class ActionServer:
+    """Serves an action: ``accept(request)`` decides on each goal, ``execute(goal)`` runs it."""
+
+    def __new__(
+        cls,
+        name: str,
+        execute: Callable[[ServerGoal], Answer],
+        accept: Callable[[Message], bool | None] | None = None,
+        workers: int = 1,
+        domain: int = 0,
+    ) -> ActionServer: ...
+    @property
+    def name(self) -> str: ...
+    def close(self) -> None: ...
+
+@final
+class GoalHandle:
+    """An accepted goal: its status, feedback, result, and cancel."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def accepted(self) -> bool: ...
+    @property
+    def status(self) -> GoalStatus: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def feedback_dropped(self) -> int: ...
+    def feedback(self, timeout: float | None = None) -> Message | None: ...
+    def __iter__(self) -> GoalHandle: ...
+    def __next__(self) -> Message: ...
+    def result(self, timeout: float | None = None) -> Message: ...
+    def cancel(self) -> bool: ...
+
+@final
+class ActionClient:
+    """Sends goals to an action by name; a goal never hangs (``ActionError``, ``TimeoutError``)."""
+
+    def __new__(cls, name: str, domain: int = 0) -> ActionClient: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def server_count(self) -> int: ...
+    def send_goal(
+        self, data: SendData | Any, metadata: dict[str, Any] | None = None, timeout: float = 10.0
+    ) -> GoalHandle: ...
 
 def monotonic_ns() -> int: ...
 def run_cli(argv: list[str]) -> int: ...

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::Context;
-use nerve_spec::{DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, NodePath, QueuePolicy};
+use nerve_spec::{DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, NodePath, NodeSpec, QueuePolicy, ServicesSpec};
 
 /// The arguments of `nerve graph`.
 #[derive(Debug, clap::Args)]
@@ -150,8 +150,9 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 /// the default. Timers are stadium-shaped nodes, one per distinct interval. Topics are
 /// hexagons labelled `topic/<name>`, one per topic, with an edge to each input that
 /// reads it and from each output published on it. Services declared under `services:` are
-/// parallelograms, with a dotted edge from each caller and to each server. Outputs that neither an input reads
-/// nor a topic publishes end in a dotted edge to a small circle.
+/// parallelograms, actions declared under `actions:` parallelograms leaning the other way,
+/// each with a dotted edge from each caller and to each server. Outputs that neither an input
+/// reads nor a topic publishes end in a dotted edge to a small circle.
 pub fn mermaid(df: &Dataflow) -> String {
     let mut out = String::from("flowchart TB\n");
     let timers: BTreeSet<Duration> = df
@@ -175,10 +176,18 @@ pub fn mermaid(df: &Dataflow) -> String {
     for topic in &topics {
         let _ = writeln!(out, "    {}{{{{\"topic/{}\"}}}}", topic_key(topic), label(topic));
     }
-    let services: BTreeSet<&str> =
-        df.nodes.iter().flat_map(|n| n.services.serve.iter().chain(&n.services.call)).map(String::as_str).collect();
-    for service in &services {
-        let _ = writeln!(out, "    {}[/\"service/{}\"/]", service_key(service), label(service));
+    let mut served_keys = Vec::new();
+    for &(kind, open, close, _) in &SERVED {
+        let names: BTreeSet<&str> = df
+            .nodes
+            .iter()
+            .flat_map(|n| declared(n, kind).serve.iter().chain(&declared(n, kind).call))
+            .map(String::as_str)
+            .collect();
+        for name in &names {
+            let _ = writeln!(out, "    {}{open}\"{kind}/{}\"{close}", served_key(kind, name), label(name));
+        }
+        served_keys.push((names.iter().map(|name| served_key(kind, name)).collect::<Vec<_>>(), kind));
     }
     for node in &df.nodes {
         let program = match &node.path {
@@ -202,13 +211,15 @@ pub fn mermaid(df: &Dataflow) -> String {
                 writeln!(out, "    {from} -- \"{}{}\" --> {}", label(&name), queue_note(input), node_key(&reader.id));
         }
     }
-    // A request goes from each caller through the service to each server.
-    for node in &df.nodes {
-        for service in &node.services.call {
-            let _ = writeln!(out, "    {} -. \"calls\" .-> {}", node_key(&node.id), service_key(service));
-        }
-        for service in &node.services.serve {
-            let _ = writeln!(out, "    {} -. \"served by\" .-> {}", service_key(service), node_key(&node.id));
+    // A request (or goal) goes from each caller through the service (or action) to each server.
+    for &(kind, _, _, calls) in &SERVED {
+        for node in &df.nodes {
+            for name in &declared(node, kind).call {
+                let _ = writeln!(out, "    {} -. \"{calls}\" .-> {}", node_key(&node.id), served_key(kind, name));
+            }
+            for name in &declared(node, kind).serve {
+                let _ = writeln!(out, "    {} -. \"served by\" .-> {}", served_key(kind, name), node_key(&node.id));
+            }
         }
     }
     let mut unread = Vec::new();
@@ -227,20 +238,17 @@ pub fn mermaid(df: &Dataflow) -> String {
     out.push_str("    classDef timer fill:#fff5d6,stroke:#c9a227\n");
     out.push_str("    classDef topic fill:#e3efff,stroke:#4a78b5\n");
     out.push_str("    classDef service fill:#eaf7e6,stroke:#4c9a3a\n");
+    out.push_str("    classDef action fill:#f3e8fb,stroke:#8a4bb0\n");
     out.push_str("    classDef dynamic fill:#f4f4f4,stroke:#777,stroke-dasharray:5 5\n");
     out.push_str("    classDef unread fill:#ccc,stroke:#999\n");
     let timer_keys: Vec<String> = timers.iter().map(|t| timer_key(*t)).collect();
     let topic_keys: Vec<String> = topics.iter().map(|t| topic_key(t)).collect();
-    let service_keys: Vec<String> = services.iter().map(|t| service_key(t)).collect();
     let dynamic: Vec<String> =
         df.nodes.iter().filter(|n| n.path == NodePath::Dynamic).map(|n| node_key(&n.id)).collect();
-    let classes = [
-        (timer_keys, "timer"),
-        (topic_keys, "topic"),
-        (service_keys, "service"),
-        (dynamic, "dynamic"),
-        (unread, "unread"),
-    ];
+    let classes = [(timer_keys, "timer"), (topic_keys, "topic")]
+        .into_iter()
+        .chain(served_keys)
+        .chain([(dynamic, "dynamic"), (unread, "unread")]);
     for (keys, class) in classes {
         if !keys.is_empty() {
             let _ = writeln!(out, "    class {} {class}", keys.join(","));
@@ -307,8 +315,18 @@ fn topic_key(topic: &str) -> String {
     format!("topic_{}", escape_key(topic))
 }
 
-fn service_key(service: &str) -> String {
-    format!("service_{}", escape_key(service))
+/// How services and actions are drawn: the kind (and key prefix), the Mermaid shape's opening
+/// and closing, and the label of a caller's edge.
+const SERVED: [(&str, &str, &str, &str); 2] =
+    [("service", "[/", "/]", "calls"), ("action", "[\\", "\\]", "sends goals")];
+
+/// What `node` declares under `services:` or `actions:`.
+fn declared<'a>(node: &'a NodeSpec, kind: &str) -> &'a ServicesSpec {
+    if kind == "action" { &node.actions } else { &node.services }
+}
+
+fn served_key(kind: &str, name: &str) -> String {
+    format!("{kind}_{}", escape_key(name))
 }
 
 fn timer_key(interval: Duration) -> String {
@@ -452,6 +470,37 @@ nodes:
             assert!(chart.contains(&format!("    {line}\n")), "missing `{line}` in\n{chart}");
         }
         assert_eq!(chart.matches("[/\"service/plan\"/]").count(), 1, "{chart}");
+    }
+
+    #[test]
+    fn actions_are_drawn_apart_from_services() {
+        let chart = mermaid(&parse(
+            "
+nodes:
+  - id: navigator
+    path: dynamic
+    actions: {serve: [navigate], call: [arm/move]}
+    services: {serve: [navigate]}
+  - id: ui
+    path: dynamic
+    actions: {call: navigate}
+  - id: arm
+    path: dynamic
+    actions: {serve: [arm/move]}
+",
+        ));
+        for line in [
+            "action_navigate[\\\"action/navigate\"\\]",
+            "service_navigate[/\"service/navigate\"/]",
+            "n_ui -. \"sends goals\" .-> action_navigate",
+            "action_navigate -. \"served by\" .-> n_navigator",
+            "n_navigator -. \"sends goals\" .-> action_arm_smove",
+            "action_arm_smove -. \"served by\" .-> n_arm",
+            "class action_arm_smove,action_navigate action",
+            "class service_navigate service",
+        ] {
+            assert!(chart.contains(&format!("    {line}\n")), "missing `{line}` in\n{chart}");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+mod action;
 pub mod graph;
 mod new;
 mod node;
@@ -55,6 +56,8 @@ enum Command {
     Service(service::ServiceArgs),
     /// Look at the transform tree: its frames, or one transform as it changes.
     Tf(tf::TfArgs),
+    /// List the actions that have a server, or send one a goal and follow it.
+    Action(action::ActionArgs),
     /// List the dataflows running on this machine: their nodes, states, restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
@@ -188,6 +191,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Topic(args) => topic::run(&args),
         Command::Service(args) => service::run(&args),
         Command::Tf(args) => tf::run(&args),
+        Command::Action(args) => action::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Logs(args) => runs::logs(&args),

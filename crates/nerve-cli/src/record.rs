@@ -169,6 +169,7 @@ fn recorder_node(
         realtime: None,
         services: nerve_spec::ServicesSpec::default(),
         params: BTreeMap::new(),
+        actions: nerve_spec::ServicesSpec::default(),
         config: serde_json::json!({ "id": RECORDER_ID }),
         line: 0,
     })

@@ -52,13 +52,7 @@ struct CallArgs {
 pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
     match &args.command {
         ServiceCommand::List { domain } => {
-            let servers = nerve_topic::service::list(*domain)?;
-            if servers.is_empty() {
-                println!("no service has a server in domain {domain}");
-            }
-            for (host, service) in servers {
-                println!("{service}  (host {host})");
-            }
+            print_servers(&nerve_topic::service::list(*domain)?, "service", *domain);
             Ok(0)
         }
         ServiceCommand::Call(call) => {
@@ -66,11 +60,7 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
             let params = values::json_metadata(call.metadata.as_deref())?;
             let timeout = Duration::try_from_secs_f64(call.timeout).context("--timeout must be a number of seconds")?;
             let client = Client::new(&call.service, ServiceOptions { domain: call.domain, ..Default::default() })?;
-            // Servers announce themselves asynchronously: give a fresh session a moment to hear them.
-            let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
-            while client.server_count() == 0 && std::time::Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(20));
-            }
+            await_server(|| client.server_count(), timeout);
             let reply = client.call(&request.to_data(), &params, timeout)?;
             let message = Message {
                 topic: client.service().into(),
@@ -80,5 +70,24 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
             print!("{}", crate::topic::describe(&message));
             Ok(0)
         }
+    }
+}
+
+/// Prints the (host, name) pairs of `nerve service list` or `nerve action list`.
+pub(crate) fn print_servers(servers: &[(String, String)], kind: &str, domain: u32) {
+    if servers.is_empty() {
+        println!("no {kind} has a server in domain {domain}");
+    }
+    for (host, name) in servers {
+        println!("{name}  (host {host})");
+    }
+}
+
+/// Servers announce themselves asynchronously: gives a fresh session up to `timeout` (at most
+/// 2 s) to hear one, so that a call right after start finds it.
+pub(crate) fn await_server(count: impl Fn() -> usize, timeout: Duration) {
+    let deadline = std::time::Instant::now() + timeout.min(Duration::from_secs(2));
+    while count() == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

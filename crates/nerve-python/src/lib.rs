@@ -4,6 +4,7 @@
 //! buffers that point into shared memory: no byte is copied, and the shared block returns to
 //! its pool when Python drops the last reference to the array.
 
+mod action;
 mod arrow;
 mod convert;
 mod errors;
@@ -48,6 +49,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<topic::Subscriber>()?;
     service::register(m)?;
     tf::register(m)?;
+    action::register(m)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
     errors::register(m)?;

@@ -30,8 +30,9 @@ fn service_error(e: rust::ServiceError) -> PyErr {
     }
 }
 
-/// What a call or a handler's answer carries: `data`, or `(data, metadata)`.
-fn message(
+/// What a handler's (or an action's execute function's) answer carries: `data`, or
+/// `(data, metadata)`.
+pub(crate) fn message(
     py: Python<'_>,
     pa: &PyArrow,
     answer: &Bound<'_, PyAny>,
@@ -88,8 +89,7 @@ impl Service {
 
     /// Stops serving (also done when the object is collected).
     fn close(&self, py: Python<'_>) {
-        let server = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
-        py.detach(|| drop(server));
+        close(py, &self.inner);
     }
 
     fn __repr__(&self) -> String {
@@ -188,13 +188,45 @@ impl Client {
         metadata: Option<&Bound<'_, PyDict>>,
         timeout: f64,
     ) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters, Duration)> {
-        let request = Outgoing::classify(py, &self.pa, data)?.into_array_data(py)?;
-        let timeout = Duration::try_from_secs_f64(timeout)
-            .map_err(|_| PyValueError::new_err("timeout must be a non-negative number of seconds"))?;
-        Ok((request, params(metadata)?, timeout))
+        let (request, params) = outgoing(py, &self.pa, data, metadata)?;
+        Ok((request, params, seconds(timeout)?))
     }
 }
 
+/// Drops the server in `slot` (a service's or an action's), without the GIL: its threads may
+/// be waiting for it.
+pub(crate) fn close<T: Send>(py: Python<'_>, slot: &Mutex<Option<T>>) {
+    let server = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    py.detach(|| drop(server));
+}
+
+/// A message to send: `data` as Arrow, and `metadata` as parameters.
+pub(crate) fn outgoing(
+    py: Python<'_>,
+    pa: &PyArrow,
+    data: &Bound<'_, PyAny>,
+    metadata: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters)> {
+    Ok((Outgoing::classify(py, pa, data)?.into_array_data(py)?, params(metadata)?))
+}
+
+/// A timeout given in seconds.
+pub(crate) fn seconds(timeout: f64) -> PyResult<Duration> {
+    Duration::try_from_secs_f64(timeout)
+        .map_err(|_| PyValueError::new_err("timeout must be a non-negative number of seconds"))
+}
+
+/// A received message (a reply, feedback, a result) as a message dict with `id` = `name`.
+pub(crate) fn message_event(
+    py: Python<'_>,
+    pa: &PyArrow,
+    name: &str,
+    metadata: &nerve_topic::Metadata,
+    data: &arrow_array::ArrayRef,
+) -> PyResult<Py<PyDict>> {
+    input_event(py, name, metadata, pa.to_py(py, data)?)
+}
+
 fn reply_event(py: Python<'_>, pa: &PyArrow, service: &str, reply: &rust::Reply) -> PyResult<Py<PyDict>> {
-    input_event(py, service, &reply.metadata, pa.to_py(py, &reply.data)?)
+    message_event(py, pa, service, &reply.metadata, &reply.data)
 }

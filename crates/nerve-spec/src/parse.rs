@@ -37,6 +37,7 @@ const NODE_KEYS: &[&str] = &[
     "realtime",
     "services",
     "params",
+    "actions",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -192,10 +193,15 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     machine
 }
 
-/// `services: {serve: [names], call: [names]}`, names checked like topic names.
-fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
+/// `services:` or `actions:` (`kind` names which): `{serve: [names], call: [names]}`, names
+/// checked like topic names.
+fn parse_served(p: &mut Problems, value: &Node, field: &str, kind: &str) -> ServicesSpec {
     let mut spec = ServicesSpec::default();
-    let Some(entries) = mapping(p, value, field, "a mapping like `{serve: [plan], call: [gripper/set]}`") else {
+    let example = match kind {
+        "action" => "a mapping like `{serve: [navigate], call: [arm/move]}`",
+        _ => "a mapping like `{serve: [plan], call: [gripper/set]}`",
+    };
+    let Some(entries) = mapping(p, value, field, example) else {
         return spec;
     };
     for (key, v) in entries {
@@ -213,7 +219,7 @@ fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
             Value::Seq(items) => items,
             _ if v.text().is_some() => std::slice::from_ref(v),
             _ => {
-                p.push(v.mark, &kfield, format!("expected a list of service names, found {}", v.describe()));
+                p.push(v.mark, &kfield, format!("expected a list of {kind} names, found {}", v.describe()));
                 continue;
             }
         };
@@ -221,13 +227,17 @@ fn parse_services(p: &mut Problems, value: &Node, field: &str) -> ServicesSpec {
             match item.text().map(topic_name::canonical) {
                 Some(Ok(name)) if !list.contains(&name) => list.push(name),
                 Some(Ok(name)) => {
-                    p.push(item.mark, format!("{kfield}[{i}]"), format!("service `{name}` is listed twice"))
+                    p.push(item.mark, format!("{kfield}[{i}]"), format!("{kind} `{name}` is listed twice"))
                 }
-                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad service name: {why}")),
+                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad {kind} name: {why}")),
                 None => p.push(
                     item.mark,
                     format!("{kfield}[{i}]"),
-                    format!("expected a service name, found {}", item.describe()),
+                    format!(
+                        "expected a{} {kind} name, found {}",
+                        if kind == "action" { "n" } else { "" },
+                        item.describe()
+                    ),
                 ),
             }
         }
@@ -294,6 +304,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         realtime: None,
         services: ServicesSpec::default(),
         params: BTreeMap::new(),
+        actions: ServicesSpec::default(),
         config: item.to_json(),
         line: item.mark.line,
     };
@@ -328,7 +339,8 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 spec.realtime = parse_realtime(p, value, &f(k));
                 process_marks.push((key.mark, k));
             }
-            "services" => spec.services = parse_services(p, value, &f(k)),
+            "services" => spec.services = parse_served(p, value, &f(k), "service"),
+            "actions" => spec.actions = parse_served(p, value, &f(k), "action"),
             "params" => spec.params = parse_params(p, value, &f(k), base_dir),
             _ => match unsupported(k) {
                 Some(instead) => {

@@ -102,6 +102,10 @@ pub struct NodeSpec {
     /// dotted keys (`pid: {kp: 1}` is `pid.kp`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, ParamValue>,
+    /// Actions the node serves and sends goals to (`actions: {serve: [...], call: [...]}`),
+    /// canonical names, declared like `services`.
+    #[serde(default)]
+    pub actions: ServicesSpec,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -305,7 +309,7 @@ pub struct RealtimeSpec {
     pub lock_memory: bool,
 }
 
-/// A node's `services:` declaration.
+/// A node's `services:` or `actions:` declaration: the names it serves and calls.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServicesSpec {
     /// Services the node serves.

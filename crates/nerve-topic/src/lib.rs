@@ -24,8 +24,10 @@
 //! ```
 //!
 //! [`service`] adds request/response by name (a [`service::Server`] and [`service::Client`])
-//! over the same network session.
+//! over the same network session, and [`action`] long-running goals with feedback and cancel
+//! (an [`action::ActionServer`] and [`action::ActionClient`]).
 
+pub mod action;
 mod arrivals;
 mod callback;
 mod error;
@@ -33,6 +35,7 @@ mod message;
 pub mod name;
 pub mod network;
 mod publisher;
+mod query;
 pub mod registry;
 mod rendezvous;
 mod runtime;

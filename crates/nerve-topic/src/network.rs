@@ -111,6 +111,8 @@ pub(crate) enum End {
     Subscriber,
     /// A service's server (see [`crate::service`]).
     Server,
+    /// An action's server (see [`crate::action`]).
+    ActionServer,
 }
 
 impl End {
@@ -119,6 +121,7 @@ impl End {
             Self::Publisher => "pub",
             Self::Subscriber => "sub",
             Self::Server => "srv",
+            Self::ActionServer => "act",
         }
     }
 }
@@ -127,7 +130,7 @@ pub(crate) fn token_key(end: End, domain: u32, host: &str, id: u64, topic: &str)
     format!("nerve/{}/d{domain}/h{host}/e{}x{id}/{topic}", end.chunk(), std::process::id())
 }
 
-/// Announces an endpoint (a topic's, or a service's server) to the network for as long as the
+/// Announces an endpoint (a topic's, or a service's or action's server) to the network for as long as the
 /// token lives.
 pub(crate) fn announce(
     net: &Network,

@@ -18,24 +18,19 @@
 //! at once when nobody serves the name, [`ServiceError::ServerGone`] as soon as a server dies
 //! mid-call, or [`ServiceError::Timeout`].
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use arrow_array::ArrayRef;
 use arrow_data::ArrayData;
-use nerve_shm::codec::{Decoder, Metadata, Parameters, aligned_copy, encode};
+use nerve_shm::codec::{Metadata, Parameters, encode};
 use zenoh::Wait;
-use zenoh::query::{ConsolidationMode, Query, QueryTarget};
-use zenoh::sample::SampleKind;
+use zenoh::query::{Query, QueryTarget};
 
 use crate::error::TopicError;
 use crate::name;
 use crate::network::{self, End, Network};
-use crate::runtime::lock;
-
-/// How a handler's error travels in a reply, so the client tells it from Zenoh's own errors.
-const HANDLER_ERROR: &str = "nerve-service-error:";
+use crate::query::{self, ServerCount, Unanswered};
 
 /// What can go wrong calling a service.
 #[derive(Debug, thiserror::Error)]
@@ -123,8 +118,6 @@ fn request_key(domain: u32, service: &str) -> String {
     format!("nerve/d{domain}/srv/{service}")
 }
 
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
 /// Serves one service until dropped.
 ///
 /// Dropping it stops new requests from reaching it; its workers finish the requests they hold
@@ -153,37 +146,20 @@ impl Server {
         handler: impl Fn(Request) -> HandlerResult + Send + Sync + 'static,
     ) -> Result<Self, TopicError> {
         let service: Arc<str> = name::canonical(service)?.into();
-        if options.workers == 0 {
-            return Err(TopicError::BadWorkers(0));
-        }
         let net = network::network()?;
-        let (tx, rx) = mpsc::channel::<Query>();
-        let rx = Arc::new(Mutex::new(rx));
-        let handler = Arc::new(handler);
-        for _ in 0..options.workers {
-            let (rx, handler, service) = (rx.clone(), handler.clone(), service.clone());
-            std::thread::Builder::new()
-                .name(format!("nerve-srv-{service}"))
-                .spawn(move || {
-                    // The lock is held only to take the next query, not while answering it.
-                    while let Ok(query) = { lock(&rx).recv() } {
-                        answer(&query, &service, &*handler);
-                    }
-                })
-                .map_err(TopicError::Thread)?;
-        }
+        let answering = service.clone();
+        let tx = query::workers(options.workers, &format!("nerve-srv-{service}"), move |query: Query| {
+            answer(&query, &answering, &handler);
+        })?;
         let err = |e: zenoh::Error| TopicError::Network(format!("cannot serve `{service}`: {e}"));
-        let tx = Mutex::new(tx);
+        let what = service.clone();
         let queryable = net
             .session
             .declare_queryable(request_key(options.domain, &service))
-            .callback(move |query| {
-                let _ = lock(&tx).send(query);
-            })
+            .callback(move |query| query::hand(&tx, query, &what))
             .wait()
             .map_err(err)?;
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        let token = network::announce(&net, End::Server, options.domain, id, &service)?;
+        let token = network::announce(&net, End::Server, options.domain, query::server_id(), &service)?;
         Ok(Self { service, _queryable: queryable, _token: token, _net: net })
     }
 
@@ -197,27 +173,20 @@ impl Server {
 fn answer(query: &Query, service: &Arc<str>, handler: &dyn Fn(Request) -> HandlerResult) {
     let outcome = match query.payload() {
         None => Err("the request carries no message".to_owned()),
-        Some(payload) => match Decoder::default().decode_buffer(&aligned_copy(&payload.to_bytes())) {
+        Some(payload) => match query::decode(payload) {
             Err(e) => Err(format!("the request is not a nerve message: {e}")),
             Ok((metadata, data)) => handler(Request { service: service.clone(), metadata, data }),
         },
     };
-    let sent = match outcome.and_then(|(data, params)| encode(&data, &params).map_err(|e| e.to_string())) {
-        Ok(bytes) => query.reply(query.key_expr().clone(), bytes).wait(),
-        Err(reason) => query.reply_err(format!("{HANDLER_ERROR}{reason}")).wait(),
-    };
-    if let Err(e) = sent {
-        tracing::debug!(%service, error = %e, "cannot send a reply (the caller may have given up)");
-    }
+    let reply = outcome.and_then(|(data, params)| encode(&data, &params).map_err(|e| e.to_string()));
+    query::answer(query, reply.map(Into::into), service);
 }
 
 /// Calls one service.
 pub struct Client {
     service: Arc<str>,
     key: String,
-    /// Servers of the service now, from their liveliness tokens.
-    servers: Arc<AtomicUsize>,
-    _watch: zenoh::pubsub::Subscriber<()>,
+    servers: ServerCount,
     net: Arc<Network>,
 }
 
@@ -235,24 +204,8 @@ impl Client {
     pub fn new(service: &str, options: ServiceOptions) -> Result<Self, TopicError> {
         let service: Arc<str> = name::canonical(service)?.into();
         let net = network::network()?;
-        let servers = Arc::new(AtomicUsize::new(0));
-        let count = servers.clone();
-        let watch = net
-            .session
-            .liveliness()
-            .declare_subscriber(format!("nerve/{}/d{}/*/*/{service}", End::Server.chunk(), options.domain))
-            .history(true)
-            .callback(move |sample| match sample.kind() {
-                SampleKind::Put => {
-                    count.fetch_add(1, Ordering::AcqRel);
-                }
-                SampleKind::Delete => {
-                    let _ = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-                }
-            })
-            .wait()
-            .map_err(|e| TopicError::Network(format!("cannot watch the servers of `{service}`: {e}")))?;
-        Ok(Self { key: request_key(options.domain, &service), service, servers, _watch: watch, net })
+        let servers = ServerCount::watch(&net, End::Server, options.domain, &service)?;
+        Ok(Self { key: request_key(options.domain, &service), service, servers, net })
     }
 
     /// The service's name (canonical).
@@ -264,7 +217,7 @@ impl Client {
     /// Servers of this service reachable now.
     #[must_use]
     pub fn server_count(&self) -> usize {
-        self.servers.load(Ordering::Acquire)
+        self.servers.get()
     }
 
     /// Sends `data` with `parameters` and waits up to `timeout` for the reply.
@@ -274,43 +227,19 @@ impl Client {
     pub fn call(&self, data: &ArrayData, parameters: &Parameters, timeout: Duration) -> Result<Reply, ServiceError> {
         let malformed = |what: String| ServiceError::Malformed { service: self.service.to_string(), what };
         let request = encode(data, parameters).map_err(|e| malformed(format!("cannot send the request: {e}")))?;
-        let started = Instant::now();
         let had_servers = self.server_count() > 0;
-        let replies = self
-            .net
-            .session
-            .get(&self.key)
-            .payload(request)
-            .target(QueryTarget::BestMatching)
-            .consolidation(ConsolidationMode::None)
-            .timeout(timeout)
-            .wait()
-            .map_err(|e| ServiceError::Setup(TopicError::Network(e.to_string())))?;
         let service = self.service.to_string();
-        let Ok(reply) = replies.recv() else {
-            // No reply and no error: nobody answered, or the one who would have is gone.
-            return Err(if had_servers {
-                ServiceError::ServerGone { service }
-            } else {
-                ServiceError::NoServer { service }
-            });
-        };
-        match reply.result() {
-            Ok(sample) => {
-                let (metadata, data) = Decoder::default()
-                    .decode_buffer(&aligned_copy(&sample.payload().to_bytes()))
-                    .map_err(|e| malformed(format!("the reply is not a nerve message: {e}")))?;
-                Ok(Reply { metadata, data })
-            }
-            Err(e) => {
-                let text = e.payload().try_to_string().map(|s| s.into_owned()).unwrap_or_default();
-                match text.strip_prefix(HANDLER_ERROR) {
-                    Some(reason) => Err(ServiceError::Failed { service, reason: reason.to_owned() }),
-                    None if started.elapsed() >= timeout => Err(ServiceError::Timeout { service, timeout }),
-                    None => Err(ServiceError::ServerGone { service }),
-                }
-            }
-        }
+        let sample = query::ask(&self.net, &self.key, Some(request), QueryTarget::BestMatching, timeout, had_servers)
+            .map_err(|e| match e {
+            Unanswered::NoServer => ServiceError::NoServer { service },
+            Unanswered::Gone => ServiceError::ServerGone { service },
+            Unanswered::Timeout => ServiceError::Timeout { service, timeout },
+            Unanswered::Refused(reason) => ServiceError::Failed { service, reason },
+            Unanswered::Network(e) => ServiceError::Setup(TopicError::Network(e)),
+        })?;
+        let (metadata, data) =
+            query::decode(sample.payload()).map_err(|e| malformed(format!("the reply is not a nerve message: {e}")))?;
+        Ok(Reply { metadata, data })
     }
 }
 
@@ -319,23 +248,5 @@ impl Client {
 /// # Errors
 /// When the network cannot be asked.
 pub fn list(domain: u32) -> Result<Vec<(String, String)>, TopicError> {
-    let replies = network::network()?
-        .session
-        .liveliness()
-        .get(format!("nerve/{}/d{domain}/**", End::Server.chunk()))
-        .timeout(Duration::from_millis(500))
-        .wait()
-        .map_err(|e| TopicError::Network(e.to_string()))?;
-    let mut found = Vec::new();
-    while let Ok(reply) = replies.recv() {
-        if let Ok(sample) = reply.result() {
-            // nerve/srv/d<domain>/h<host>/e<pid>x<id>/<service…>
-            let key = sample.key_expr().as_str();
-            if let (Some(host), Some(service)) = (network::token_host(key), key.splitn(6, '/').nth(5)) {
-                found.push((host.to_owned(), service.to_owned()));
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
+    query::list(End::Server, domain)
 }

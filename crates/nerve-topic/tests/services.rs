@@ -4,7 +4,6 @@
 //! on a port, the client connects to it), with no multicast: one test function, so the process
 //! environment is set before any thread uses it.
 
-use std::process::{Child, Command};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,43 +11,16 @@ use nerve_topic::arrow_array::{Array, Int64Array};
 use nerve_topic::service::{Client, Server, ServiceError, ServiceOptions};
 use nerve_topic::{Metadata, Parameters};
 
-const ROLE: &str = "NERVE_SERVICE_TEST_ROLE";
-const NAME: &str = "NERVE_SERVICE_TEST_NAME";
+mod common;
+
+use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, wait_for_server, zenoh_config};
+
 const TEST: &str = "services_across_processes_never_hang";
-
-fn unique(name: &str) -> String {
-    format!("test/{name}/{}", std::process::id())
-}
-
-/// Zenoh settings that listen on `port` (the server) or connect to it (the client).
-fn zenoh_config(dir: &std::path::Path, role: &str, port: u16) -> std::path::PathBuf {
-    let endpoints = match role {
-        "server" => format!("listen: {{ endpoints: [\"tcp/127.0.0.1:{port}\"] }},"),
-        _ => format!(
-            "listen: {{ endpoints: [\"tcp/127.0.0.1:0\"] }}, connect: {{ endpoints: [\"tcp/127.0.0.1:{port}\"] }},"
-        ),
-    };
-    let path = dir.join(format!("{role}.json5"));
-    let text = format!("{{ mode: \"peer\", {endpoints} scouting: {{ multicast: {{ enabled: false }} }} }}");
-    std::fs::write(&path, text).expect("zenoh config");
-    path
-}
-
-fn spawn_server(service: &str, config: &std::path::Path) -> Child {
-    Command::new(std::env::current_exe().expect("test binary"))
-        .args([TEST, "--exact", "--nocapture"])
-        .env(ROLE, "server")
-        .env(NAME, service)
-        .env(nerve_topic::network::CONFIG_ENV, config)
-        .spawn()
-        .expect("server process")
-}
 
 /// The server process: doubles every value, sleeps `sleep_ms` (a parameter) first, and refuses
 /// negative values. It runs until killed.
-fn serve() {
-    let service = std::env::var(NAME).expect("name");
-    let _server = Server::new(&service, ServiceOptions { workers: 4, ..Default::default() }, |request| {
+fn serve(service: &str) {
+    let _server = Server::new(service, ServiceOptions { workers: 4, ..Default::default() }, |request| {
         if let Some(serde_json::Value::Number(ms)) = request.metadata.parameters.get("sleep_ms") {
             std::thread::sleep(Duration::from_millis(ms.as_u64().unwrap_or(0)));
         }
@@ -63,19 +35,7 @@ fn serve() {
     })
     .expect("server");
     println!("serving");
-    // Until the test that started it is gone, however that test ends.
-    let parent = rustix::process::getppid();
-    while rustix::process::getppid() == parent {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn is_server() -> bool {
-    if std::env::var(ROLE).as_deref() == Ok("server") {
-        serve();
-        return true;
-    }
-    false
+    common::until_orphaned();
 }
 
 fn call(
@@ -91,31 +51,21 @@ fn call(
     Ok((doubled, reply.metadata))
 }
 
-fn wait_for_server(client: &Client) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while client.server_count() == 0 {
-        assert!(Instant::now() < deadline, "the server never appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn services_across_processes_never_hang() {
-    if is_server() {
-        return;
+    if let Some(service) = common::served_name() {
+        return serve(&service);
     }
-    let dir = std::env::temp_dir().join(format!("nerve-services-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port();
-    // SAFETY: set before this test (the only one of this binary) starts any thread, and read
-    // only afterwards, when the first service opens the Zenoh session.
-    unsafe { std::env::set_var(nerve_topic::network::CONFIG_ENV, zenoh_config(&dir, "client", port)) };
+    let dir = scratch("services");
+    let port = free_port();
+    // SAFETY: this test is the only one of its binary, and has started no thread yet.
+    unsafe { common::be_client(&dir, port) };
 
     same_process();
     let service = unique("double");
-    let mut server = spawn_server(&service, &zenoh_config(&dir, "server", port));
+    let mut server = spawn_server(TEST, &service, &zenoh_config(&dir, "server", port));
     let client = Arc::new(Client::new(&service, ServiceOptions::default()).expect("client"));
-    wait_for_server(&client);
+    wait_for_server(|| client.server_count());
     std::thread::scope(|s| {
         for t in 0..4i64 {
             let client = client.clone();
@@ -152,11 +102,7 @@ fn services_across_processes_never_hang() {
     killer.join().expect("killer");
     assert!(matches!(died, Err(ServiceError::ServerGone { .. })), "{died:?}");
     assert!(started.elapsed() < Duration::from_secs(15), "noticed after {:?}", started.elapsed());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while client.server_count() > 0 {
-        assert!(Instant::now() < deadline, "the dead server is still counted");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_no_server(|| client.server_count());
     let started = Instant::now();
     let none = call(&client, &[1], 0, Duration::from_secs(10));
     assert!(matches!(none, Err(ServiceError::NoServer { .. })), "{none:?}");
@@ -169,7 +115,7 @@ fn same_process() {
     let _server = Server::new(&service, ServiceOptions::default(), |r| Ok((r.data.to_data(), Parameters::new())))
         .expect("server");
     let client = Client::new(&service, ServiceOptions::default()).expect("client");
-    wait_for_server(&client);
+    wait_for_server(|| client.server_count());
     let (echo, _) = call(&client, &[5, 6], 0, Duration::from_secs(10)).expect("reply");
     assert_eq!(echo, vec![5, 6]);
     let other_domain = Client::new(&service, ServiceOptions { domain: 7, ..Default::default() }).expect("client");

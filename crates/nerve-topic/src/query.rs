@@ -1,0 +1,223 @@
+//! Zenoh queries that carry nerve messages: the parts services and actions share.
+//!
+//! A server declares queryables and hands every query to its own threads (never working on
+//! Zenoh's); it answers with a nerve message, or refuses with a reason that travels as a
+//! marked error reply. An asker reads the first reply and tells a refusal from nobody
+//! answering, from a server that went away, and from a timeout. Servers announce themselves
+//! with liveliness tokens, which askers count and `list` reads.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use arrow_array::ArrayRef;
+use nerve_shm::codec::{Decoder, Metadata, aligned_copy};
+use zenoh::Wait;
+use zenoh::bytes::ZBytes;
+use zenoh::query::{ConsolidationMode, Query, QueryTarget, Reply, ReplyError};
+use zenoh::sample::{Sample, SampleKind};
+
+use crate::error::TopicError;
+use crate::network::{self, End, Network};
+use crate::runtime::lock;
+
+/// How a server's refusal travels in an error reply, so the asker tells it from Zenoh's own
+/// errors (the text predates actions; changing it would break services between versions).
+const REFUSAL: &str = "nerve-service-error:";
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A number for a server's liveliness token, unique in this process.
+pub(crate) fn server_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A nerve message from the bytes of a query or reply.
+///
+/// # Errors
+/// The decoder's complaint, for the caller to put in context.
+pub(crate) fn decode(payload: &ZBytes) -> Result<(Metadata, ArrayRef), String> {
+    Decoder::default().decode_buffer(&aligned_copy(&payload.to_bytes())).map_err(|e| e.to_string())
+}
+
+/// Answers `query` with `payload`, or refuses it with the reason in `answer`'s error.
+pub(crate) fn answer(query: &Query, answer: Result<ZBytes, String>, what: &str) {
+    let sent = match answer {
+        Ok(payload) => query.reply(query.key_expr().clone(), payload).wait(),
+        Err(reason) => query.reply_err(format!("{REFUSAL}{reason}")).wait(),
+    };
+    if let Err(e) = sent {
+        tracing::debug!(%what, error = %e, "cannot send a reply (the asker may have given up)");
+    }
+}
+
+/// Why a query got no answer.
+#[derive(Debug)]
+pub(crate) enum Unanswered {
+    /// No server was known when the query left, and none answered.
+    NoServer,
+    /// A server was known, but none answered: it went away mid-query.
+    Gone,
+    /// The time allowed passed.
+    Timeout,
+    /// The server refused, with this reason.
+    Refused(String),
+    /// Zenoh could not send the query.
+    Network(String),
+}
+
+/// Sends a query for `key` with `payload` and waits up to `timeout` for the first reply.
+///
+/// `had_servers` tells [`Unanswered::NoServer`] from [`Unanswered::Gone`] when nothing answers.
+pub(crate) fn ask(
+    net: &Network,
+    key: &str,
+    payload: Option<Vec<u8>>,
+    target: QueryTarget,
+    timeout: Duration,
+    had_servers: bool,
+) -> Result<Sample, Unanswered> {
+    let started = Instant::now();
+    let replies = start(net, key, payload, target, timeout)?;
+    first_reply(replies.recv().ok(), started, timeout, had_servers)
+}
+
+/// Sends a query for `key` whose replies arrive on the returned channel.
+pub(crate) fn start(
+    net: &Network,
+    key: &str,
+    payload: Option<Vec<u8>>,
+    target: QueryTarget,
+    timeout: Duration,
+) -> Result<zenoh::handlers::FifoChannelHandler<Reply>, Unanswered> {
+    let get = net.session.get(key).target(target).consolidation(ConsolidationMode::None).timeout(timeout);
+    let get = match payload {
+        Some(payload) => get.payload(payload),
+        None => get,
+    };
+    get.wait().map_err(|e| Unanswered::Network(e.to_string()))
+}
+
+/// What the first reply of a query (`None`: the query ended without one) means.
+pub(crate) fn first_reply(
+    reply: Option<Reply>,
+    started: Instant,
+    timeout: Duration,
+    had_servers: bool,
+) -> Result<Sample, Unanswered> {
+    let Some(reply) = reply else {
+        // No reply and no error: nobody answered, or the one who would have is gone.
+        return Err(if started.elapsed() >= timeout {
+            Unanswered::Timeout
+        } else if had_servers {
+            Unanswered::Gone
+        } else {
+            Unanswered::NoServer
+        });
+    };
+    reply.into_result().map_err(|e| match refusal(&e) {
+        Some(reason) => Unanswered::Refused(reason),
+        None if started.elapsed() >= timeout => Unanswered::Timeout,
+        None => Unanswered::Gone,
+    })
+}
+
+/// The reason of a server's refusal, or `None` for Zenoh's own errors (timeout, closed link).
+fn refusal(e: &ReplyError) -> Option<String> {
+    let text = e.payload().try_to_string().ok()?;
+    text.strip_prefix(REFUSAL).map(str::to_owned)
+}
+
+/// Starts `workers` threads named `name` that each take the next item sent to the returned
+/// sender and `work` on it; they end when every sender is dropped.
+pub(crate) fn workers<T: Send + 'static>(
+    workers: usize,
+    name: &str,
+    work: impl Fn(T) + Send + Sync + 'static,
+) -> Result<mpsc::Sender<T>, TopicError> {
+    if workers == 0 {
+        return Err(TopicError::BadWorkers(0));
+    }
+    let (tx, rx) = mpsc::channel::<T>();
+    let rx = Arc::new(Mutex::new(rx));
+    let work = Arc::new(work);
+    for _ in 0..workers {
+        let (rx, work) = (rx.clone(), work.clone());
+        std::thread::Builder::new()
+            .name(name.to_owned())
+            .spawn(move || {
+                // The lock is held only to take the next item, not while working on it.
+                while let Ok(item) = { lock(&rx).recv() } {
+                    work(item);
+                }
+            })
+            .map_err(TopicError::Thread)?;
+    }
+    Ok(tx)
+}
+
+/// Hands `item` to the workers behind `tx`.
+pub(crate) fn hand<T>(tx: &mpsc::Sender<T>, item: T, what: &str) {
+    if tx.send(item).is_err() {
+        // Only once every worker has ended, which happens only as the server goes.
+        tracing::debug!(%what, "no worker left to take a query (the server is closing)");
+    }
+}
+
+/// The servers of one name, counted from their liveliness tokens.
+pub(crate) struct ServerCount {
+    servers: Arc<AtomicUsize>,
+    _watch: zenoh::pubsub::Subscriber<()>,
+}
+
+impl ServerCount {
+    /// Starts counting the servers of kind `end` of `name` in `domain`.
+    pub(crate) fn watch(net: &Network, end: End, domain: u32, name: &str) -> Result<Self, TopicError> {
+        let servers = Arc::new(AtomicUsize::new(0));
+        let count = servers.clone();
+        let watch = net
+            .session
+            .liveliness()
+            .declare_subscriber(format!("nerve/{}/d{domain}/*/*/{name}", end.chunk()))
+            .history(true)
+            .callback(move |sample| match sample.kind() {
+                SampleKind::Put => {
+                    count.fetch_add(1, Ordering::AcqRel);
+                }
+                SampleKind::Delete => {
+                    let _ = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+                }
+            })
+            .wait()
+            .map_err(|e| TopicError::Network(format!("cannot watch the servers of `{name}`: {e}")))?;
+        Ok(Self { servers, _watch: watch })
+    }
+
+    /// Servers reachable now.
+    pub(crate) fn get(&self) -> usize {
+        self.servers.load(Ordering::Acquire)
+    }
+}
+
+/// Every server of kind `end` reachable now in `domain`: (host, name), sorted.
+pub(crate) fn list(end: End, domain: u32) -> Result<Vec<(String, String)>, TopicError> {
+    let replies = network::network()?
+        .session
+        .liveliness()
+        .get(format!("nerve/{}/d{domain}/**", end.chunk()))
+        .timeout(Duration::from_millis(500))
+        .wait()
+        .map_err(|e| TopicError::Network(e.to_string()))?;
+    let mut found = Vec::new();
+    while let Ok(reply) = replies.recv() {
+        if let Ok(sample) = reply.result() {
+            // nerve/<end>/d<domain>/h<host>/e<pid>x<id>/<name…>
+            let key = sample.key_expr().as_str();
+            if let (Some(host), Some(name)) = (network::token_host(key), key.splitn(6, '/').nth(5)) {
+                found.push((host.to_owned(), name.to_owned()));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}

@@ -1,0 +1,42 @@
+"""Sends one goal to the counting action and prints its feedback and result; with
+`--cancel-after SECS`, cancels it mid-way.
+
+    python client.py [--name count] [--n 10] [--cancel-after SECS]
+"""
+
+import argparse
+import sys
+import threading
+import time
+
+import nerve
+import numpy as np
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--name", default="count")
+parser.add_argument("--n", type=int, default=10)
+parser.add_argument("--cancel-after", type=float)
+args = parser.parse_args()
+
+client = nerve.ActionClient(args.name)
+deadline = time.monotonic() + 20  # servers announce themselves as the session starts
+while client.server_count == 0 and time.monotonic() < deadline:
+    time.sleep(0.02)
+
+try:
+    goal = client.send_goal(np.array([args.n]), {"step_ms": 50})
+except nerve.GoalRejectedError as e:
+    sys.exit(f"rejected: {e}")
+print("accepted", goal.id, flush=True)
+
+if args.cancel_after is not None:
+    cancel = threading.Timer(args.cancel_after, lambda: print("cancel taken:", goal.cancel(), flush=True))
+    cancel.start()
+for feedback in goal:  # every feedback message, until the goal ends
+    print(f"feedback {feedback['value'][0]} of {feedback['metadata']['of']}", flush=True)
+
+try:
+    result = goal.result(timeout=10)
+except nerve.ActionError as e:
+    sys.exit(f"{goal.status}: {e}")
+print(goal.status, "at", result["value"][0], flush=True)
