@@ -1,6 +1,7 @@
 """Every example runs to completion, as the README says."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -83,3 +84,17 @@ def test_action_example_rust_server_and_python_client(tmp_path, action_counter):
     finally:
         server.kill()
         server.wait()
+
+
+def test_simulation_example_on_simulated_time(tmp_path):
+    """The README's first command: the controller's timer follows the simulator's clock."""
+    dataflow = REPO / "examples" / "simulation" / "dataflow.yml"
+    result = subprocess.run(
+        nerve_cmd("run", str(dataflow), "--sim-time", "--log-dir", str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"controller: 25 ticks over 2\.[345] s of simulated time", result.stdout), result.stdout
+    assert "simulator: 3.0 s of robot time" in result.stdout, result.stdout
