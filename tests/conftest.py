@@ -149,11 +149,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cargo_binary(package: str) -> Path:
+    """The binary of workspace package ``package``, built with the profile CI builds once."""
+    subprocess.run(["cargo", "build", "--release", "-p", package], cwd=REPO, check=True)
+    return REPO / "target" / "release" / package
+
+
 @pytest.fixture(scope="session")
 def action_counter() -> Path:
     """The Rust server and client of examples/actions, built."""
-    subprocess.run(["cargo", "build", "--release", "-p", "action-counter"], cwd=REPO, check=True)
-    return REPO / "target" / "release" / "action-counter"
+    return cargo_binary("action-counter")
+
+
+@pytest.fixture(scope="session")
+def service_adder() -> Path:
+    """The Rust server and client of examples/services, built."""
+    return cargo_binary("service-adder")
 
 
 def publish_topic(topic: str, first: int, count: int, *extra: str) -> subprocess.Popen[str]:

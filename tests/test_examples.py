@@ -53,6 +53,8 @@ def test_record_replay_example(tmp_path):
         summaries += [line for line in result.stdout.splitlines() if "readings, checksum" in line]
     assert len(summaries) == 2 and summaries[0] == summaries[1], summaries
     assert "monitor: 40 readings, checksum " in summaries[0], summaries
+
+
 def test_action_example_rust_server_and_python_client(tmp_path, action_counter):
     """The README's steps, with Zenoh endpoints on loopback instead of multicast."""
     folder = REPO / "examples" / "actions"
@@ -98,3 +100,26 @@ def test_simulation_example_on_simulated_time(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"controller: 25 ticks over 2\.[345] s of simulated time", result.stdout), result.stdout
     assert "simulator: 3.0 s of robot time" in result.stdout, result.stdout
+
+
+def test_service_example_python_and_rust_both_ways(service_adder):
+    """The README's steps, with no Zenoh configuration: a Python client calls the Rust server,
+    and the Rust client calls the Python server, each a sum and a refusal."""
+    folder = REPO / "examples" / "services"
+    rust_server = [str(service_adder), "serve"]
+    python_server = [sys.executable, str(folder / "server.py")]
+    rust_client = [str(service_adder), "call"]
+    python_client = [sys.executable, str(folder / "client.py")]
+    for server_cmd, client_cmd in ((rust_server, python_client), (python_server, rust_client)):
+        name = f"add-{os.getpid()}-{len(server_cmd)}"
+        server = subprocess.Popen([*server_cmd, name], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert server.stdout and server.stdout.readline().strip() == f"serving {name}"
+            ok = subprocess.run([*client_cmd, name, "1", "2", "3"], capture_output=True, text=True, timeout=60)
+            assert ok.returncode == 0 and ok.stdout.strip() == "sum 6", (server_cmd, ok.stdout, ok.stderr)
+            refused = subprocess.run([*client_cmd, name, "1", "-2"], capture_output=True, text=True, timeout=60)
+            assert refused.returncode == 1, (server_cmd, refused.stdout, refused.stderr)
+            assert "negative values are not accepted (-2)" in refused.stdout, (server_cmd, refused.stdout)
+        finally:
+            server.kill()
+            server.wait()
