@@ -50,7 +50,7 @@ enum Command {
     Graph(graph::GraphArgs),
     /// Create a new node or dataflow project from a template.
     New(new::NewArgs),
-    /// Inspect the topics of this host: list them, print their messages, rate or bandwidth.
+    /// Inspect the topics of this host: list them, print their messages, rate or bandwidth; publish on one.
     Topic(topic::TopicArgs),
     /// List the services that have a server, or call one.
     Service(service::ServiceArgs),
