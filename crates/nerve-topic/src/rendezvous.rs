@@ -3,7 +3,8 @@
 //! Multicast scouting is often off or filtered (containers, robot networks that forbid it, CI),
 //! and a service or action between two processes of one host must work all the same. So each
 //! peer session also listens on a Unix socket in the registry's host folder
-//! (`<registry>/z/<pid>.sock`) and connects to the sockets of every live process already there:
+//! (`<registry>/z/<pid>-<n>.sock`, `n` counting the process's sessions) and connects to the
+//! sockets of every live process already there:
 //! the sessions of a host form a full mesh whatever the network allows. A network namespace
 //! has a folder of its own, as it has a registry of its own, so namespaces stay separate hosts.
 //!
@@ -12,12 +13,16 @@
 
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use serde_json::Value;
 
 use crate::error::TopicError;
 use crate::registry;
+
+/// Sessions this process opened so far.
+static SESSIONS: AtomicU32 = AtomicU32::new(0);
 
 /// This process's rendezvous socket; its file goes with the session.
 pub(crate) struct Rendezvous {
@@ -38,9 +43,9 @@ impl Rendezvous {
         registry::private_dir(&dir)?;
         let lock = lock(&dir)?;
         let pid = std::process::id();
-        let path = dir.join(format!("{pid}.sock"));
-        // A file of a process that had this pid before: nobody listens on it.
-        remove(&path);
+        // A session closed earlier in this process may still hold its socket's lock (Zenoh
+        // releases it only when the process exits), so each session has a name of its own.
+        let path = dir.join(format!("{pid}-{}.sock", SESSIONS.fetch_add(1, Ordering::Relaxed)));
         let peers = live_sockets(&dir, pid);
         add_endpoints(config, "listen/endpoints", &[endpoint(&path)])?;
         add_endpoints(config, "connect/endpoints", &peers.iter().map(|p| endpoint(p)).collect::<Vec<_>>())?;
@@ -72,31 +77,43 @@ fn endpoint(path: &Path) -> String {
     format!("unixsock-stream/{}", path.display())
 }
 
+/// Removes a socket and the lock file Zenoh keeps beside it.
 fn remove(path: &Path) {
-    if let Err(e) = std::fs::remove_file(path)
+    let mut lock = path.as_os_str().to_owned();
+    lock.push(".lock");
+    remove_file(path);
+    remove_file(Path::new(&lock));
+}
+
+fn remove_file(file: &Path) {
+    if let Err(e) = std::fs::remove_file(file)
         && e.kind() != std::io::ErrorKind::NotFound
     {
-        tracing::debug!(path = %path.display(), error = %e, "cannot remove a rendezvous socket");
+        tracing::debug!(path = %file.display(), error = %e, "cannot remove a rendezvous file");
     }
 }
 
-/// The sockets of the other live processes in `dir`; those of dead ones are removed.
+/// The sockets of the other live processes in `dir`; the files of dead ones are removed (Zenoh
+/// leaves a `<socket>.lock` behind even when its process exits cleanly).
 fn live_sockets(dir: &Path, own: u32) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut live = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
-        let pid = path.extension().filter(|e| *e == "sock").and(path.file_stem());
-        let Some(pid) = pid.and_then(|s| s.to_str()).and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == own {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+        let is_socket = name.ends_with(".sock");
+        if !is_socket && !name.ends_with(".sock.lock") {
             continue;
         }
-        if Path::new(&format!("/proc/{pid}")).exists() {
+        // <pid>-<n>.sock[.lock]
+        let Some(pid) = name.split(['-', '.']).next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+        let alive = Path::new(&format!("/proc/{pid}")).exists();
+        if pid == own || !alive {
+            // Dead, or an earlier process that had this pid: this process's own sessions remove
+            // their socket as they close, and no session of it is open now.
+            remove_file(&path);
+        } else if is_socket {
             live.push(path);
-        } else {
-            remove(&path);
         }
     }
     live
@@ -126,6 +143,26 @@ fn add_endpoints(config: &mut zenoh::Config, key: &str, added: &[String]) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn live_peers_are_kept_and_the_files_of_dead_processes_go() {
+        let dir = std::env::temp_dir().join(format!("nerve-rendezvous-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        // pid 1 is always alive; no process has pid u32::MAX - 1 (above the kernel's pid_max).
+        let dead = u32::MAX - 1;
+        let own = std::process::id();
+        let names = ["1-0.sock", "1-0.sock.lock", &format!("{dead}-0.sock"), &format!("{dead}-0.sock.lock")];
+        let own_stale = format!("{own}-7.sock");
+        for name in names.iter().copied().chain([own_stale.as_str(), "notes.txt"]) {
+            std::fs::write(dir.join(name), b"").expect("file");
+        }
+        assert_eq!(live_sockets(&dir, own), vec![dir.join("1-0.sock")]);
+        let mut left: Vec<String> =
+            std::fs::read_dir(&dir).expect("read").flatten().map(|e| e.file_name().to_string_lossy().into()).collect();
+        left.sort();
+        assert_eq!(left, ["1-0.sock", "1-0.sock.lock", "notes.txt"]);
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
 
     #[test]
     fn the_peer_lists_grow_and_the_defaults_stay() {
