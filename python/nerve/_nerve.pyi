@@ -13,10 +13,10 @@ from nerve._topic import Message
 
 __version__: str
 __all__ = [
-    "Broadcaster",
     "ActionClient",
     "ActionError",
     "ActionServer",
+    "Broadcaster",
     "Client",
     "ConnectError",
     "GoalHandle",
