@@ -14,12 +14,10 @@ def start(script: str, config: Path, name: str, **kw) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, str(NODES / script)], env=env, stdout=subprocess.PIPE, text=True, **kw)
 
 
-def test_calls_refusals_timeouts_and_a_dying_server(tmp_path):
-    name = unique_topic("double")
-    port = free_port()
-    server = start("service_server.py", zenoh_config(tmp_path, "server", port), name, stdin=subprocess.PIPE)
+def check_calls(server: subprocess.Popen[str], client: subprocess.Popen[str], name: str) -> None:
+    """Drives nodes/service_client.py against a serving nodes/service_server.py, killing the server
+    in the middle of a slow call, and checks every outcome the client printed."""
     assert server.stdout and server.stdout.readline().strip() == "serving"
-    client = start("service_client.py", zenoh_config(tmp_path, "client", port), name)
     assert client.stdout
     lines = []
     for line in client.stdout:
@@ -38,6 +36,29 @@ def test_calls_refusals_timeouts_and_a_dying_server(tmp_path):
     gone = lines[5].split(maxsplit=2)
     assert gone[0] == "gone" and int(gone[1]) < 15 and "went away before answering" in gone[2], out
     assert lines[6].startswith("none ") and f"no server for service `{name}`" in lines[6], out
+
+
+def test_calls_refusals_timeouts_and_a_dying_server(tmp_path):
+    name = unique_topic("double")
+    port = free_port()
+    server = start("service_server.py", zenoh_config(tmp_path, "server", port), name, stdin=subprocess.PIPE)
+    check_calls(server, start("service_client.py", zenoh_config(tmp_path, "client", port), name), name)
+
+
+def test_calls_between_two_hosts(hosts, monkeypatch):
+    """The same calls with server and client on two hosts (network namespaces; Zenoh's defaults,
+    multicast scouting)."""
+    name = unique_topic("hosts")
+    monkeypatch.setenv("NAME", name)
+    server = hosts.popen(
+        0, [sys.executable, str(NODES / "service_server.py")], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        client = hosts.popen(1, [sys.executable, str(NODES / "service_client.py")], stdout=subprocess.PIPE)
+        check_calls(server, client, name)
+    finally:
+        server.kill()
+        server.wait()
 
 
 def test_service_cli_lists_and_calls(tmp_path):
