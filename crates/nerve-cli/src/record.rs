@@ -1,7 +1,7 @@
 //! `nerve record`: a dataflow's outputs and topics into an MCAP file, and the recorder node
 //! (`nerve record-node`, hidden) that the runtime starts for it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -154,24 +154,11 @@ fn recorder_node(
     args.extend(["--dataflow".to_owned(), yaml.display().to_string()]);
     let (path, args) = nerve_itself(&args)?;
     Ok(NodeSpec {
-        id: RECORDER_ID.to_owned(),
         name: Some("recorder".to_owned()),
         description: Some(format!("records to {}", file.display())),
-        path,
         args,
-        env: BTreeMap::new(),
-        build: None,
         inputs,
-        outputs: Vec::new(),
-        output_topics: BTreeMap::new(),
-        machine: None,
-        restart: nerve_spec::RestartSpec::default(),
-        realtime: None,
-        services: nerve_spec::ServicesSpec::default(),
-        params: BTreeMap::new(),
-        actions: nerve_spec::ServicesSpec::default(),
-        config: serde_json::json!({ "id": RECORDER_ID }),
-        line: 0,
+        ..NodeSpec::new(RECORDER_ID, path)
     })
 }
 

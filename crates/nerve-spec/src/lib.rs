@@ -65,7 +65,9 @@
 //! `dynamic`, a `.py` file, a file relative to the dataflow's directory, or a
 //! program on `PATH`), `name`, `description`, `args` (a string split like a
 //! shell would, or a list), `env` (a mapping of scalars), `build` (a shell
-//! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`.
+//! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`, and
+//! `on_host_lost` (`close` or `wait`: what its inputs fed from another machine do when that
+//! machine is lost; see [`HostLossPolicy`]).
 //! The ids `timer`, `dora` and `topic` are reserved.
 //!
 //! An input is `node/output`, a topic (`topic/<name>`, any process's
@@ -106,8 +108,8 @@ use std::path::{Path, PathBuf};
 pub use error::{Problem, SpecError};
 pub use param::ParamValue;
 pub use spec::{
-    DEFAULT_QUEUE_SIZE, Dataflow, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NodePath, NodeSpec,
-    QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, Dataflow, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT,
+    NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 

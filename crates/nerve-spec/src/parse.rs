@@ -13,8 +13,8 @@ use crate::parse_params::parse_params;
 use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::spec::{
-    DEFAULT_QUEUE_SIZE, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy, RestartPolicy,
-    RestartSpec, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy,
+    RestartPolicy, RestartSpec, ServicesSpec,
 };
 use crate::topic_name;
 use crate::tree::{Mark, Node, ScalarKind, Value};
@@ -38,6 +38,7 @@ const NODE_KEYS: &[&str] = &[
     "services",
     "params",
     "actions",
+    "on_host_lost",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -186,11 +187,31 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
     let mut machine = None;
     for (key, v) in mapping(p, value, field, "a mapping like `{machine: ID}`")? {
         match key_str(key) {
-            "machine" => machine = optional_string(p, v, &join_field(field, "machine")),
+            "machine" => {
+                let mfield = join_field(field, "machine");
+                machine = optional_string(p, v, &mfield);
+                // A machine id names its daemon on the network and its folders.
+                if let Some(Err(message)) = machine.as_deref().map(check_id) {
+                    p.push(v.mark, mfield, message.replace("ids use", "machine ids use"));
+                }
+            }
             _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
         }
     }
     machine
+}
+
+/// `on_host_lost: close | wait`.
+fn parse_host_loss(p: &mut Problems, value: &Node, field: &str) -> Option<HostLossPolicy> {
+    match value.text() {
+        Some("close") => Some(HostLossPolicy::Close),
+        Some("wait") => Some(HostLossPolicy::Wait),
+        other => {
+            let found = other.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
+            p.push(value.mark, field, format!("expected close or wait, found {found}"));
+            None
+        }
+    }
 }
 
 /// `services:` or `actions:` (`kind` names which): `{serve: [names], call: [names]}`, names
@@ -305,6 +326,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         services: ServicesSpec::default(),
         params: BTreeMap::new(),
         actions: ServicesSpec::default(),
+        on_host_lost: HostLossPolicy::default(),
         config: item.to_json(),
         line: item.mark.line,
     };
@@ -342,6 +364,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "services" => spec.services = parse_served(p, value, &f(k), "service"),
             "actions" => spec.actions = parse_served(p, value, &f(k), "action"),
             "params" => spec.params = parse_params(p, value, &f(k), base_dir),
+            "on_host_lost" => spec.on_host_lost = parse_host_loss(p, value, &f(k)).unwrap_or_default(),
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));

@@ -106,10 +106,43 @@ pub struct NodeSpec {
     /// canonical names, declared like `services`.
     #[serde(default)]
     pub actions: ServicesSpec,
+    /// What the node's inputs fed from another host do when that host is lost
+    /// (`on_host_lost:`).
+    #[serde(default)]
+    pub on_host_lost: HostLossPolicy,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
     pub line: usize,
+}
+
+impl NodeSpec {
+    /// A node with only an id and a path (no inputs, outputs or settings; its config is
+    /// `{id}`): for nodes a tool adds to a dataflow, such as a recorder or a bridge.
+    #[must_use]
+    pub fn new(id: &str, path: NodePath) -> Self {
+        Self {
+            id: id.to_owned(),
+            name: None,
+            description: None,
+            path,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            build: None,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            output_topics: BTreeMap::new(),
+            machine: None,
+            restart: RestartSpec::default(),
+            realtime: None,
+            services: ServicesSpec::default(),
+            params: BTreeMap::new(),
+            actions: ServicesSpec::default(),
+            on_host_lost: HostLossPolicy::default(),
+            config: serde_json::json!({ "id": id }),
+            line: 0,
+        }
+    }
 }
 
 /// What a node runs.
@@ -203,6 +236,20 @@ impl fmt::Display for QueuePolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// What an input fed by a node of another host does when that host is lost (its daemon gone,
+/// or its network down past the link's lease).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostLossPolicy {
+    /// `close`: the input is closed (INPUT_CLOSED), as if its producer had finished (the
+    /// default).
+    #[default]
+    Close,
+    /// `wait`: the input stays open; data flows again if the host comes back and its nodes
+    /// are started again.
+    Wait,
 }
 
 /// When a node's process is started again after it exits.
