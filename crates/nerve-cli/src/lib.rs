@@ -12,6 +12,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 mod action;
+mod cluster;
 pub mod graph;
 mod new;
 mod node;
@@ -58,10 +59,23 @@ enum Command {
     Tf(tf::TfArgs),
     /// List the actions that have a server, or send one a goal and follow it.
     Action(action::ActionArgs),
-    /// List the dataflows running on this machine: their nodes, states, restarts and queues.
+    /// List the running dataflows, on this machine and on the cluster: their nodes, states,
+    /// restarts and queues.
     List(runs::ListArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
     Stop(runs::StopArgs),
+    /// Run a dataflow on the cluster: every node on its `deploy: machine`, started together.
+    Start(cluster::StartArgs),
+    /// Run the coordinator of a cluster of machines (in the foreground).
+    Coordinator(cluster::CoordinatorArgs),
+    /// Run this machine's daemon of a cluster (in the foreground).
+    Daemon(cluster::DaemonArgs),
+    /// Start a coordinator and a daemon of this machine in the background.
+    Up(cluster::UpArgs),
+    /// Stop every dataflow of the cluster, its daemons and its coordinator.
+    Destroy(cluster::ClusterArgs),
+    /// Is the coordinator up, and which daemons are connected?
+    Check(cluster::ClusterArgs),
     /// Print a node's output (its log file), with `--follow` until the dataflow ends.
     Logs(runs::LogsArgs),
     /// List the nodes of the running dataflows, or show one's inputs, outputs and services.
@@ -144,7 +158,9 @@ where
             return e.exit_code();
         }
     };
-    init_logging();
+    // A coordinator's or daemon's log shows Zenoh's warnings (a refused TLS handshake, a lost
+    // link); a tool's error already says what its failed connection means.
+    init_logging(matches!(cli.command, Command::Coordinator(_) | Command::Daemon(_)));
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -154,10 +170,11 @@ where
     }
 }
 
-fn init_logging() {
+fn init_logging(zenoh_warnings: bool) {
+    // Zenoh's own start-up notes (ids, addresses) are noise on a terminal.
+    let default = if zenoh_warnings { "info,zenoh=warn" } else { "info,zenoh=error" };
     let filter = tracing_subscriber::EnvFilter::try_from_env("NERVE_LOG")
-        // Zenoh's own start-up notes (ids, addresses) are noise on a terminal.
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,zenoh=warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     // A second call (the CLI run twice in one Python process) keeps the first subscriber.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -194,6 +211,12 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Action(args) => action::run(&args),
         Command::List(args) => runs::list(&args),
         Command::Stop(args) => runs::stop(&args),
+        Command::Start(args) => cluster::start(&args),
+        Command::Coordinator(args) => cluster::coordinator(&args),
+        Command::Daemon(args) => cluster::daemon(&args),
+        Command::Up(args) => cluster::up(&args),
+        Command::Destroy(args) => cluster::destroy(&args),
+        Command::Check(args) => cluster::check(&args),
         Command::Logs(args) => runs::logs(&args),
         Command::Node(args) => node::run(&args),
         Command::Param(args) => param::run(&args),
@@ -218,6 +241,11 @@ fn nerve_itself(args: &[String]) -> anyhow::Result<(nerve_spec::NodePath, Vec<St
     Ok((nerve_spec::NodePath::Executable(program), full))
 }
 
+/// The interpreter `.py` nodes run with: the Python package's own, when the command runs from it.
+fn python() -> PathBuf {
+    std::env::var_os(PYTHON_VAR).map_or_else(|| PathBuf::from("python3"), PathBuf::from)
+}
+
 fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s).with_context(|| format!("--{what} must be a non-negative number of seconds"))
 }
@@ -227,17 +255,21 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
     for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
         tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
     }
+    if let Some(name) = &args.name {
+        nerve_daemon::inspect::check_name_free(name)?;
+    }
     let opts = nerve_daemon::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,
         ready_timeout: secs(args.ready_timeout, "ready-timeout")?,
         log_dir: args.log_dir.clone(),
-        python: std::env::var_os(PYTHON_VAR).map_or_else(|| PathBuf::from("python3"), PathBuf::from),
+        python: python(),
         echo: !args.quiet,
         max_message: args.max_message,
         pool_capacity: args.pool_capacity,
         name: args.name.clone(),
         sim_time: args.sim_time,
+        ..nerve_daemon::RunOptions::default()
     };
     let report = nerve_daemon::run(df, &opts)?;
     for (node, input, n) in &report.dropped {

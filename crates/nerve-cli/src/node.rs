@@ -178,7 +178,10 @@ mod tests {
                 restarts: 1,
                 inputs: vec![InputStatus { id: "image".into(), queued: 1, capacity: 1, dropped: 7 }],
                 config,
+                machine: None,
             }],
+            coordinator: None,
+            error: None,
         }
     }
 

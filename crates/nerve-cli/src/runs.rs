@@ -1,11 +1,15 @@
-//! `nerve list`, `nerve stop` and `nerve logs`: the dataflows running on this host.
+//! `nerve list`, `nerve stop` and `nerve logs`: the dataflows running on this host (under
+//! `nerve run`), and those of the cluster whose coordinator answers.
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use nerve_cluster::Cluster;
 use nerve_daemon::inspect::{self, RunStatus};
+
+use crate::cluster::NetArgs;
 
 /// `nerve list`.
 #[derive(Debug, clap::Args)]
@@ -13,33 +17,82 @@ pub struct ListArgs {
     /// Print the status as JSON (one array of runs) instead of a table.
     #[arg(long)]
     json: bool,
+    /// Also list the cluster's dataflows that ended.
+    #[arg(long)]
+    all: bool,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 /// `nerve stop`.
 #[derive(Debug, clap::Args)]
 pub struct StopArgs {
-    /// The dataflow's name (`nerve run --name`) or run id (a unique prefix is enough).
+    /// The dataflow's name (`--name`) or run id (a unique prefix is enough).
     dataflow: String,
     /// Seconds to wait for the run to end before giving up waiting.
     #[arg(long, default_value_t = 30.0, value_name = "SECS")]
     wait: f64,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 /// `nerve logs`.
 #[derive(Debug, clap::Args)]
 pub struct LogsArgs {
-    /// The dataflow's name (`nerve run --name`) or run id (a unique prefix is enough).
+    /// The dataflow's name (`--name`) or run id (a unique prefix is enough).
     dataflow: String,
     /// The node whose output to print.
     node: String,
     /// Keep printing what the node writes until the dataflow ends.
     #[arg(long, short)]
     follow: bool,
+    #[command(flatten)]
+    net: NetArgs,
+}
+
+/// The coordinator, if one answers; an error only when the user named one.
+fn cluster(net: &NetArgs) -> anyhow::Result<Option<Cluster>> {
+    match net.connect() {
+        Ok(cluster) => Ok(Some(cluster)),
+        Err(e) if net.named() => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The coordinator and the uuid of its dataflow `which` (a name, or a uuid or a prefix of
+/// one), if a coordinator answers and knows exactly one such dataflow; `running`: only among
+/// those still running. A dataflow of the cluster is then handled through its coordinator,
+/// not through its machines' runs (one of which may be on this host).
+fn on_cluster(net: &NetArgs, which: &str, running: bool) -> anyhow::Result<Option<(Cluster, String)>> {
+    let Some(cluster) = cluster(net)? else { return Ok(None) };
+    let dataflows = cluster.list()?;
+    let candidates: Vec<&nerve_cluster::protocol::DataflowStatus> =
+        dataflows.iter().filter(|d| !(running && d.state.is_over())).collect();
+    let by_name: Vec<&&nerve_cluster::protocol::DataflowStatus> =
+        candidates.iter().filter(|d| d.name.as_deref() == Some(which)).collect();
+    let chosen: Vec<String> = if by_name.is_empty() {
+        candidates.iter().filter(|d| !which.is_empty() && d.uuid.starts_with(which)).map(|d| d.uuid.clone()).collect()
+    } else {
+        // The newest of that name.
+        by_name.last().map(|d| d.uuid.clone()).into_iter().collect()
+    };
+    Ok(match chosen.as_slice() {
+        [uuid] => Some((cluster, uuid.clone())),
+        _ => None,
+    })
 }
 
 /// Prints every running dataflow with its nodes' states, restarts and queues.
 pub fn list(args: &ListArgs) -> anyhow::Result<i32> {
-    let runs = inspect::running();
+    let mut runs = inspect::running();
+    if let Some(cluster) = cluster(&args.net)? {
+        let dataflows = cluster.list()?;
+        // A machine's part of a cluster's dataflow is also a run of this host: shown once.
+        runs.retain(|r| !dataflows.iter().any(|d| r.run_id.starts_with(&d.uuid)));
+        runs.extend(
+            dataflows.iter().filter(|d| args.all || !d.state.is_over()).map(|d| d.to_run_status(cluster.endpoint())),
+        );
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &runs)?;
@@ -58,24 +111,51 @@ pub fn list(args: &ListArgs) -> anyhow::Result<i32> {
 fn table(run: &RunStatus) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}: {}, {}", inspect::label(run), run.state.as_str(), run.dataflow.display());
+    if let Some(coordinator) = &run.coordinator {
+        let _ = writeln!(s, "  on the cluster of {coordinator}");
+    }
+    if let Some(error) = &run.error {
+        let _ = writeln!(s, "  error: {error}");
+    }
     let _ = writeln!(s, "  logs: {}", run.log_dir.display());
-    let _ =
-        writeln!(s, "  {:<20} {:<28} {:>8} {:>8}  inputs (queued/size, dropped)", "node", "state", "pid", "restarts");
+    // The machine column, for a dataflow of a cluster.
+    let machine =
+        |m: Option<&str>| run.coordinator.as_ref().map(|_| format!("{:<14} ", m.unwrap_or("-"))).unwrap_or_default();
+    let _ = writeln!(
+        s,
+        "  {}{:<20} {:<28} {:>8} {:>8}  inputs (queued/size, dropped)",
+        machine(Some("machine")),
+        "node",
+        "state",
+        "pid",
+        "restarts"
+    );
     for n in &run.nodes {
         let pid = n.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
         let inputs: Vec<String> =
             n.inputs.iter().map(|i| format!("{} {}/{}, {} dropped", i.id, i.queued, i.capacity, i.dropped)).collect();
         let inputs = if inputs.is_empty() { "-".to_owned() } else { inputs.join("; ") };
-        let _ = writeln!(s, "  {:<20} {:<28} {:>8} {:>8}  {inputs}", n.id, n.state, pid, n.restarts);
+        let _ = writeln!(
+            s,
+            "  {}{:<20} {:<28} {:>8} {:>8}  {inputs}",
+            machine(n.machine.as_deref()),
+            n.id,
+            n.state,
+            pid,
+            n.restarts
+        );
     }
     s
 }
 
 /// Stops a running dataflow as Ctrl-C would, and waits for it to end.
 pub fn stop(args: &StopArgs) -> anyhow::Result<i32> {
+    let deadline = Instant::now() + Duration::from_secs_f64(args.wait.max(0.0));
+    if let Some((cluster, uuid)) = on_cluster(&args.net, &args.dataflow, true)? {
+        return stop_on_cluster(&cluster, &uuid, deadline, args.wait);
+    }
     let run = inspect::find(&args.dataflow)?;
     inspect::stop(&run).with_context(|| format!("stopping {}", inspect::label(&run)))?;
-    let deadline = Instant::now() + Duration::from_secs_f64(args.wait.max(0.0));
     while inspect::is_running(&run) {
         if Instant::now() >= deadline {
             eprintln!("nerve: {} is still stopping after {}s", inspect::label(&run), args.wait);
@@ -87,8 +167,28 @@ pub fn stop(args: &StopArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+fn stop_on_cluster(cluster: &Cluster, dataflow: &str, deadline: Instant, wait: f64) -> anyhow::Result<i32> {
+    let status = cluster.stop(dataflow)?;
+    let label = status.label();
+    loop {
+        let state = cluster.list()?.into_iter().find(|d| d.uuid == status.uuid).map(|d| d.state);
+        if state.is_none_or(|s| s.is_over()) {
+            eprintln!("nerve: stopped {label}");
+            return Ok(0);
+        }
+        if Instant::now() >= deadline {
+            eprintln!("nerve: {label} is still stopping after {wait}s");
+            return Ok(1);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 /// Prints a node's log, and with `--follow` what it writes next until the run ends.
 pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
+    if let Some((cluster, uuid)) = on_cluster(&args.net, &args.dataflow, false)? {
+        return logs_on_cluster(&cluster, &uuid, args);
+    }
     let (run, _) = inspect::find_node(&args.node, Some(&args.dataflow))?;
     let path = run.log_dir.join(format!("{}.log", args.node));
     let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
@@ -105,6 +205,26 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
             return Ok(0);
         }
         // A log file is only ever appended to: the next read goes on from where this one ended.
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A node's log read on its machine through the coordinator, piece by piece.
+fn logs_on_cluster(cluster: &Cluster, uuid: &str, args: &LogsArgs) -> anyhow::Result<i32> {
+    let mut out = std::io::stdout().lock();
+    let mut offset = 0;
+    loop {
+        let chunk = cluster.logs(uuid, &args.node, offset)?;
+        out.write_all(chunk.text.as_bytes())?;
+        out.flush()?;
+        let more = chunk.next_offset > offset;
+        offset = chunk.next_offset;
+        if more {
+            continue;
+        }
+        if !(args.follow && chunk.running) {
+            return Ok(0);
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
 }

@@ -150,6 +150,11 @@ impl StopSignal {
     pub(crate) fn raised(&self) -> bool {
         self.raised.load(Ordering::SeqCst)
     }
+
+    /// The flag the signals set.
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.raised
+    }
 }
 
 impl Drop for StopSignal {

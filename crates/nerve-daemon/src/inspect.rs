@@ -22,6 +22,17 @@ pub fn running() -> Vec<RunStatus> {
     nerve_message::run_sockets().iter().filter_map(|s| ask(s, NodeRequest::Inspect).ok()).collect()
 }
 
+/// Checks that no dataflow running on this host is called `name`, as `nerve run --name` wants.
+///
+/// # Errors
+/// [`DaemonError::NameTaken`] naming the run that has it.
+pub fn check_name_free(name: &str) -> Result<(), DaemonError> {
+    match running().into_iter().find(|r| r.name.as_deref() == Some(name)) {
+        Some(other) => Err(DaemonError::NameTaken { name: name.to_owned(), run_id: other.run_id }),
+        None => Ok(()),
+    }
+}
+
 /// The running dataflow called `name` (its `--name`), or whose run id is or starts with it.
 ///
 /// # Errors

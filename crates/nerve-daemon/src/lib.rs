@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod control;
 mod drops;
 mod error;
 pub mod inspect;
@@ -27,10 +28,13 @@ mod reaper;
 mod run;
 mod spawn;
 
+pub use control::{Readiness, RunControl};
 pub use error::DaemonError;
+pub use logs::LogTap;
 /// Parameter requests and answers, as [`inspect::param`] takes and returns them.
 pub use nerve_message::param;
 pub use plan::Plan;
+pub use reaper::Reaper;
 pub use run::{Outcome, RunOptions, RunReport, run};
 
 /// Bytes an output's pool keeps by default before freeing blocks no reader holds.

@@ -9,30 +9,55 @@ use std::thread::JoinHandle;
 
 use crate::error::DaemonError;
 
+/// Receives every line a node writes, with the node's id, besides its log file (a host daemon
+/// forwards them to whoever follows the dataflow from another machine).
+#[derive(Clone)]
+pub struct LogTap(Arc<LineFn>);
+
+type LineFn = dyn Fn(&str, &str) + Send + Sync;
+
+impl LogTap {
+    /// A tap calling `f` with the node id and the line.
+    pub fn new(f: impl Fn(&str, &str) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(f))
+    }
+}
+
+impl std::fmt::Debug for LogTap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LogTap")
+    }
+}
+
 /// Where one node's lines go.
 #[derive(Debug, Clone)]
 pub struct LogSink {
-    prefix: String,
+    node: String,
     file: Arc<Mutex<File>>,
     echo: bool,
+    tap: Option<LogTap>,
 }
 
 impl LogSink {
-    /// A sink writing `<dir>/<node>.log`, echoing to stdout when `echo`.
+    /// A sink writing `<dir>/<node>.log`, echoing to stdout when `echo`, and handing each line
+    /// to `tap`.
     ///
     /// # Errors
     /// When the file cannot be created.
-    pub fn create(dir: &Path, node: &str, echo: bool) -> Result<Self, DaemonError> {
+    pub fn create(dir: &Path, node: &str, echo: bool, tap: Option<LogTap>) -> Result<Self, DaemonError> {
         let path = dir.join(format!("{node}.log"));
         let file = File::create(&path).map_err(|source| DaemonError::Logs { path, source })?;
-        Ok(Self { prefix: format!("[{node}] "), file: Arc::new(Mutex::new(file)), echo })
+        Ok(Self { node: node.to_owned(), file: Arc::new(Mutex::new(file)), echo, tap })
     }
 
     /// Writes one line.
     pub fn line(&self, line: &str) {
         if self.echo {
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}{line}", self.prefix);
+            let _ = writeln!(out, "[{}] {line}", self.node);
+        }
+        if let Some(tap) = &self.tap {
+            (tap.0)(&self.node, line);
         }
         let mut f = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         if let Err(e) = writeln!(f, "{line}") {

@@ -1,62 +1,109 @@
-//! A watchdog process that outlives `nerve run` by a moment: if the runtime dies, even by
-//! SIGKILL, it kills every node's process group and removes the run's shared memory.
+//! A watchdog process that outlives the runtime by a moment: if the process running dataflows
+//! dies, even by SIGKILL, it kills every node's process group and removes each run's shared
+//! memory and socket.
 //!
 //! Node processes also get a parent-death signal, but that does not reach a node's own children
 //! (a shell script's programs, for instance); the reaper kills whole process groups.
+//!
+//! One reaper serves every run of its process: `nerve run` forks one for its run, and a host
+//! daemon of a cluster forks one when it starts, before it has threads, for all the parts it
+//! will run.
 
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::DaemonError;
 
 /// The runtime's end of the pipe to the reaper.
 #[derive(Debug)]
 pub struct Reaper {
-    pipe: std::fs::File,
+    pipe: Mutex<std::fs::File>,
+    runs: AtomicU64,
 }
 
 impl Reaper {
     /// Forks the reaper.
     ///
-    /// Call this before the runtime starts any thread: the child runs Rust code after `fork`,
+    /// Call this before the process starts any thread: the child runs Rust code after `fork`,
     /// which is only sound while the parent is single-threaded.
     ///
     /// # Errors
     /// When the pipe or the fork fails.
-    pub fn spawn(shm_prefix: &str, socket: &Path) -> Result<Self, DaemonError> {
+    pub fn spawn() -> Result<Arc<Self>, DaemonError> {
         let os = |what| move |e: rustix::io::Errno| DaemonError::Os { what, source: e.into() };
         let (read, write) =
             rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(os("creating the reaper pipe"))?;
-        let prefix = shm_prefix.to_owned();
-        let socket = socket.to_owned();
         // SAFETY: the caller guarantees no other thread runs; the child only performs system
         // calls and small allocations, then `_exit`s without returning into the caller.
         match unsafe { libc::fork() } {
             -1 => Err(DaemonError::Os { what: "forking the reaper", source: std::io::Error::last_os_error() }),
             0 => {
                 drop(write);
-                reaper_main(read, &prefix, &socket)
+                reaper_main(read)
             }
-            _ => Ok(Self { pipe: std::fs::File::from(write) }),
+            _ => Ok(Arc::new(Self { pipe: Mutex::new(std::fs::File::from(write)), runs: AtomicU64::new(0) })),
         }
     }
 
-    /// Tells the reaper about a node's process group.
-    pub fn track(&mut self, pgid: u32) {
-        if let Err(e) = writeln!(self.pipe, "g {pgid}") {
+    fn say(&self, line: &str) {
+        let mut pipe = self.pipe.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Err(e) = writeln!(pipe, "{line}") {
             tracing::warn!(error = %e, "reaper is gone; nodes may outlive a crash of nerve");
         }
     }
 
-    /// The run ended cleanly: the reaper leaves without killing anything.
-    pub fn disarm(mut self) {
-        let _ = writeln!(self.pipe, "d");
+    /// Watches a run whose shared-memory objects start with `shm_prefix` and whose control
+    /// socket is `socket`.
+    pub(crate) fn watch(self: &Arc<Self>, shm_prefix: &str, socket: &Path) -> RunReaper {
+        let run = self.runs.fetch_add(1, Ordering::Relaxed);
+        self.say(&format!("r {run} {shm_prefix}\t{}", socket.display()));
+        RunReaper { reaper: self.clone(), run, disarmed: false }
     }
 }
 
-fn reaper_main(read: OwnedFd, prefix: &str, socket: &Path) -> ! {
-    // Detach from the terminal's process group so Ctrl-C reaches only `nerve run`, which then
+/// The reaper's watch over one run. Dropped without [`RunReaper::disarm`] (the run failed
+/// half-way), it has the reaper clean the run up at once.
+#[derive(Debug)]
+pub(crate) struct RunReaper {
+    reaper: Arc<Reaper>,
+    run: u64,
+    disarmed: bool,
+}
+
+impl RunReaper {
+    /// Tells the reaper about a node's process group.
+    pub(crate) fn track(&self, pgid: u32) {
+        self.reaper.say(&format!("g {} {pgid}", self.run));
+    }
+
+    /// The run ended cleanly: the reaper forgets it without killing anything.
+    pub(crate) fn disarm(mut self) {
+        self.disarmed = true;
+        self.reaper.say(&format!("d {}", self.run));
+    }
+}
+
+impl Drop for RunReaper {
+    fn drop(&mut self) {
+        if !self.disarmed {
+            self.reaper.say(&format!("k {}", self.run));
+        }
+    }
+}
+
+/// A run as the reaper knows it.
+struct Watched {
+    run: u64,
+    prefix: String,
+    socket: String,
+    groups: Vec<i32>,
+}
+
+fn reaper_main(read: OwnedFd) -> ! {
+    // Detach from the terminal's process group so Ctrl-C reaches only the runtime, which then
     // stops the nodes gracefully; the reaper acts only if that process disappears.
     let _ = rustix::process::setsid();
     // SAFETY: installing SIG_IGN for these signals has no preconditions.
@@ -67,8 +114,7 @@ fn reaper_main(read: OwnedFd, prefix: &str, socket: &Path) -> ! {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
     silence_stdio();
-    let mut groups: Vec<i32> = Vec::new();
-    let mut disarmed = false;
+    let mut runs: Vec<Watched> = Vec::new();
     let mut pending = Vec::new();
     let mut buf = [0u8; 512];
     loop {
@@ -80,30 +126,53 @@ fn reaper_main(read: OwnedFd, prefix: &str, socket: &Path) -> ! {
         }
         while let Some(end) = pending.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = pending.drain(..=end).collect();
-            match line.as_slice() {
-                [b'd', b'\n'] => disarmed = true,
-                [b'g', b' ', rest @ ..] => {
-                    if let Some(pgid) = std::str::from_utf8(rest).ok().and_then(|s| s.trim().parse().ok()) {
-                        groups.push(pgid);
+            let line = String::from_utf8_lossy(&line);
+            let mut words = line.trim_end().splitn(3, ' ');
+            let (Some(kind), Some(run)) = (words.next(), words.next().and_then(|r| r.parse::<u64>().ok())) else {
+                continue;
+            };
+            let rest = words.next().unwrap_or_default();
+            match kind {
+                "r" => {
+                    let (prefix, socket) = rest.split_once('\t').unwrap_or((rest, ""));
+                    runs.push(Watched {
+                        run,
+                        prefix: prefix.to_owned(),
+                        socket: socket.to_owned(),
+                        groups: Vec::new(),
+                    });
+                }
+                "g" => {
+                    if let (Some(w), Ok(pgid)) = (runs.iter_mut().find(|w| w.run == run), rest.parse()) {
+                        w.groups.push(pgid);
+                    }
+                }
+                "d" => runs.retain(|w| w.run != run),
+                "k" => {
+                    if let Some(i) = runs.iter().position(|w| w.run == run) {
+                        clean_up(runs.swap_remove(i));
                     }
                 }
                 _ => {}
             }
         }
     }
-    if !disarmed {
-        for pgid in groups {
-            // SAFETY: kill has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-pgid, libc::SIGKILL);
-            }
-        }
-        nerve_shm::names::sweep_prefix(prefix);
-        let _ = std::fs::remove_file(socket);
-    }
+    runs.into_iter().for_each(clean_up);
     // SAFETY: `_exit` ends the child without running the parent's atexit handlers or
     // unwinding into code that belongs to the parent.
     unsafe { libc::_exit(0) }
+}
+
+/// Kills a run's process groups and removes its shared memory and socket.
+fn clean_up(w: Watched) {
+    for pgid in w.groups {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    nerve_shm::names::sweep_prefix(&w.prefix);
+    let _ = std::fs::remove_file(&w.socket);
 }
 
 fn silence_stdio() {

@@ -24,13 +24,14 @@ use nerve_shm::pool::BlockTable;
 use nerve_shm::sim_clock::SimClock;
 use nerve_spec::{Dataflow, NodePath};
 
+use crate::control::{Readiness, RunControl};
 use crate::drops::DropWatch;
 use crate::error::DaemonError;
-use crate::logs::LogSink;
+use crate::logs::{LogSink, LogTap};
 use crate::params::{ANSWER_TIMEOUT, ParamRelay};
 use crate::plan::Plan;
 use crate::realtime::Realtime;
-use crate::reaper::Reaper;
+use crate::reaper::{Reaper, RunReaper};
 use crate::spawn::{Launch, build_all, program, spawn};
 
 /// How to run a dataflow.
@@ -52,11 +53,31 @@ pub struct RunOptions {
     pub max_message: usize,
     /// Echo node output to stdout (it always goes to the log files).
     pub echo: bool,
-    /// A name for `nerve list`, `nerve stop` and `nerve logs`, besides the run id.
+    /// A name for `nerve list`, `nerve stop` and `nerve logs`, besides the run id (see
+    /// [`crate::inspect::check_name_free`]).
     pub name: Option<String>,
     /// Keep simulated time: nodes' clocks and timers follow a shared clock that starts at zero
     /// and moves only when a node sets it.
     pub sim_time: bool,
+    /// The run's id (a UUID); a fresh one when `None`. A cluster gives each host's part of a
+    /// dataflow the dataflow's id.
+    pub run_id: Option<String>,
+    /// Stop on SIGINT and SIGTERM (a second one kills the nodes). A process that runs several
+    /// dataflows handles signals itself and stops them through their [`RunControl`].
+    pub handle_signals: bool,
+    /// Ids of `path: dynamic` nodes that the calling process serves itself (a host daemon's
+    /// bridges to other hosts): the run starts only once they are ready too, and they are
+    /// told to stop once every other node has finished.
+    pub helpers: Vec<String>,
+    /// Hold the start until [`RunControl::start`], and let another thread stop the run.
+    pub control: Option<Arc<RunControl>>,
+    /// Also hands every line of node output to this.
+    pub log_tap: Option<LogTap>,
+    /// The watchdog that cleans up if this process dies; one of the run's own when `None`
+    /// (forked at the start of [`run`], which must then be called before the process has
+    /// threads). A process that runs dataflows on threads forks one with [`Reaper::spawn`]
+    /// before its first thread.
+    pub reaper: Option<Arc<Reaper>>,
 }
 
 impl Default for RunOptions {
@@ -72,6 +93,12 @@ impl Default for RunOptions {
             echo: true,
             name: None,
             sim_time: false,
+            run_id: None,
+            handle_signals: true,
+            helpers: Vec::new(),
+            control: None,
+            log_tap: None,
+            reaper: None,
         }
     }
 }
@@ -118,7 +145,7 @@ impl RunReport {
 /// process still had in flight is never taken for its restarted successor's.
 type Generation = u32;
 
-enum Ev {
+pub(crate) enum Ev {
     Register {
         stream: UnixStream,
         node_id: String,
@@ -141,6 +168,10 @@ enum Ev {
         op: ParamOp,
         reply: Sender<ParamAnswer>,
     },
+    /// The go of a [`RunControl`]: start the ready nodes.
+    Go,
+    /// Inputs, as (node id, input id), whose producer will send nothing more.
+    CloseInputs(Vec<(String, String)>),
 }
 
 struct NodeRt {
@@ -151,6 +182,8 @@ struct NodeRt {
     ready: bool,
     exited: Option<Outcome>,
     closed_outputs: HashSet<usize>,
+    /// Inputs closed for good from outside ([`RunControl::close_inputs`]).
+    closed_inputs: HashSet<String>,
     pending_closed: Vec<String>,
     killed: bool,
     /// When the current process was started.
@@ -161,6 +194,8 @@ struct NodeRt {
     restarts_in_a_row: u32,
     /// Restarts during the whole run.
     restarts: u32,
+    /// Served by the process that runs the dataflow ([`RunOptions::helpers`]).
+    helper: bool,
 }
 
 /// How a node's process is started, kept for restarts.
@@ -182,10 +217,14 @@ struct Run<'a> {
     tables: Vec<Vec<BlockTable>>,
     nodes: Vec<NodeRt>,
     starters: Vec<Option<Starter>>,
-    reaper: Reaper,
+    reaper: RunReaper,
     pumps: Vec<JoinHandle<()>>,
     events: Sender<Ev>,
     started: bool,
+    /// The [`RunControl`]'s go came (always true without a control).
+    go: bool,
+    /// Helpers were told to stop because every other node finished.
+    helpers_stopped: bool,
     stopping: Option<Instant>,
     aborted: Option<String>,
     drops: DropWatch,
@@ -201,22 +240,32 @@ struct Run<'a> {
 /// When the run cannot be set up (build, shared memory, socket, spawn); node failures are
 /// reported in the [`RunReport`] instead.
 pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
-    if let Some(name) = &opts.name
-        && let Some(other) = crate::inspect::running().into_iter().find(|r| r.name.as_deref() == Some(name.as_str()))
-    {
-        return Err(DaemonError::NameTaken { name: name.clone(), run_id: other.run_id });
+    let result = set_up_and_run(df, opts);
+    if let Some(control) = &opts.control {
+        if let Err(e) = &result {
+            control.set(Readiness::Failed(e.to_string()));
+        }
+        control.detach();
     }
+    result
+}
+
+fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
     if opts.build {
         build_all(&df.nodes, &df.base_dir)?;
     }
     let programs = df.nodes.iter().map(|n| program(n, &opts.python)).collect::<Result<Vec<_>, _>>()?;
-    let run_id = uuid::Uuid::now_v7().to_string();
+    let run_id = opts.run_id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let names = RunNames::new(&run_id);
     let dir = nerve_message::runtime_dir();
     nerve_message::private_dir(&dir)
         .map_err(|source| DaemonError::Os { what: "creating the runtime folder", source })?;
     let socket = nerve_message::run_socket(&run_id);
-    let reaper = Reaper::spawn(names.prefix(), &socket)?;
+    let reaper = match &opts.reaper {
+        Some(reaper) => reaper.clone(),
+        None => Reaper::spawn()?,
+    }
+    .watch(names.prefix(), &socket);
     let result = run_inner(df, opts, &run_id, &names, &socket, programs, reaper);
     // Whatever happened, nothing of the run stays in /dev/shm or the runtime folder.
     let removed = names.sweep();
@@ -232,7 +281,7 @@ fn run_inner(
     names: &RunNames,
     socket: &Path,
     programs: Vec<Option<(PathBuf, Vec<String>)>>,
-    reaper: Reaper,
+    reaper: RunReaper,
 ) -> Result<RunReport, DaemonError> {
     let plan = Plan::new(df);
     // Held for the whole run; its name goes with the run's other objects at the end.
@@ -253,7 +302,7 @@ fn run_inner(
             Some((program, args)) => Some(Starter {
                 program,
                 args,
-                logs: LogSink::create(&log_dir, &node.id, opts.echo)?,
+                logs: LogSink::create(&log_dir, &node.id, opts.echo, opts.log_tap.clone())?,
                 realtime: node.realtime.as_ref().map(|rt| Realtime::prepare(&node.id, rt)).transpose()?,
             }),
             None => None,
@@ -266,7 +315,12 @@ fn run_inner(
     let (tx, rx) = mpsc::channel();
     let done = Arc::new(AtomicBool::new(false));
     spawn_acceptor(listener, tx.clone(), done.clone());
-    spawn_signal_forwarder(tx.clone())?;
+    if opts.handle_signals {
+        spawn_signal_forwarder(tx.clone())?;
+    }
+    if let Some(control) = &opts.control {
+        control.attach(tx.clone());
+    }
 
     let drops = DropWatch::new(&plan, df);
     let mut run = Run {
@@ -289,12 +343,14 @@ fn run_inner(
                 ready: false,
                 exited: None,
                 closed_outputs: HashSet::new(),
+                closed_inputs: HashSet::new(),
                 pending_closed: Vec::new(),
                 killed: false,
                 spawned_at: None,
                 restart: None,
                 restarts_in_a_row: 0,
                 restarts: 0,
+                helper: opts.helpers.contains(&n.id),
             })
             .collect(),
         starters,
@@ -302,6 +358,8 @@ fn run_inner(
         pumps: Vec::new(),
         events: tx,
         started: false,
+        go: opts.control.is_none(),
+        helpers_stopped: false,
         stopping: None,
         aborted: None,
         drops,
@@ -467,11 +525,17 @@ impl Run<'_> {
                 }
                 Ok(Ev::Tool { stop, reply }) => {
                     if stop && self.stopping.is_none() {
-                        eprintln!("nerve: stopping (asked by `nerve stop`)");
+                        let by = if self.opts.control.is_some() { "the cluster" } else { "`nerve stop`" };
+                        eprintln!("nerve: stopping (asked by {by})");
                         self.stop();
                     }
                     let _ = reply.send(self.status());
                 }
+                Ok(Ev::Go) => {
+                    self.go = true;
+                    self.maybe_start();
+                }
+                Ok(Ev::CloseInputs(inputs)) => self.close_inputs(&inputs),
                 Ok(Ev::Exited(i, _, status)) => self.exited(i, status),
                 Ok(Ev::Disconnected(i, _)) => {
                     // A node started by hand has no exit status: leaving is how it finishes.
@@ -493,6 +557,7 @@ impl Run<'_> {
             }
             self.drops.check(&self.inboxes);
             self.restart_due();
+            self.stop_idle_helpers();
             let now = Instant::now();
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
@@ -503,14 +568,19 @@ impl Run<'_> {
                 let late: Vec<&str> = self
                     .nodes
                     .iter()
-                    .filter(|n| n.pid.is_some() && n.exited.is_none() && !n.ready)
+                    .filter(|n| (n.pid.is_some() || n.helper) && n.exited.is_none() && !n.ready)
                     .map(|n| n.id.as_str())
                     .collect();
-                self.abort(format!(
-                    "node(s) {} did not become ready within {:?}; do they create a nerve Node?",
-                    late.join(", "),
-                    self.opts.ready_timeout
-                ));
+                let reason = if late.is_empty() {
+                    format!("every node was ready, but the start did not come within {:?}", self.opts.ready_timeout)
+                } else {
+                    format!(
+                        "node(s) {} did not become ready within {:?}; do they create a nerve Node?",
+                        late.join(", "),
+                        self.opts.ready_timeout
+                    )
+                };
+                self.abort(reason);
             }
         }
     }
@@ -616,6 +686,10 @@ impl Run<'_> {
         let mut closed = Vec::new();
         for input in &self.plan.inputs[i] {
             if let InputChannel::Shm { id, queue, producer, output, .. } = input {
+                if self.nodes[i].closed_inputs.contains(id) {
+                    closed.push(id.clone());
+                    continue;
+                }
                 self.inboxes[i].ring(*queue).reopen();
                 if self.nodes[*producer].closed_outputs.contains(output) {
                     closed.push(id.clone());
@@ -642,6 +716,7 @@ impl Run<'_> {
                 state: self.node_state(i),
                 restarts: rt.restarts,
                 config: self.df.nodes[i].config.clone(),
+                machine: None,
                 inputs: self.plan.inputs[i]
                     .iter()
                     .filter_map(|input| match input {
@@ -667,6 +742,8 @@ impl Run<'_> {
             pid: std::process::id(),
             state,
             nodes,
+            coordinator: None,
+            error: None,
         }
     }
 
@@ -789,10 +866,18 @@ impl Run<'_> {
         }
     }
 
-    /// Starts every ready node once all spawned nodes are ready (or already gone).
+    /// Starts every ready node once all spawned nodes and helpers are ready (or already gone),
+    /// and, under a [`RunControl`], its go came.
     fn maybe_start(&mut self) {
-        let all = self.nodes.iter().all(|n| n.pid.is_none() || n.exited.is_some() || n.ready);
+        let all = self.nodes.iter().all(|n| (n.pid.is_none() && !n.helper) || n.exited.is_some() || n.ready);
         if all && !self.started && self.stopping.is_none() {
+            if let Some(control) = &self.opts.control {
+                if !self.go {
+                    control.set(Readiness::Ready);
+                    return;
+                }
+                control.set(Readiness::Started);
+            }
             self.started = true;
             tracing::info!("all nodes ready, starting");
             for j in 0..self.nodes.len() {
@@ -867,15 +952,7 @@ impl Run<'_> {
             }
             let edges = self.plan.outputs[i][o].1.clone();
             for e in edges {
-                let reader = &mut self.nodes[e.reader];
-                if reader.exited.is_some() {
-                    continue;
-                }
-                if reader.writer.is_some() {
-                    self.send(e.reader, &DaemonMessage::InputClosed { input: e.input });
-                } else {
-                    reader.pending_closed.push(e.input);
-                }
+                self.tell_input_closed(e.reader, e.input);
             }
         }
     }
@@ -897,10 +974,66 @@ impl Run<'_> {
 
     fn abort(&mut self, reason: String) {
         tracing::error!("{reason}");
+        if let Some(control) = &self.opts.control
+            && !self.started
+        {
+            control.set(Readiness::Failed(reason.clone()));
+        }
         if self.aborted.is_none() {
             self.aborted = Some(reason);
         }
         self.stop();
+    }
+
+    /// Tells each of `inputs`' nodes that the input, as (node id, input id), is closed.
+    /// Their queues take nothing more (what is queued is still read), even from a producer
+    /// that comes back.
+    fn close_inputs(&mut self, inputs: &[(String, String)]) {
+        for (node, input) in inputs {
+            let Some(i) = self.nodes.iter().position(|n| &n.id == node) else {
+                tracing::warn!(node, input, "no such node to close an input of");
+                continue;
+            };
+            let Some(queue) = self.plan.inputs[i].iter().find_map(|c| match c {
+                InputChannel::Shm { id, queue, .. } if id == input => Some(*queue),
+                _ => None,
+            }) else {
+                tracing::warn!(node, input, "no such shared-memory input to close");
+                continue;
+            };
+            self.inboxes[i].ring(queue).close();
+            self.nodes[i].closed_inputs.insert(input.clone());
+            self.tell_input_closed(i, input.clone());
+        }
+    }
+
+    /// Tells node `i` that its input `input` is closed, now or when it connects.
+    fn tell_input_closed(&mut self, i: usize, input: String) {
+        let reader = &mut self.nodes[i];
+        if reader.exited.is_some() {
+            return;
+        }
+        if reader.writer.is_some() {
+            self.send(i, &DaemonMessage::InputClosed { input });
+        } else {
+            reader.pending_closed.push(input);
+        }
+    }
+
+    /// Once every node but the helpers has finished, the helpers have nothing left to serve:
+    /// they are told to stop, so the run can end.
+    fn stop_idle_helpers(&mut self) {
+        if self.helpers_stopped || !self.nodes.iter().any(|n| n.helper) {
+            return;
+        }
+        if self.nodes.iter().filter(|n| !n.helper).all(|n| n.exited.is_some()) {
+            self.helpers_stopped = true;
+            for i in 0..self.nodes.len() {
+                if self.nodes[i].helper {
+                    self.send(i, &DaemonMessage::Stop);
+                }
+            }
+        }
     }
 
     fn kill_all(&mut self) {

@@ -14,14 +14,22 @@ pub struct RunStatus {
     pub name: Option<String>,
     /// The dataflow file.
     pub dataflow: PathBuf,
-    /// Where the nodes' logs are written (`<node>.log`).
+    /// Where the nodes' logs are written (`<node>.log`; for a dataflow of a cluster, on each
+    /// node's machine).
     pub log_dir: PathBuf,
-    /// Process id of the runtime.
+    /// Process id of the runtime: `nerve run`, or for a dataflow of a cluster its coordinator
+    /// (on the coordinator's machine).
     pub pid: u32,
     /// Where the run is in its life.
     pub state: RunState,
     /// Every node, in dataflow order.
     pub nodes: Vec<NodeStatus>,
+    /// For a dataflow of a cluster: the coordinator's endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coordinator: Option<String>,
+    /// Why it failed, for a dataflow of a cluster that did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Where a run is in its life.
@@ -34,6 +42,10 @@ pub enum RunState {
     Running,
     /// A stop was requested (Ctrl-C, `nerve stop`, or a failure before start).
     Stopping,
+    /// Every node finished cleanly (a dataflow of a cluster, listed with `--all`).
+    Finished,
+    /// It ended otherwise (a dataflow of a cluster, listed with `--all`).
+    Failed,
 }
 
 impl RunState {
@@ -44,6 +56,8 @@ impl RunState {
             Self::Starting => "starting",
             Self::Running => "running",
             Self::Stopping => "stopping",
+            Self::Finished => "finished",
+            Self::Failed => "failed",
         }
     }
 }
@@ -66,6 +80,9 @@ pub struct NodeStatus {
     /// JSON.
     #[serde(default)]
     pub config: serde_json::Value,
+    /// The machine it runs on, in a dataflow of a cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 /// One shared-memory input of a node.

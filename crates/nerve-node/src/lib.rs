@@ -39,7 +39,7 @@ pub use event::{Event, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
 pub use node::{Node, Sample};
 pub use params::{ParamError, ParamValue, Params};
-pub use stream::EventStream;
+pub use stream::{Encoded, EncodedNext, EventStream};
 
 /// Whether this process was spawned by `nerve run` (rather than started by hand).
 #[must_use]

@@ -173,6 +173,17 @@ impl Node {
         }
     }
 
+    /// Connects as node `id` to the dataflow whose control socket is `socket`: for a process
+    /// that serves `path: dynamic` nodes of a run it knows (a host daemon's bridges).
+    ///
+    /// Returns once the run starts, like [`Node::init_from_env`].
+    ///
+    /// # Errors
+    /// As [`Node::init_from_env`].
+    pub fn init_at(socket: &std::path::Path, id: &str) -> Result<(Self, EventStream), NodeError> {
+        Self::finish(register(socket, id)?)
+    }
+
     fn finish(reg: Registration) -> Result<(Self, EventStream), NodeError> {
         let Registration { stream, table } = reg;
         if table.lock_memory {
@@ -387,20 +398,27 @@ impl Node {
         Ok(())
     }
 
+    /// Sends a message encoded by another node (one [`crate::EncodedNext::Message`] read on
+    /// another host, say) as it is, keeping its sender's stamp and parameters: `fill` writes its
+    /// `len` bytes straight into shared memory, and the message is checked there before any
+    /// reader sees it.
+    ///
+    /// # Errors
+    /// Unknown output, a message over the limit or malformed, or no block to be had.
+    pub fn send_encoded(&self, output: &str, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), NodeError> {
+        let out = self.output(output)?;
+        let mut outlet = lock(&out.outlet);
+        let copy = outlet.copy_encoded_with(len, fill).map_err(|e| sized(output, e))?;
+        let topic = out.topic.as_ref().filter(|t| t.has_subscribers());
+        let done = outlet.send_copy_with(copy, &self.shared.stop, |message| on_topic(output, topic, message));
+        published(output, &done);
+        Ok(())
+    }
+
     fn publish(&self, output: &str, topic: Option<&nerve_topic::Publisher>, outlet: &mut Outlet, loan: Loan) {
         let topic = topic.filter(|t| t.has_subscribers());
-        let done = outlet.send_with(loan, &self.shared.stop, |message| {
-            // The message as encoded for the dataflow's readers goes to the topic as is.
-            if let Some(t) = topic
-                && let Err(e) = t.send_encoded(message)
-            {
-                tracing::warn!(output, topic = t.topic(), error = %e, "cannot publish the output on its topic");
-            }
-        });
-        if done.skipped > 0 {
-            tracing::debug!(output, skipped = done.skipped, "stopping: full readers skipped");
-        }
-        tracing::trace!(output, delivered = done.delivered, evicted = done.evicted, "published");
+        let done = outlet.send_with(loan, &self.shared.stop, |message| on_topic(output, topic, message));
+        published(output, &done);
     }
 
     /// Tells the runtime these outputs are finished: their readers get `InputClosed` now,
@@ -439,6 +457,23 @@ fn output_topic(
             Ok(None)
         }
     }
+}
+
+/// Publishes a message sent on `output` on the output's topic too, as encoded for the
+/// dataflow's readers.
+fn on_topic(output: &str, topic: Option<&nerve_topic::Publisher>, message: &[u8]) {
+    if let Some(t) = topic
+        && let Err(e) = t.send_encoded(message)
+    {
+        tracing::warn!(output, topic = t.topic(), error = %e, "cannot publish the output on its topic");
+    }
+}
+
+fn published(output: &str, done: &nerve_shm::channel::Published) {
+    if done.skipped > 0 {
+        tracing::debug!(output, skipped = done.skipped, "stopping: full readers skipped");
+    }
+    tracing::trace!(output, delivered = done.delivered, evicted = done.evicted, "published");
 }
 
 /// Names the output in a size error.

@@ -11,7 +11,7 @@ use nerve_shm::codec::Decoder;
 use nerve_shm::doorbell::spin_from_env;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
-use nerve_shm::pool::BlockCache;
+use nerve_shm::pool::{BlockCache, BlockRef};
 use nerve_topic::{Message, Payload};
 
 use crate::clock::{Clock, TimerWatch};
@@ -38,6 +38,50 @@ struct Slot {
     source: Source,
     closing: bool,
     closed: bool,
+}
+
+/// What a poll of the inputs found: an event, or a message of slot `slot` not yet decoded.
+enum Polled {
+    Event(Event),
+    Message { slot: usize, block: BlockRef, len: usize },
+}
+
+/// One message of a shared-memory input as its producer encoded it (nerve's message format:
+/// header, Arrow type, layout, metadata, buffers), read in place; the block stays held until
+/// this is dropped. See [`EventStream::next_encoded`].
+pub struct Encoded {
+    block: BlockRef,
+    len: usize,
+}
+
+impl AsRef<[u8]> for Encoded {
+    fn as_ref(&self) -> &[u8] {
+        &self.block.bytes()[..self.len]
+    }
+}
+
+impl std::fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encoded").field("len", &self.len).finish_non_exhaustive()
+    }
+}
+
+/// Outcome of waiting for the next event with [`EventStream::next_encoded`].
+#[derive(Debug)]
+pub enum EncodedNext {
+    /// A message of a shared-memory input, not decoded.
+    Message {
+        /// Input id.
+        id: String,
+        /// The message as its producer wrote it.
+        message: Encoded,
+    },
+    /// Any other event (timers, topic inputs, closed inputs, stop, errors).
+    Event(Event),
+    /// The timeout passed first.
+    Timeout,
+    /// The stream has ended.
+    End,
 }
 
 /// The events of a node, in arrival order across inputs.
@@ -135,17 +179,65 @@ impl EventStream {
 
     /// Waits at most `timeout` (forever with `None`) for the next event.
     pub fn next_event(&mut self, timeout: Option<Duration>) -> Next {
+        match self.wait(timeout) {
+            Ok(polled) => Next::Event(self.decode(polled)),
+            Err(next) => next,
+        }
+    }
+
+    /// Like [`EventStream::next_event`], but messages of shared-memory inputs come as their
+    /// producer encoded them, not decoded: for forwarding them as they are (to another host).
+    pub fn next_encoded(&mut self, timeout: Option<Duration>) -> EncodedNext {
+        match self.wait(timeout) {
+            Ok(polled) => self.encoded(polled),
+            Err(Next::Timeout) => EncodedNext::Timeout,
+            Err(_) => EncodedNext::End,
+        }
+    }
+
+    /// Like [`EventStream::next_queued`], with messages as [`EventStream::next_encoded`] gives
+    /// them.
+    pub fn next_queued_encoded(&mut self) -> Option<EncodedNext> {
+        self.poll_queued().map(|polled| self.encoded(polled))
+    }
+
+    fn encoded(&self, polled: Polled) -> EncodedNext {
+        match polled {
+            Polled::Event(e) => EncodedNext::Event(e),
+            Polled::Message { slot, block, len } => {
+                EncodedNext::Message { id: self.slots[slot].id.clone(), message: Encoded { block, len } }
+            }
+        }
+    }
+
+    fn decode(&mut self, polled: Polled) -> Event {
+        let (slot, block, len) = match polled {
+            Polled::Event(e) => return e,
+            Polled::Message { slot, block, len } => (slot, block, len),
+        };
+        let Slot { id, source, .. } = &mut self.slots[slot];
+        let Source::Shm { decoder, .. } = source else {
+            return Event::Error(format!("input `{id}`: a message from an input without shared memory"));
+        };
+        match decoder.decode(block, len) {
+            Ok((metadata, data)) => Event::Input { id: id.clone(), metadata, data },
+            Err(e) => Event::Error(format!("input `{id}`: {e}")),
+        }
+    }
+
+    /// Waits for what the next event is made of; `Err` with [`Next::Timeout`] or [`Next::End`].
+    fn wait(&mut self, timeout: Option<Duration>) -> Result<Polled, Next> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             if self.ended {
-                return Next::End;
+                return Err(Next::End);
             }
-            if let Some(e) = self.poll() {
-                return Next::Event(e);
+            if let Some(polled) = self.poll() {
+                return Ok(polled);
             }
             if !self.slots.is_empty() && self.slots.iter().all(|s| s.closed) {
                 self.ended = true;
-                return Next::End;
+                return Err(Next::End);
             }
             let timer = self.next_timer().and_then(|due| self.clock.wake_at(due));
             let wake = match (deadline, timer) {
@@ -157,7 +249,7 @@ impl EventStream {
             let woke =
                 shared.inbox.doorbell().wait_until(wake, self.spin, || has_work(&shared, slots, clock).then_some(()));
             if woke.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
-                return Next::Timeout;
+                return Err(Next::Timeout);
             }
         }
     }
@@ -173,14 +265,14 @@ impl EventStream {
             .min()
     }
 
-    fn poll(&mut self) -> Option<Event> {
+    fn poll(&mut self) -> Option<Polled> {
         while let Some(c) = self.shared.pop_control() {
             match c {
                 Control::Stop => {
                     self.ended = true;
-                    return Some(Event::Stop);
+                    return Some(Polled::Event(Event::Stop));
                 }
-                Control::Error(e) => return Some(Event::Error(e)),
+                Control::Error(e) => return Some(Polled::Event(Event::Error(e))),
                 Control::InputClosed(id) => {
                     if let Some(s) = self.slots.iter_mut().find(|s| s.id == id) {
                         s.closing = true;
@@ -205,16 +297,16 @@ impl EventStream {
                 self.publish_next_timer();
                 let data: ArrayRef = Arc::new(NullArray::new(0));
                 let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
-                return Some(Event::Input { id, metadata, data });
+                return Some(Polled::Event(Event::Input { id, metadata, data }));
             }
         }
-        if let Some(e) = self.next_queued() {
-            return Some(e);
+        if let Some(polled) = self.poll_queued() {
+            return Some(polled);
         }
         for s in &mut self.slots {
             if s.closing && !s.closed {
                 s.closed = true;
-                return Some(Event::InputClosed { id: s.id.clone() });
+                return Some(Polled::Event(Event::InputClosed { id: s.id.clone() }));
             }
         }
         None
@@ -224,6 +316,10 @@ impl EventStream {
     /// [`Event::Stop`] too, so a node that must keep everything that reached it (a recorder)
     /// can drain its queues before it exits.
     pub fn next_queued(&mut self) -> Option<Event> {
+        self.poll_queued().map(|polled| self.decode(polled))
+    }
+
+    fn poll_queued(&mut self) -> Option<Polled> {
         let oldest = self
             .slots
             .iter()
@@ -243,24 +339,21 @@ impl EventStream {
         }
     }
 
-    fn take(&mut self, i: usize) -> Option<Event> {
+    fn take(&mut self, i: usize) -> Option<Polled> {
         let slot = &mut self.slots[i];
         let id = slot.id.clone();
         match &mut slot.source {
-            Source::Shm { input, decoder } => {
-                let result = input.recv()?.and_then(|(block, len)| decoder.decode(block, len));
-                Some(match result {
-                    Ok((metadata, data)) => Event::Input { id, metadata, data },
-                    Err(e) => Event::Error(format!("input `{id}`: {e}")),
-                })
-            }
-            Source::Topic(feed) => Some(match feed.take()? {
+            Source::Shm { input, .. } => Some(match input.recv()? {
+                Ok((block, len)) => Polled::Message { slot: i, block, len },
+                Err(e) => Polled::Event(Event::Error(format!("input `{id}`: {e}"))),
+            }),
+            Source::Topic(feed) => Some(Polled::Event(match feed.take()? {
                 Ok(Message { metadata, payload: Payload::Array(data), .. }) => Event::Input { id, metadata, data },
                 Ok(Message { topic, .. }) => Event::Error(format!(
                     "input `{id}`: a message of topic `{topic}` sent as an object within this process is not an Arrow array"
                 )),
                 Err(e) => Event::Error(format!("input `{id}`: {e}")),
-            }),
+            })),
             Source::Timer { .. } => None,
         }
     }

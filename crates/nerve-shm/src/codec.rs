@@ -159,17 +159,33 @@ impl Outlet {
     /// # Errors
     /// A malformed or oversized message, or no block to be had.
     pub fn copy_encoded(&mut self, message: &[u8]) -> Result<EncodedCopy, ShmError> {
-        let stamp = MessageView::parse(message, message.len())?.stamp;
-        if message.len() > self.max_message {
-            return Err(ShmError::TooLarge { len: message.len(), limit: self.max_message });
+        self.copy_encoded_with(message.len(), |block| block.copy_from_slice(message))
+    }
+
+    /// Like [`Outlet::copy_encoded`] for a message of `len` bytes that `fill` writes (from
+    /// the pieces it arrived in, say); it is checked in the block, after `fill`.
+    ///
+    /// # Errors
+    /// A malformed or oversized message, or no block to be had.
+    pub fn copy_encoded_with(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<EncodedCopy, ShmError> {
+        if len > self.max_message {
+            return Err(ShmError::TooLarge { len, limit: self.max_message });
         }
-        let mut lease = self.publisher.lease(message.len())?;
-        lease.bytes_mut()[..message.len()].copy_from_slice(message);
-        Ok(EncodedCopy { lease, len: message.len(), stamp })
+        let mut lease = self.publisher.lease(len)?;
+        let bytes = &mut lease.bytes_mut()[..len];
+        fill(bytes);
+        let stamp = MessageView::parse(bytes, len)?.stamp;
+        Ok(EncodedCopy { lease, len, stamp })
     }
 
     /// Queues a copy made by [`Outlet::copy_encoded`] to every reader.
     pub fn send_copy(&mut self, copy: EncodedCopy, stop: &AtomicBool) -> Published {
+        self.send_copy_with(copy, stop, |_| ())
+    }
+
+    /// Like [`Outlet::send_copy`], handing the message to `also` first.
+    pub fn send_copy_with(&mut self, mut copy: EncodedCopy, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
+        also(&copy.lease.bytes_mut()[..copy.len]);
         self.publisher.publish(copy.lease, copy.len, copy.stamp, stop)
     }
 

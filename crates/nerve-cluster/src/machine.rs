@@ -1,0 +1,476 @@
+//! The daemon of one machine (`nerve daemon`): runs its machine's part of each dataflow the
+//! coordinator hands it, bridges outputs to and from the other machines, and reports.
+//!
+//! Each part runs in this process with the same runtime as `nerve run` ([`nerve_daemon::run`]),
+//! on a thread of its own; its nodes are children of this process and die with it. A part is
+//! prepared (nodes spawned and ready, network subscriptions declared) before the coordinator
+//! starts every machine at once. A part keeps running whatever happens to the coordinator;
+//! when another machine is lost, readers of its outputs here get INPUT_CLOSED or keep waiting,
+//! as their `on_host_lost:` says.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use nerve_daemon::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
+use nerve_spec::HostLossPolicy;
+use zenoh::Wait;
+use zenoh::sample::SampleKind;
+
+use crate::bridge::{self, StandIn};
+use crate::error::ClusterError;
+use crate::keys;
+use crate::net::{NetOptions, Role};
+use crate::placement::{self, Part};
+use crate::protocol::{
+    self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, LOG_CHUNK, LogChunk, PartReport,
+    PartState, PartStatus, ProcessInfo,
+};
+
+/// How a daemon serves its machine.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// The machine id dataflows name in `deploy: {machine: …}`.
+    pub machine: String,
+    /// Where the cluster is.
+    pub net: NetOptions,
+    /// Interpreter for `.py` nodes.
+    pub python: PathBuf,
+}
+
+/// How long the coordinator waits for answers that need no work.
+const QUICK: Duration = Duration::from_secs(5);
+
+/// How long a started part waits for the machines it sends to before starting anyway.
+const PEERS_WAIT: Duration = Duration::from_secs(10);
+
+/// One dataflow's part on this machine.
+struct Entry {
+    assignment: Assignment,
+    part: Part,
+    control: Arc<RunControl>,
+    log_dir: PathBuf,
+    state: PartState,
+    report: Option<PartReport>,
+    /// Declared once this machine receives its inputs: the machines that send to it start
+    /// only when they see it.
+    inbound_token: Option<zenoh::liveliness::LivelinessToken>,
+}
+
+struct Daemon {
+    opts: DaemonOptions,
+    reaper: Arc<Reaper>,
+    session: zenoh::Session,
+    process: ProcessInfo,
+    parts: Mutex<BTreeMap<String, Entry>>,
+    exit: AtomicBool,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Checks a machine id: it names the daemon on the network and its folders.
+///
+/// # Errors
+/// [`ClusterError::BadMachineId`].
+pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
+    let bad = |why: &str| ClusterError::BadMachineId { id: id.to_owned(), why: why.to_owned() };
+    if id.is_empty() || id == "." || id == ".." {
+        return Err(bad("use letters, digits, `_`, `.` and `-`"));
+    }
+    if id.chars().any(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        return Err(bad("use only letters, digits, `_`, `.` and `-`"));
+    }
+    Ok(())
+}
+
+/// Serves machine `opts.machine` until `shutdown` is set or the coordinator asks every daemon
+/// to exit; then stops every part and returns once they ended.
+///
+/// Call it before the process starts any thread: it forks the watchdog that kills every node
+/// and removes every part's shared memory if the daemon dies.
+///
+/// # Errors
+/// A bad machine id, a network that cannot be joined, or another daemon already serving this
+/// machine id.
+pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterError> {
+    check_machine_id(&opts.machine)?;
+    let reaper = Reaper::spawn()?;
+    let session = opts.net.open(Role::Daemon)?;
+    let machine = opts.machine.clone();
+    if let Some(other) = session.liveliness().get(keys::alive_daemon(&machine)).timeout(QUICK).wait()?.recv().ok()
+        && other.result().is_ok()
+    {
+        let hello: Result<DaemonHello, _> = protocol::ask(
+            &session,
+            &keys::daemon(&machine),
+            &format!("the daemon of `{machine}`"),
+            &DaemonRequest::Hello,
+            QUICK,
+        );
+        let (pid, host) = hello.map_or((0, "?".into()), |h| (h.info.process.pid, h.info.process.hostname));
+        return Err(ClusterError::DuplicateMachine { machine, pid, host });
+    }
+    let listen = opts.net.config(Role::Daemon).ok().and_then(|c| c.get_json("listen/endpoints").ok());
+    let listen = listen.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default();
+    let daemon = Arc::new(Daemon {
+        process: protocol::this_process(listen),
+        reaper,
+        opts,
+        session,
+        parts: Mutex::new(BTreeMap::new()),
+        exit: AtomicBool::new(false),
+    });
+    let queryable = daemon.session.declare_queryable(keys::daemon(&machine)).wait()?;
+    let _token = daemon.session.liveliness().declare_token(keys::alive_daemon(&machine)).wait()?;
+    let watcher = Arc::downgrade(&daemon);
+    let _machines = daemon
+        .session
+        .liveliness()
+        .declare_subscriber(keys::ALIVE_DAEMONS)
+        .callback(move |sample| {
+            let (Some(daemon), Some(other)) = (watcher.upgrade(), keys::machine_of_alive(sample.key_expr().as_str()))
+            else {
+                return;
+            };
+            match sample.kind() {
+                SampleKind::Delete => daemon.machine_lost(other),
+                SampleKind::Put => tracing::info!(machine = other, "machine joined the cluster"),
+            }
+        })
+        .wait()?;
+    let _coordinator = daemon
+        .session
+        .liveliness()
+        .declare_subscriber(keys::ALIVE_COORDINATOR)
+        .history(true)
+        .callback(|sample| match sample.kind() {
+            SampleKind::Put => tracing::info!("connected to the coordinator"),
+            SampleKind::Delete => tracing::warn!("lost the coordinator; running dataflows go on"),
+        })
+        .wait()?;
+    tracing::info!(machine = %machine, listen = ?daemon.process.listen, "daemon ready");
+    while !shutdown.load(Ordering::Acquire) && !daemon.exit.load(Ordering::Acquire) {
+        match queryable.recv_timeout(Duration::from_millis(200)) {
+            Ok(Some(query)) => {
+                let daemon = daemon.clone();
+                if let Err(e) =
+                    std::thread::Builder::new().name("nerve-daemon-request".into()).spawn(move || daemon.answer(&query))
+                {
+                    tracing::error!(error = %e, "cannot serve a request");
+                }
+            }
+            Ok(None) => {}
+            Err(e) => return Err(ClusterError::Network(format!("the daemon's requests: {e}"))),
+        }
+    }
+    daemon.stop_all_and_wait();
+    Ok(())
+}
+
+impl Daemon {
+    fn answer(self: &Arc<Self>, query: &zenoh::query::Query) {
+        let request = match protocol::request::<DaemonRequest>(query) {
+            Ok(request) => request,
+            Err(why) => return protocol::answer::<()>(query, &Err(why)),
+        };
+        match request {
+            DaemonRequest::Hello => protocol::answer(query, &Ok(self.hello())),
+            DaemonRequest::Prepare(assignment) => protocol::answer(query, &self.prepare(*assignment)),
+            DaemonRequest::Start { uuid } => protocol::answer(query, &self.start(&uuid)),
+            DaemonRequest::Stop { uuid } => protocol::answer(query, &self.stop(&uuid)),
+            DaemonRequest::Status { uuid } => protocol::answer(query, &self.status(&uuid)),
+            DaemonRequest::Logs { uuid, node, offset } => protocol::answer(query, &self.logs(&uuid, &node, offset)),
+            DaemonRequest::Exit => {
+                tracing::info!("the coordinator asks every daemon to exit");
+                self.exit.store(true, Ordering::Release);
+                protocol::answer(query, &Ok(()));
+            }
+        }
+    }
+
+    fn machine(&self) -> &str {
+        &self.opts.machine
+    }
+
+    fn hello(&self) -> DaemonHello {
+        let parts = lock(&self.parts);
+        let running = parts.values().filter(|e| e.state != PartState::Ended).count();
+        DaemonHello {
+            info: DaemonInfo { machine: self.machine().to_owned(), process: self.process.clone(), running },
+            parts: parts.values().map(|e| (e.assignment.clone(), self.part_status(e))).collect(),
+        }
+    }
+
+    /// Sets this machine's part up and returns once all its nodes are ready.
+    fn prepare(self: &Arc<Self>, assignment: Assignment) -> Result<(), String> {
+        let me = self.machine().to_owned();
+        let fail = |why: String| format!("machine `{me}`: {why}");
+        let uuid = assignment.uuid.clone();
+        if lock(&self.parts).contains_key(&uuid) {
+            return Err(fail(format!("dataflow {uuid} is already here")));
+        }
+        let part = placement::part(&assignment.dataflow, &assignment.placement, &me).map_err(&fail)?;
+        let ready_timeout = Duration::from_millis(assignment.options.ready_timeout_ms);
+        let deadline = Instant::now() + ready_timeout;
+        let stand_ins = part
+            .inbound
+            .iter()
+            .map(|i| StandIn::declare(&self.session, &uuid, i.clone()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| fail(e.to_string()))?;
+        let control = RunControl::new();
+        let log_dir = assignment.log_dir();
+        let session = self.session.clone();
+        let tap_uuid = uuid.clone();
+        let opts = RunOptions {
+            grace: Duration::from_millis(assignment.options.grace_ms),
+            ready_timeout,
+            log_dir: Some(log_dir.clone()),
+            python: self.opts.python.clone(),
+            pool_capacity: assignment.options.pool_capacity,
+            max_message: assignment.options.max_message,
+            echo: false,
+            name: assignment.name.clone(),
+            run_id: Some(assignment.run_id(&me)),
+            handle_signals: false,
+            helpers: part.helpers.clone(),
+            control: Some(control.clone()),
+            reaper: Some(self.reaper.clone()),
+            log_tap: Some(nerve_daemon::LogTap::new(move |node, line| {
+                if let Err(e) = session.put(keys::log(&tap_uuid, node), line.to_owned()).wait() {
+                    tracing::debug!(error = %e, "cannot forward a log line");
+                }
+            })),
+            ..RunOptions::default()
+        };
+        let socket = nerve_message::run_socket(&assignment.run_id(&me));
+        let (outbound, dataflow) = (part.outbound.clone(), part.dataflow.clone());
+        lock(&self.parts).insert(
+            uuid.clone(),
+            Entry {
+                assignment,
+                part,
+                control: control.clone(),
+                log_dir,
+                state: PartState::Preparing,
+                report: None,
+                inbound_token: None,
+            },
+        );
+        let daemon = self.clone();
+        let run_uuid = uuid.clone();
+        let spawned = std::thread::Builder::new().name(format!("nerve-part-{uuid}")).spawn(move || {
+            let result = nerve_daemon::run(&dataflow, &opts);
+            daemon.part_ended(&run_uuid, result);
+        });
+        if let Err(e) = spawned {
+            lock(&self.parts).remove(&uuid);
+            return Err(fail(format!("cannot start the part's thread: {e}")));
+        }
+        let bridges = (!outbound.is_empty())
+            .then(|| bridge::spawn_out(&self.session, socket.clone(), &uuid, &outbound, deadline))
+            .into_iter()
+            .chain(stand_ins.into_iter().map(|s| s.spawn(socket.clone(), deadline)))
+            .collect::<Result<Vec<_>, _>>();
+        if let Err(e) = bridges {
+            control.stop();
+            return Err(fail(e.to_string()));
+        }
+        match control.wait_ready(ready_timeout + QUICK) {
+            Readiness::Ready | Readiness::Started => {
+                let token = self.session.liveliness().declare_token(keys::inbound(&uuid, &me)).wait();
+                let mut parts = lock(&self.parts);
+                if let Some(entry) = parts.get_mut(&uuid) {
+                    entry.state = PartState::Ready;
+                    entry.inbound_token = token.map_err(|e| tracing::warn!(error = %e, "cannot announce inputs")).ok();
+                }
+                tracing::info!(dataflow = %uuid, "part ready");
+                Ok(())
+            }
+            Readiness::Failed(why) => Err(fail(why)),
+            Readiness::Preparing => {
+                control.stop();
+                Err(fail(format!("not ready within {ready_timeout:?}")))
+            }
+            Readiness::Ended => Err(fail("the part ended before it was ready".into())),
+        }
+    }
+
+    /// Starts a prepared part once every machine that reads its outputs receives them.
+    fn start(&self, uuid: &str) -> Result<(), String> {
+        let (control, waiting_for) = {
+            let parts = lock(&self.parts);
+            let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
+            let mut machines: Vec<String> = entry.part.outbound.iter().flat_map(|o| o.machines.clone()).collect();
+            machines.sort();
+            machines.dedup();
+            (entry.control.clone(), machines)
+        };
+        let deadline = Instant::now() + PEERS_WAIT;
+        loop {
+            let missing = self.not_receiving(uuid, &waiting_for);
+            if missing.is_empty() {
+                break;
+            }
+            if Instant::now() >= deadline {
+                control.stop();
+                return Err(format!(
+                    "machine `{}`: machine(s) {} never showed they receive this machine's outputs",
+                    self.machine(),
+                    missing.join(", ")
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if !control.start() {
+            return Err(format!("machine `{}`: the part of {uuid} is over", self.machine()));
+        }
+        if let Some(entry) = lock(&self.parts).get_mut(uuid) {
+            entry.state = PartState::Running;
+        }
+        Ok(())
+    }
+
+    /// The machines of `machines` that have not declared they receive their inputs of `uuid`.
+    fn not_receiving(&self, uuid: &str, machines: &[String]) -> Vec<String> {
+        let mut seen = HashSet::new();
+        if let Ok(replies) = self.session.liveliness().get(keys::inbound(uuid, "*")).timeout(QUICK).wait() {
+            while let Ok(reply) = replies.recv() {
+                if let Ok(sample) = reply.result()
+                    && let Some(machine) = sample.key_expr().as_str().rsplit('/').next()
+                {
+                    seen.insert(machine.to_owned());
+                }
+            }
+        }
+        machines.iter().filter(|m| !seen.contains(*m)).cloned().collect()
+    }
+
+    fn stop(&self, uuid: &str) -> Result<(), String> {
+        let mut parts = lock(&self.parts);
+        let entry = parts.get_mut(uuid).ok_or_else(|| self.unknown(uuid))?;
+        if entry.state != PartState::Ended {
+            entry.state = PartState::Stopping;
+            entry.control.stop();
+        }
+        Ok(())
+    }
+
+    fn unknown(&self, uuid: &str) -> String {
+        format!("machine `{}` runs no part of dataflow {uuid}", self.machine())
+    }
+
+    fn status(&self, uuid: &str) -> Result<PartStatus, String> {
+        let parts = lock(&self.parts);
+        let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
+        Ok(self.part_status(entry))
+    }
+
+    fn part_status(&self, entry: &Entry) -> PartStatus {
+        let run = (entry.state != PartState::Ended).then(|| entry.control.status()).flatten().map(|mut run| {
+            run.nodes.retain(|n| !entry.part.helpers.contains(&n.id));
+            run
+        });
+        PartStatus { machine: self.machine().to_owned(), state: entry.state.clone(), run, report: entry.report.clone() }
+    }
+
+    fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {
+        let (path, running) = {
+            let parts = lock(&self.parts);
+            let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
+            if !entry.part.dataflow.nodes.iter().any(|n| n.id == node) || entry.part.helpers.iter().any(|h| h == node) {
+                return Err(format!("node `{node}` does not run on machine `{}`", self.machine()));
+            }
+            (entry.log_dir.join(format!("{node}.log")), entry.state != PartState::Ended)
+        };
+        let read = || -> std::io::Result<(Vec<u8>, u64)> {
+            let mut file = std::fs::File::open(&path)?;
+            file.seek(SeekFrom::Start(offset))?;
+            let mut bytes = Vec::new();
+            file.take(LOG_CHUNK as u64).read_to_end(&mut bytes)?;
+            let next = offset + bytes.len() as u64;
+            Ok((bytes, next))
+        };
+        let (bytes, next_offset) = read().map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(LogChunk { text: String::from_utf8_lossy(&bytes).into_owned(), next_offset, running })
+    }
+
+    /// A part's run returned: keep how it ended, and tell the coordinator.
+    fn part_ended(&self, uuid: &str, result: Result<RunReport, nerve_daemon::DaemonError>) {
+        let mut report = match result {
+            Ok(report) => PartReport {
+                success: report.success(),
+                nodes: report.nodes.iter().map(|(id, o)| (id.clone(), outcome_text(o))).collect(),
+                aborted: report.aborted.clone(),
+            },
+            Err(e) => PartReport { success: false, nodes: Vec::new(), aborted: Some(e.to_string()) },
+        };
+        {
+            let mut parts = lock(&self.parts);
+            let Some(entry) = parts.get_mut(uuid) else { return };
+            report.nodes.retain(|(id, _)| !entry.part.helpers.contains(id));
+            entry.state = PartState::Ended;
+            entry.report = Some(report.clone());
+            entry.inbound_token = None;
+        }
+        tracing::info!(dataflow = %uuid, success = report.success, "part ended");
+        let ended = CoordinatorRequest::PartEnded { uuid: uuid.to_owned(), machine: self.machine().to_owned(), report };
+        if let Err(e) = protocol::ask::<_, ()>(&self.session, keys::COORDINATOR, "the coordinator", &ended, QUICK) {
+            // A coordinator that comes back learns it from this daemon's hello.
+            tracing::warn!(dataflow = %uuid, error = %e, "cannot tell the coordinator the part ended");
+        }
+    }
+
+    /// Machine `lost` left the cluster: readers here of its nodes' outputs get INPUT_CLOSED,
+    /// unless they wait for it (`on_host_lost: wait`).
+    fn machine_lost(&self, lost: &str) {
+        if lost == self.machine() {
+            return;
+        }
+        tracing::warn!(machine = lost, "machine lost");
+        for entry in lock(&self.parts).values().filter(|e| e.state != PartState::Ended) {
+            let closing: Vec<(String, String)> = entry
+                .part
+                .inbound
+                .iter()
+                .filter(|i| i.machine == lost)
+                .flat_map(|i| &i.outputs)
+                .flat_map(|o| &o.readers)
+                .filter(|r| r.on_host_lost == HostLossPolicy::Close)
+                .map(|r| (r.node.clone(), r.input.clone()))
+                .collect();
+            if !closing.is_empty() {
+                tracing::warn!(dataflow = %entry.assignment.uuid, machine = lost, inputs = ?closing, "closing inputs of the lost machine");
+                entry.control.close_inputs(closing);
+            }
+        }
+    }
+
+    fn stop_all_and_wait(&self) {
+        let controls: Vec<Arc<RunControl>> =
+            lock(&self.parts).values().filter(|e| e.state != PartState::Ended).map(|e| e.control.clone()).collect();
+        for c in &controls {
+            c.stop();
+        }
+        for c in &controls {
+            while !c.is_over() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// How `nerve list` words a node's end.
+fn outcome_text(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Finished => "finished".into(),
+        Outcome::Failed(how) => format!("failed ({how})"),
+        Outcome::KilledAfterGrace => "killed after the grace period".into(),
+        Outcome::NotRun => "not run".into(),
+    }
+}
