@@ -1,9 +1,11 @@
 """Every example runs to completion, as the README says."""
 
+import json
 import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import REPO, ZENOH_ENV, free_port, nerve_cmd, zenoh_config
@@ -123,3 +125,36 @@ def test_service_example_python_and_rust_both_ways(service_adder):
         finally:
             server.kill()
             server.wait()
+
+
+def test_cluster_example_on_one_machine(tmp_path):
+    """The example's README on one machine: `nerve up`, a second daemon, `nerve start --attach`,
+    `nerve destroy`."""
+    folder = REPO / "examples" / "cluster"
+
+    def nerve(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(nerve_cmd(*args), capture_output=True, text=True, timeout=120)
+
+    base = None
+    try:
+        up = nerve("up", "--machine-id", "robot")
+        assert up.returncode == 0, up.stderr
+        base = subprocess.Popen(nerve_cmd("daemon", "--machine-id", "base"), stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while "daemon `base`" not in nerve("check").stdout:
+            assert time.monotonic() < deadline, "the base daemon did not join"
+            time.sleep(0.2)
+        started = nerve("start", str(folder / "dataflow.yml"), "--attach")
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "[lidar] lidar: sent 60 scans" in started.stdout, started.stdout
+        assert "[planner] planner: 60 commands" in started.stdout, started.stdout
+        assert "[wheels] wheels: " in started.stdout, started.stdout
+        listed = json.loads(nerve("list", "--all", "--json").stdout)
+        (run,) = [r for r in listed if r.get("coordinator")]
+        assert {n["id"]: n["machine"] for n in run["nodes"]} == {"lidar": "robot", "planner": "base", "wheels": "robot"}
+    finally:
+        destroyed = nerve("destroy")
+        if base:
+            base.wait(timeout=30)
+    assert destroyed.returncode == 0, destroyed.stderr
+    assert nerve("check").returncode != 0

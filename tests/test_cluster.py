@@ -1,0 +1,415 @@
+"""One dataflow over several machines: a coordinator and a daemon per host, the hosts network
+namespaces on one bridge (root, as in CI). Every node is a real process in its host's namespace;
+data crosses real veth links over Zenoh."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import NODES, nerve_cmd, wait_for
+
+COORDINATOR = "10.231.0.1"
+
+# Reports where it runs (its network namespace), then counts what it receives; prints each
+# event worth a check, flushed, so the tests can follow its log.
+READER = """
+import os
+from nerve import Node
+
+node = Node()
+print("netns", os.stat("/proc/self/ns/net").st_ino, flush=True)
+n = 0
+for event in node:
+    if event["type"] == "INPUT":
+        n += 1
+        if n % 10 == 0:
+            print("received", n, flush=True)
+    elif event["type"] == "INPUT_CLOSED":
+        print("closed", event["id"], "after", n, flush=True)
+    elif event["type"] == "STOP":
+        print("stopped after", n, flush=True)
+        break
+"""
+
+
+class Cluster:
+    """A coordinator on host 0 (listening on its veth address) and a daemon ``m<i>`` per host."""
+
+    def __init__(self, hosts, folder: Path, *, net_args: tuple[str, ...] = ()) -> None:
+        self.hosts = hosts
+        self.folder = folder
+        self.net_args = net_args
+        self.coordinator: subprocess.Popen[str] | None = None
+        self.daemons: dict[int, subprocess.Popen[str]] = {}
+
+    def _log(self, name: str):
+        return open(self.folder / f"{name}.log", "a")
+
+    def start_coordinator(self, *extra: str) -> None:
+        argv = nerve_cmd("coordinator", "--interface", COORDINATOR, *self.net_args, *extra)
+        log = self._log("coordinator")
+        self.coordinator = self.hosts.popen(0, argv, stdout=log, stderr=log)
+
+    def start_daemon(self, host: int, *extra: str) -> subprocess.Popen[str]:
+        argv = nerve_cmd("daemon", "--machine-id", f"m{host}", "--coordinator", COORDINATOR, *self.net_args, *extra)
+        log = self._log(f"daemon-m{host}")
+        self.daemons[host] = self.hosts.popen(host, argv, stdout=log, stderr=log)
+        return self.daemons[host]
+
+    def nerve(self, *args: str, host: int = 0, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        argv = ["ip", "netns", "exec", self.hosts.names[host], *nerve_cmd(*args, "--coordinator", COORDINATOR)]
+        return subprocess.run([*argv, *self.net_args], capture_output=True, text=True, timeout=timeout)
+
+    def machines(self) -> set[str]:
+        check = self.nerve("check")
+        return {line.split("`")[1] for line in check.stdout.splitlines() if line.startswith("daemon `")}
+
+    def up(self, count: int = 3) -> None:
+        self.start_coordinator()
+        for host in range(count):
+            self.start_daemon(host)
+        wait_for(lambda: self.machines() == {f"m{i}" for i in range(count)}, timeout=30, what="every daemon")
+
+    def dataflows(self) -> list[dict]:
+        listed = self.nerve("list", "--all", "--json")
+        assert listed.returncode == 0, listed.stderr
+        return [d for d in json.loads(listed.stdout) if d.get("coordinator")]
+
+    def dataflow(self, name: str) -> dict:
+        (found,) = [d for d in self.dataflows() if d["name"] == name]
+        return found
+
+    def stop(self) -> None:
+        for proc in [*self.daemons.values(), self.coordinator]:
+            if proc and proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+        for proc in [*self.daemons.values(), self.coordinator]:
+            if proc:
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+@pytest.fixture
+def cluster(hosts, tmp_path):
+    made = Cluster(hosts, tmp_path)
+    try:
+        yield made
+    finally:
+        made.stop()
+
+
+def write(folder: Path, yaml: str, **nodes: str) -> Path:
+    for name, code in nodes.items():
+        (folder / name).write_text(textwrap.dedent(code))
+    path = folder / "dataflow.yml"
+    path.write_text(textwrap.dedent(yaml).lstrip("\n"))
+    return path
+
+
+def netns_inode(hosts, host: int) -> int:
+    out = subprocess.run(
+        ["ip", "netns", "exec", hosts.names[host], "stat", "-L", "-c", "%i", "/proc/self/ns/net"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(out.stdout)
+
+
+def node_processes(folder: Path) -> list[str]:
+    """Command lines of the processes running a node file of ``folder``."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if any(word.startswith(str(folder)) and word.endswith(".py") for word in cmdline.split()):
+                found.append(cmdline)
+    return found
+
+
+def log_of(folder: Path, dataflow: dict, node: str) -> str:
+    path = folder / "out" / dataflow["run_id"] / f"{node}.log"
+    return path.read_text() if path.exists() else ""
+
+
+def test_a_dataflow_split_over_three_hosts(cluster, hosts, tmp_path):
+    """Arrays of 8 B to 64 MiB from host 0 reach readers on all three hosts byte-exact, read in
+    place in each host's shared memory; every node runs on its machine."""
+    for name in ("checksum_producer.py", "checksum_consumer.py"):
+        (tmp_path / name).write_text((NODES / name).read_text())
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - {id: producer, path: checksum_producer.py, env: {ROUNDS: 1}, deploy: {machine: m0}, outputs: [data]}
+          - {id: here, path: checksum_consumer.py, env: {EXPECTED: 7}, deploy: {machine: m0}, inputs: {data: $DATA}}
+          - {id: one, path: checksum_consumer.py, env: {EXPECTED: 7}, deploy: {machine: m1}, inputs: {data: $DATA}}
+          - {id: two, path: checksum_consumer.py, env: {EXPECTED: 7}, deploy: {machine: m1}, inputs: {data: $DATA}}
+          - {id: far, path: checksum_consumer.py, env: {EXPECTED: 7}, deploy: {machine: m2}, inputs: {data: $DATA}}
+          - {id: where, path: reader.py, deploy: {machine: m2}, inputs: {data: $DATA}}
+        """.replace("$DATA", "producer/data"),
+        **{"reader.py": READER},
+    )
+    cluster.up()
+    started = cluster.nerve("start", str(path), "--name", "split", "--attach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    for node in ("here", "one", "two", "far"):
+        assert f"[{node}] verified 7 arrays" in started.stdout, started.stdout
+    assert "dataflow finished: every node finished" in started.stderr, started.stderr
+
+    done = cluster.dataflow("split")
+    assert done["state"] == "finished", done
+    machines = {n["id"]: n["machine"] for n in done["nodes"]}
+    assert machines == {"producer": "m0", "here": "m0", "one": "m1", "two": "m1", "far": "m2", "where": "m2"}
+    # The reader really ran in host 2's network namespace.
+    assert f"netns {netns_inode(hosts, 2)}" in log_of(tmp_path, done, "where")
+    logs = cluster.nerve("logs", "split", "far", host=1)
+    assert logs.returncode == 0 and "verified 7 arrays" in logs.stdout, logs.stderr
+    assert not node_processes(tmp_path)
+
+
+def rx_bytes(hosts, host: int) -> int:
+    out = subprocess.run(
+        ["ip", "netns", "exec", hosts.names[host], "cat", "/sys/class/net/eth0/statistics/rx_bytes"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(out.stdout)
+
+
+def test_the_bridge_sends_each_message_once_per_host(cluster, hosts, tmp_path):
+    """Four readers on host 1 of a 1 MiB output of host 0: host 1's link carries it once (one
+    stream, not four), and host 2, which reads nothing, gets none of it."""
+    for name in ("checksum_producer.py", "checksum_consumer.py"):
+        (tmp_path / name).write_text((NODES / name).read_text())
+    readers = "".join(
+        f"  - {{id: r{i}, path: checksum_consumer.py, env: {{EXPECTED: 40}}, deploy: {{machine: m1}}, "
+        "inputs: {data: producer/data}}\n"
+        for i in range(4)
+    )
+    path = write(
+        tmp_path,
+        "nodes:\n"
+        "  - {id: producer, path: checksum_producer.py, env: {SIZES: '1048576', ROUNDS: 40}, deploy: {machine: m0},"
+        " outputs: [data]}\n" + readers,
+    )
+    cluster.up()
+    before = (rx_bytes(hosts, 1), rx_bytes(hosts, 2))
+    started = cluster.nerve("start", str(path), "--attach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert started.stdout.count("verified 40 arrays") == 4, started.stdout
+    payload = 40 * (1 << 20)
+    on_host1 = rx_bytes(hosts, 1) - before[0]
+    on_host2 = rx_bytes(hosts, 2) - before[1]
+    assert payload <= on_host1 < 1.1 * payload, f"{on_host1} bytes reached host 1 for {payload} bytes of messages"
+    assert on_host2 < payload / 10, f"{on_host2} bytes reached host 2, which reads nothing"
+
+
+TICKING = """
+nodes:
+  - id: ticker
+    path: ticker.py
+    deploy: {machine: m0}
+    inputs: {tick: timer/millis/20}
+    outputs: [count]
+  - id: closer
+    path: reader.py
+    deploy: {machine: m1}
+    inputs: {count: ticker/count}
+  - id: waiter
+    path: reader.py
+    deploy: {machine: m1}
+    on_host_lost: wait
+    inputs: {count: ticker/count}
+"""
+
+
+def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path):
+    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
+    path = write(tmp_path, TICKING, **{"reader.py": READER})
+    cluster.up(2)
+    started = cluster.nerve("start", str(path), "--name", "ticking")
+    assert started.returncode == 0, started.stderr
+    wait_for(lambda: "received 20" in log_of(tmp_path, cluster.dataflow("ticking"), "waiter"), what="data on m1")
+
+    cluster.daemons[0].kill()  # the whole machine m0 goes: its daemon and, with it, its nodes
+    running = cluster.dataflow("ticking")
+    wait_for(lambda: "closed count" in log_of(tmp_path, running, "closer"), what="INPUT_CLOSED at the closer")
+
+    def states() -> dict[str, str]:
+        return {n["id"]: n["state"] for n in cluster.dataflow("ticking")["nodes"]}
+
+    wait_for(lambda: states()["closer"] == "finished", what="the closer to finish")
+    now = states()
+    assert now["ticker"].startswith("lost (machine `m0`"), now
+    assert now["waiter"] == "running", now
+    assert "closed" not in log_of(tmp_path, running, "waiter")
+    assert cluster.dataflow("ticking")["state"] == "running"
+    assert not [p for p in node_processes(tmp_path) if "ticker.py" in p], "m0's node outlived its daemon"
+    table = cluster.nerve("list").stdout
+    assert "lost (machine `m0` is gone)" in table and "m1" in table, table
+
+    # The machine comes back: its daemon rejoins the cluster.
+    cluster.start_daemon(0)
+    wait_for(lambda: cluster.machines() == {"m0", "m1"}, what="m0 back")
+    stopped = cluster.nerve("stop", "ticking")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "stopped after" in log_of(tmp_path, running, "waiter")
+    assert cluster.dataflow("ticking")["state"] == "failed"
+    assert "machine `m0` was lost" in cluster.dataflow("ticking")["error"]
+
+
+def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path):
+    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
+    path = write(tmp_path, TICKING, **{"reader.py": READER})
+    cluster.up(2)
+    assert cluster.nerve("start", str(path), "--name", "ticking").returncode == 0
+    running = cluster.dataflow("ticking")
+
+    def received() -> int:
+        lines = [line for line in log_of(tmp_path, running, "waiter").splitlines() if line.startswith("received")]
+        return int(lines[-1].split()[1]) if lines else 0
+
+    wait_for(lambda: received() >= 10, what="data on m1")
+    assert cluster.coordinator
+    cluster.coordinator.kill()
+    cluster.coordinator.wait()
+    seen = received()
+    wait_for(lambda: received() >= seen + 30, what="data flowing without a coordinator")
+    assert cluster.nerve("list").returncode != 0, "no coordinator should answer"
+
+    cluster.start_coordinator()
+
+    # The daemons reconnect and tell the new coordinator what they run.
+    def known_again() -> bool:
+        listed = cluster.nerve("list", "--json")
+        return listed.returncode == 0 and any(d["name"] == "ticking" for d in json.loads(listed.stdout))
+
+    wait_for(known_again, timeout=30, what="the dataflow known again")
+    states = {n["id"]: n["state"] for n in cluster.dataflow("ticking")["nodes"]}
+    assert states == {"ticker": "running", "closer": "running", "waiter": "running"}, states
+    stopped = cluster.nerve("stop", "ticking")
+    assert stopped.returncode == 0, stopped.stderr
+    assert cluster.dataflow("ticking")["state"] in ("finished", "failed")
+    assert not node_processes(tmp_path)
+
+
+def test_a_start_that_cannot_complete_leaves_nothing_running(cluster, hosts, tmp_path):
+    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
+    path = write(tmp_path, TICKING.replace("machine: m1}\n    on_host_lost", "machine: m2}\n    on_host_lost"))
+    (tmp_path / "reader.py").write_text(READER)
+    cluster.up(2)
+    # No daemon for m2: refused before anything starts.
+    refused = cluster.nerve("start", str(path))
+    assert refused.returncode != 0
+    assert "no daemon is connected for machine(s) `m2` (connected: m0, m1)" in refused.stderr, refused.stderr
+    assert not node_processes(tmp_path)
+
+    # m2's daemon is up but never answers (frozen): the start fails naming it, and what m0 and
+    # m1 readied is stopped.
+    frozen = cluster.start_daemon(2)
+    wait_for(lambda: "m2" in cluster.machines(), what="m2")
+    frozen.send_signal(signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        failed = cluster.nerve("start", str(path), "--name", "frozen", "--ready-timeout", "3")
+        assert failed.returncode != 0
+        assert "machine `m2`" in failed.stderr and "could not start" in failed.stderr, failed.stderr
+        assert time.monotonic() - started < 30
+        wait_for(lambda: not node_processes(tmp_path), what="the nodes readied on m0 and m1 to stop")
+        assert cluster.dataflow("frozen")["state"] == "failed"
+    finally:
+        frozen.send_signal(signal.SIGCONT)
+    # Thawed, m2 finds its part never started and stops it by itself.
+    time.sleep(5)
+    wait_for(lambda: not node_processes(tmp_path), what="m2's part to give up")
+
+
+def openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_certificates(folder: Path) -> None:
+    """A certificate authority, and a certificate it signs for each host's address."""
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=nerve test CA",
+            "-keyout", "ca.key", "-out", "ca.pem", cwd=folder)  # fmt: skip
+    for host in range(3):
+        ip = f"10.231.0.{host + 1}"
+        (folder / f"m{host}.ext").write_text(f"subjectAltName = IP:{ip}\n")
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={ip}", "-keyout", f"m{host}.key",
+                "-out", f"m{host}.csr", cwd=folder)  # fmt: skip
+        openssl("x509", "-req", "-in", f"m{host}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                "-days", "1", "-extfile", f"m{host}.ext", "-out", f"m{host}.pem", cwd=folder)  # fmt: skip
+
+
+def test_mutual_tls_between_hosts(hosts, tmp_path):
+    """Every link under mutual TLS: the dataflow runs across hosts, and a daemon without a
+    certificate of the authority cannot join."""
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    make_certificates(certs)
+
+    def tls(host: int, signed_by: Path = certs) -> tuple[str, ...]:
+        """The TLS options of host ``host``, its certificate signed by the authority in ``signed_by``."""
+        pem, key = str(signed_by / f"m{host}.pem"), str(signed_by / f"m{host}.key")
+        return ("--tls-ca", str(certs / "ca.pem"), "--tls-cert", pem, "--tls-key", key, "--mtls")
+
+    for name in ("checksum_producer.py", "checksum_consumer.py"):
+        (tmp_path / name).write_text((NODES / name).read_text())
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - id: producer
+            path: checksum_producer.py
+            env: {SIZES: "8,1048576", ROUNDS: 3}
+            deploy: {machine: m0}
+            outputs: [data]
+          - id: far
+            path: checksum_consumer.py
+            env: {EXPECTED: 6}
+            deploy: {machine: m1}
+            inputs: {data: producer/data}
+        """,
+    )
+    clusters = [Cluster(hosts, tmp_path, net_args=tls(h)) for h in range(3)]
+    try:
+        clusters[0].start_coordinator()
+        clusters[0].start_daemon(0)
+        clusters[1].start_daemon(1)
+        wait_for(lambda: clusters[0].machines() == {"m0", "m1"}, timeout=30, what="both daemons under TLS")
+        check = clusters[0].nerve("check").stdout
+        assert "tls/10.231.0.1:53290" in check and "listening on tls/10.231.0.2:0" in check, check
+        started = clusters[0].nerve("start", str(path), "--attach")
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "[far] verified 6 arrays" in started.stdout, started.stdout
+        # A machine whose certificate another authority signed cannot join, and plain TCP to the
+        # coordinator gets no answer.
+        rogue = tmp_path / "rogue"
+        rogue.mkdir()
+        make_certificates(rogue)
+        intruder = Cluster(hosts, tmp_path, net_args=tls(2, signed_by=rogue))
+        intruder.start_daemon(2)
+        try:
+            assert Cluster(hosts, tmp_path).nerve("check", host=2, timeout=60).returncode != 0
+            time.sleep(3)
+            assert clusters[0].machines() == {"m0", "m1"}
+        finally:
+            intruder.stop()
+    finally:
+        for c in clusters:
+            c.stop()
