@@ -19,11 +19,13 @@ import sys
 import time
 from pathlib import Path
 
-from benches import impl_floor, impl_nerve, impl_topics
+from benches import impl_floor, impl_lan, impl_nerve, impl_topics
 from benches.model import Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Scenarios only one implementation runs.
+OWN_SCENARIOS = {"topics": impl_topics, "lan": impl_lan}
 
 
 def stress(case: Case) -> subprocess.Popen[bytes] | None:
@@ -37,7 +39,7 @@ def stress(case: Case) -> subprocess.Popen[bytes] | None:
 
 
 def implementations(peers: bool) -> list:
-    impls = [impl_nerve, impl_topics, impl_floor]
+    impls = [impl_nerve, impl_topics, impl_lan, impl_floor]
     if peers:
         from benches.peers import available
 
@@ -80,9 +82,10 @@ def main() -> None:
                 for impl in implementations(args.peers):
                     if case.lang != "python" and impl is not impl_nerve:
                         continue
-                    # The topic scenario compares nerve's transports with each other; the peers
-                    # are compared with nerve in every other scenario.
-                    if (case.scenario == "topics") != (impl is impl_topics):
+                    # The topic and LAN scenarios have implementations of their own; the peers are
+                    # compared with nerve in every other scenario.
+                    own = OWN_SCENARIOS.get(case.scenario)
+                    if impl is not own and (own is not None or impl in OWN_SCENARIOS.values()):
                         continue
                     if not impl.supports(case):
                         continue

@@ -20,7 +20,7 @@ REALTIME = "    realtime: {priority: 80, policy: fifo, lock_memory: true}\n"
 
 
 def supports(case: Case) -> bool:
-    return case.scenario != "topics"
+    return case.scenario not in ("topics", "lan")
 
 
 def _node(case: Case, role: str, *args: object) -> str:

@@ -33,7 +33,7 @@ class Case:
     spin: bool = False  # consumer busy-polls instead of sleeping (opt-in real-time mode)
     loan: bool = True  # nerve producers write into a loaned block; False: send a numpy array (one copy)
     stress: bool = False  # another process loads every core meanwhile
-    transport: str = ""  # topic scenario: process, host (shared memory) or network (Zenoh)
+    transport: str = ""  # topics: process, host (shm) or network (Zenoh); lan: cluster, zenoh or topics
     realtime: bool = False  # nerve nodes run with `realtime:` (SCHED_FIFO priority, locked memory)
 
     @property
@@ -72,6 +72,8 @@ class Samples:
     seconds: float = 0.0
     # Why the implementation could not run this case, if it could not.
     error: str | None = None
+    # How it ran, where that matters to reading the numbers (the LAN scenario's link shaping).
+    note: str | None = None
 
     def latencies_us(self) -> np.ndarray:
         if self.rtt_ns:

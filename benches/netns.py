@@ -43,6 +43,24 @@ class Hosts:
     def _ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True)
 
+    def shape(self, rate: str, delay: str) -> str:
+        """Shapes every host's outgoing link (its ``eth0``) to ``rate`` with ``delay`` added, with
+        netem; where the kernel lacks netem, to ``rate`` alone with a token bucket. Returns what
+        was applied."""
+        netem = ["netem", "rate", rate, "delay", delay, "limit", "100000"]
+        # A 4 MB queue, as a gigabit switch port has: a longer one would only hide a link too
+        # slow for its load behind a standing queue.
+        tbf = ["tbf", "rate", rate, "burst", "128kb", "limit", "4mb"]
+        for qdisc, applied in ((netem, f"netem: {rate}, {delay} delay"), (tbf, f"tbf: {rate}, no added delay")):
+            try:
+                for ns in self.names:
+                    tc = ["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "eth0", "root", *qdisc]
+                    subprocess.run(tc, check=True, capture_output=True)
+                return applied
+            except subprocess.CalledProcessError:
+                continue
+        raise RuntimeError("tc can apply neither netem nor tbf here")
+
     def popen(self, host: int, argv: list[str], **kwargs) -> subprocess.Popen[str]:
         """Starts ``argv`` on host number ``host``."""
         env = {k: v for k, v in os.environ.items() if k != ZENOH_ENV}

@@ -80,7 +80,14 @@ def row(s: Samples) -> list[str]:
     got = len(s.rtt_ns) if c.scenario == "round-trip" else len(s.sent_ns)
     if got < expected:
         extra.append(f"**lost {expected - got} of {expected}**")
-    if c.scenario == "fan-out" and len(lat):
+    if c.scenario == "lan":
+        # Time the link needs for the payload alone, at the rate it was shaped to (1 Gbit/s).
+        wire_us = c.size * 8 / 1e9 * 1e6
+        if len(lat) and c.size >= 64 * 1024:
+            extra.append(f"wire time {fmt(wire_us)} µs, p50 {float(np.percentile(lat, 50)) / wire_us:.2f} times it")
+        if s.note:
+            extra.append(s.note)
+    if c.scenario in ("fan-out", "lan") and c.consumers > 1 and len(lat):
         sp = spread_us(s)
         if len(sp):
             extra.append(
@@ -142,7 +149,13 @@ SCENARIO_TITLES = {
     "worst-case": "Worst case under load (stress-ng on every core)",
     "spin": "Opt-in busy-polling consumer (NERVE_SPIN_US)",
     "topics": "Topic API (no dataflow), 50 Hz: in one process, between processes (shm), between hosts (Zenoh)",
+    "lan": "Two hosts on a 1 Gbit/s link, 50 Hz: nerve's cluster (one stream per host, the bridge) against a "
+    "plain Zenoh pair; 1→4 spread with the bridge and without it",
 }
+
+
+#: Titles short enough for a plot, where the table's would not fit.
+PLOT_TITLES = {"lan": "Two hosts, 1 Gbit/s link, 50 Hz, 1→1"}
 
 
 def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
@@ -187,8 +200,11 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
     out.write_text("\n".join(lines))
 
 
-#: Topic transports from nearest to farthest.
-TRANSPORT_ORDER = {"process": 0, "host": 1, "network": 2}
+#: Topic transports from nearest to farthest; LAN ways across, nerve's first.
+TRANSPORT_ORDER = {
+    **{"process": 0, "host": 1, "network": 2},
+    **{"cluster": 0, "cluster-latest": 1, "zenoh": 2, "zenoh-drop": 3},
+}
 
 
 def table_order(s: Samples) -> tuple:
@@ -199,10 +215,11 @@ def table_order(s: Samples) -> tuple:
         rank = 3
     return (
         c.lang != "python",
-        TRANSPORT_ORDER.get(c.transport, 0),
         c.producers,
         c.consumers,
+        TRANSPORT_ORDER.get(c.transport, 0) if c.scenario == "topics" else 0,
         c.size,
+        TRANSPORT_ORDER.get(c.transport, 0),
         c.rate_hz,
         not c.loan,
         rank,
@@ -244,7 +261,7 @@ def summary(items: list[Samples]) -> list[str]:
 
 
 def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None:
-    if scenario not in ("latency-size", "round-trip", "latency-rate"):
+    if scenario not in ("latency-size", "round-trip", "latency-rate", "lan"):
         return None
     try:
         import matplotlib
@@ -257,7 +274,9 @@ def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None
     series: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     for s in items:
         lat = measured(s)
-        if s.error or not len(lat):
+        # The LAN plot is latency against size at 50 Hz, 1→1; its other cases are in the table.
+        other_lan_case = scenario == "lan" and (s.case.rate_hz != 50 or s.case.consumers > 1)
+        if s.error or not len(lat) or other_lan_case:
             continue
         x = s.case.rate_hz if scenario == "latency-rate" else s.case.size
         series[s.implementation].append((x, float(np.percentile(lat, 50)), float(np.percentile(lat, 99))))
@@ -273,7 +292,7 @@ def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None
     ax.set_yscale("log")
     ax.set_xlabel("rate (Hz)" if scenario == "latency-rate" else "message size (bytes)")
     ax.set_ylabel("one-way latency (µs)")
-    ax.set_title(SCENARIO_TITLES[scenario])
+    ax.set_title(PLOT_TITLES.get(scenario, SCENARIO_TITLES[scenario]))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()

@@ -1,6 +1,7 @@
 """The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
-load), and nerve's topic API on its three transports, in a full and a quick version."""
+load), nerve's topic API on its three transports, and two hosts on a shaped link (DORA's LAN experiment,
+RIMAOS2C's bridge), in a full and a quick version."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SCENARIOS = [
     "worst-case",
     "spin",
     "topics",
+    "lan",
 ]
 
 
@@ -55,4 +57,17 @@ def cases(scenario: str, quick: bool) -> list[Case]:
     if scenario == "topics":
         transports = ("process", "host", "network")
         return [Case(scenario, size, n, transport=t) for t in transports for size in (8, 64 * KIB, 4 * MIB)]
+    if scenario == "lan":
+        # From 4 MiB on, 50 Hz is more than a 1 Gbit/s link carries (4 MiB takes 33.5 ms on the
+        # wire): lossless, messages queue; keep-latest, they drop. 20 Hz fits.
+        sizes = [8, 4 * MIB] if quick else [8, KIB, 64 * KIB, MIB, 4 * MIB, 32 * MIB]
+        both = ("cluster", "zenoh")
+        by_size = [Case(scenario, s, n if s < 32 * MIB else n // 6, transport=t) for t in both for s in sizes]
+        fits = [Case(scenario, 4 * MIB, n, rate_hz=20.0, transport=t) for t in both]
+        latest = [Case(scenario, 4 * MIB, n, transport=t) for t in ("cluster-latest", "zenoh-drop")]
+        # RIMAOS2C's skew between the subscribers of one stream, with the bridge and without it,
+        # at a load the link carries even as four streams.
+        four = [(t, s) for t in both for s in (8, MIB)]
+        spread = [Case(scenario, s, n, rate_hz=20.0, consumers=4, transport=t) for t, s in four]
+        return by_size + fits + latest + spread
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")

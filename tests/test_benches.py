@@ -16,7 +16,7 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
             "benches",
             "--quick",
             "--scenarios",
-            "latency-size,fan-out,round-trip,throughput,topics",
+            "latency-size,fan-out,round-trip,throughput,topics,lan",
             "--out",
             str(tmp_path / "raw"),
             "--report",
@@ -38,3 +38,6 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     assert "| nerve | 8 B @ 50 Hz |" in text and "floor (eventfd + shm)" in text
     for transport in ("process", "host", "network"):
         assert f"| nerve topics ({transport}) | 4 MiB @ 50 Hz |" in text
+    for way in ("nerve cluster", "zenoh (plain, Rust)"):
+        assert f"| {way} | 4 MiB @ 20 Hz |" in text, text
+    assert "| zenoh (plain, Rust) | 1 MiB @ 20 Hz, 1→4 |" in text

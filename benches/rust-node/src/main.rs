@@ -4,6 +4,7 @@
 //! nerve-bench-node producer SIZE COUNT RATE_HZ OUT   # stamp in the first 8 bytes, written in place
 //! nerve-bench-node consumer OUT                      # "sent received" lines + OUT.json
 //! nerve-bench-node echo
+//! nerve-bench-node zenoh-sub … | zenoh-pub …         # no nerve: see `zenoh_pair`
 //! ```
 
 use std::io::Write;
@@ -12,7 +13,9 @@ use std::time::Duration;
 use nerve_node::arrow_array::{Array, UInt8Array};
 use nerve_node::{Event, Node, Parameters, monotonic_ns};
 
-type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+mod zenoh_pair;
+
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error + Send + Sync>>;
 
 fn cpu_ns() -> u64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -104,6 +107,8 @@ fn main() -> Result<()> {
         Some("producer") => producer(&args),
         Some("consumer") => consumer(&args),
         Some("echo") => echo(),
-        other => Err(format!("unknown role {other:?} (producer, consumer, echo)").into()),
+        Some("zenoh-sub") => zenoh_pair::subscriber(&args),
+        Some("zenoh-pub") => zenoh_pair::publisher(&args),
+        other => Err(format!("unknown role {other:?} (producer, consumer, echo, zenoh-sub, zenoh-pub)").into()),
     }
 }

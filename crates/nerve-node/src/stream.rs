@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::{ArrayRef, NullArray};
 use nerve_message::channel_table::InputChannel;
-use nerve_shm::channel::Input;
+use nerve_shm::channel::{Held, Input, Taken};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::Decoder;
 use nerve_shm::doorbell::spin_from_env;
@@ -40,16 +40,29 @@ struct Slot {
     closed: bool,
 }
 
-/// What a poll of the inputs found: an event, or a message of slot `slot` not yet decoded.
+/// What a poll of the inputs found: an event, or a message of slot `slot` not yet decoded
+/// (still at the head of its queue, when `held`).
 enum Polled {
     Event(Event),
-    Message { slot: usize, block: BlockRef, len: usize },
+    Message { slot: usize, block: BlockRef, len: usize, held: Option<Held> },
+}
+
+/// How a poll takes messages from back-pressured queues.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Take {
+    /// Out of the queue.
+    Pop,
+    /// Left at its head until used ([`Held`]).
+    Hold,
 }
 
 /// One message of a shared-memory input as its producer encoded it (nerve's message format:
 /// header, Arrow type, layout, metadata, buffers), read in place; the block stays held until
-/// this is dropped. See [`EventStream::next_encoded`].
+/// this is dropped, and a back-pressured input's queue keeps counting it until then, so its
+/// producer gets no further ahead than what was forwarded. See [`EventStream::next_encoded`].
 pub struct Encoded {
+    // Dropped first: the queue entry goes before the block is released.
+    _held: Option<Held>,
     block: BlockRef,
     len: usize,
 }
@@ -179,7 +192,7 @@ impl EventStream {
 
     /// Waits at most `timeout` (forever with `None`) for the next event.
     pub fn next_event(&mut self, timeout: Option<Duration>) -> Next {
-        match self.wait(timeout) {
+        match self.wait(timeout, Take::Pop) {
             Ok(polled) => Next::Event(self.decode(polled)),
             Err(next) => next,
         }
@@ -187,8 +200,10 @@ impl EventStream {
 
     /// Like [`EventStream::next_event`], but messages of shared-memory inputs come as their
     /// producer encoded them, not decoded: for forwarding them as they are (to another host).
+    /// A back-pressured input gives its next message only once the previous [`Encoded`] of it
+    /// was dropped.
     pub fn next_encoded(&mut self, timeout: Option<Duration>) -> EncodedNext {
-        match self.wait(timeout) {
+        match self.wait(timeout, Take::Hold) {
             Ok(polled) => self.encoded(polled),
             Err(Next::Timeout) => EncodedNext::Timeout,
             Err(_) => EncodedNext::End,
@@ -198,14 +213,14 @@ impl EventStream {
     /// Like [`EventStream::next_queued`], with messages as [`EventStream::next_encoded`] gives
     /// them.
     pub fn next_queued_encoded(&mut self) -> Option<EncodedNext> {
-        self.poll_queued().map(|polled| self.encoded(polled))
+        self.poll_queued(Take::Hold).map(|polled| self.encoded(polled))
     }
 
     fn encoded(&self, polled: Polled) -> EncodedNext {
         match polled {
             Polled::Event(e) => EncodedNext::Event(e),
-            Polled::Message { slot, block, len } => {
-                EncodedNext::Message { id: self.slots[slot].id.clone(), message: Encoded { block, len } }
+            Polled::Message { slot, block, len, held } => {
+                EncodedNext::Message { id: self.slots[slot].id.clone(), message: Encoded { _held: held, block, len } }
             }
         }
     }
@@ -213,7 +228,7 @@ impl EventStream {
     fn decode(&mut self, polled: Polled) -> Event {
         let (slot, block, len) = match polled {
             Polled::Event(e) => return e,
-            Polled::Message { slot, block, len } => (slot, block, len),
+            Polled::Message { slot, block, len, .. } => (slot, block, len),
         };
         let Slot { id, source, .. } = &mut self.slots[slot];
         let Source::Shm { decoder, .. } = source else {
@@ -226,13 +241,13 @@ impl EventStream {
     }
 
     /// Waits for what the next event is made of; `Err` with [`Next::Timeout`] or [`Next::End`].
-    fn wait(&mut self, timeout: Option<Duration>) -> Result<Polled, Next> {
+    fn wait(&mut self, timeout: Option<Duration>, take: Take) -> Result<Polled, Next> {
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             if self.ended {
                 return Err(Next::End);
             }
-            if let Some(polled) = self.poll() {
+            if let Some(polled) = self.poll(take) {
                 return Ok(polled);
             }
             if !self.slots.is_empty() && self.slots.iter().all(|s| s.closed) {
@@ -265,7 +280,7 @@ impl EventStream {
             .min()
     }
 
-    fn poll(&mut self) -> Option<Polled> {
+    fn poll(&mut self, take: Take) -> Option<Polled> {
         while let Some(c) = self.shared.pop_control() {
             match c {
                 Control::Stop => {
@@ -300,7 +315,7 @@ impl EventStream {
                 return Some(Polled::Event(Event::Input { id, metadata, data }));
             }
         }
-        if let Some(polled) = self.poll_queued() {
+        if let Some(polled) = self.poll_queued(take) {
             return Some(polled);
         }
         for s in &mut self.slots {
@@ -316,10 +331,10 @@ impl EventStream {
     /// [`Event::Stop`] too, so a node that must keep everything that reached it (a recorder)
     /// can drain its queues before it exits.
     pub fn next_queued(&mut self) -> Option<Event> {
-        self.poll_queued().map(|polled| self.decode(polled))
+        self.poll_queued(Take::Pop).map(|polled| self.decode(polled))
     }
 
-    fn poll_queued(&mut self) -> Option<Polled> {
+    fn poll_queued(&mut self, take: Take) -> Option<Polled> {
         let oldest = self
             .slots
             .iter()
@@ -330,7 +345,7 @@ impl EventStream {
                 Source::Timer { .. } => None,
             })
             .min_by_key(|&(_, stamp)| stamp);
-        oldest.and_then(|(i, _)| self.take(i))
+        oldest.and_then(|(i, _)| self.take(i, take))
     }
 
     fn publish_next_timer(&self) {
@@ -339,14 +354,20 @@ impl EventStream {
         }
     }
 
-    fn take(&mut self, i: usize) -> Option<Polled> {
+    fn take(&mut self, i: usize, take: Take) -> Option<Polled> {
         let slot = &mut self.slots[i];
         let id = slot.id.clone();
         match &mut slot.source {
-            Source::Shm { input, .. } => Some(match input.recv()? {
-                Ok((block, len)) => Polled::Message { slot: i, block, len },
-                Err(e) => Polled::Event(Event::Error(format!("input `{id}`: {e}"))),
-            }),
+            Source::Shm { input, .. } => {
+                let taken = match take {
+                    Take::Pop => input.recv().map(|r| r.map(|(block, len)| Taken { block, len, held: None })),
+                    Take::Hold => input.hold(),
+                };
+                Some(match taken? {
+                    Ok(Taken { block, len, held }) => Polled::Message { slot: i, block, len, held },
+                    Err(e) => Polled::Event(Event::Error(format!("input `{id}`: {e}"))),
+                })
+            }
             Source::Topic(feed) => Some(Polled::Event(match feed.take()? {
                 Ok(Message { metadata, payload: Payload::Array(data), .. }) => Event::Input { id, metadata, data },
                 Ok(Message { topic, .. }) => Event::Error(format!(

@@ -8,7 +8,7 @@ use crate::doorbell::DEFAULT_SPIN;
 use crate::error::ShmError;
 use crate::inbox::Inbox;
 use crate::pool::{BlockCache, BlockRef, Lease, OutputPool};
-use crate::ring::{Descriptor, Push, Ring};
+use crate::ring::{Descriptor, Policy, Push, Ring};
 
 /// One reader of an output: a queue in that reader's inbox, and its holder bit.
 #[derive(Debug, Clone)]
@@ -176,6 +176,46 @@ pub struct Input {
     queue: usize,
     cache: BlockCache,
     producer: Option<Arc<Inbox>>,
+    /// A message at the head of the queue is [`Held`].
+    held: Arc<AtomicBool>,
+}
+
+/// A message [`Input::hold`] took.
+#[derive(Debug)]
+pub struct Taken {
+    /// The block holding it.
+    pub block: BlockRef,
+    /// Its length in the block.
+    pub len: usize,
+    /// Its place at the head of its queue, from a back-pressured queue.
+    pub held: Option<Held>,
+}
+
+/// A message left at the head of its back-pressured queue while its reader uses it (see
+/// [`Input::hold`]). The queue counts it until this is dropped, so the producer, which waits on
+/// a full queue, gets no further ahead than what the reader has finished with.
+#[derive(Debug)]
+pub struct Held {
+    inbox: Arc<Inbox>,
+    queue: usize,
+    producer: Option<Arc<Inbox>>,
+    flag: Arc<AtomicBool>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let ring = self.inbox.ring(self.queue);
+        // Only the reader takes entries from a back-pressured queue: the head is the held one.
+        let _ = ring.pop();
+        if ring.producer_waiting()
+            && let Some(p) = &self.producer
+        {
+            p.doorbell().ring();
+        }
+        self.flag.store(false, Ordering::Release);
+        // The reader may be asleep with nothing else to do: this input has work again.
+        self.inbox.doorbell().ring();
+    }
 }
 
 impl Input {
@@ -184,17 +224,21 @@ impl Input {
     /// (queues that never push back need none).
     #[must_use]
     pub fn new(inbox: Arc<Inbox>, queue: usize, cache: BlockCache, producer: Option<Arc<Inbox>>) -> Self {
-        Self { inbox, queue, cache, producer }
+        Self { inbox, queue, cache, producer, held: Arc::new(AtomicBool::new(false)) }
+    }
+
+    fn is_held(&self) -> bool {
+        self.held.load(Ordering::Acquire)
     }
 
     fn ring(&self) -> Ring<'_> {
         self.inbox.ring(self.queue)
     }
 
-    /// Send stamp of the oldest waiting message.
+    /// Send stamp of the oldest waiting message (none while one is [`Held`]).
     #[must_use]
     pub fn peek_stamp(&self) -> Option<u64> {
-        self.ring().peek_stamp()
+        if self.is_held() { None } else { self.ring().peek_stamp() }
     }
 
     /// Whether the oldest waiting message can be taken without waiting for its block to be
@@ -204,10 +248,10 @@ impl Input {
         self.ring().peek().is_some_and(|d| self.cache.is_available(d.slot, d.seq))
     }
 
-    /// Whether no message waits.
+    /// Whether no message waits to be taken (one that is [`Held`] was taken).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.ring().is_empty()
+        self.is_held() || self.ring().is_empty()
     }
 
     /// Messages the producer evicted from this queue so far.
@@ -230,5 +274,33 @@ impl Input {
         }
         let len = usize::try_from(d.len).unwrap_or(usize::MAX);
         Some(self.cache.take(d.slot, d.seq).map(|b| (b, len)))
+    }
+
+    /// Like [`Input::recv`], but from a back-pressured queue the message stays at the head of the
+    /// queue until the [`Held`] is dropped: for a reader that forwards messages (to the network)
+    /// and must hold its producer back while it does. From a drop-oldest queue, whose producer
+    /// may evict the head at any time, the message is taken as [`Input::recv`] takes it.
+    ///
+    /// # Errors
+    /// When the entry names a block that cannot be mapped.
+    pub fn hold(&mut self) -> Option<Result<Taken, ShmError>> {
+        let ring = self.inbox.ring(self.queue);
+        if ring.policy() != Policy::Backpressure {
+            return self.recv().map(|r| r.map(|(block, len)| Taken { block, len, held: None }));
+        }
+        if self.is_held() {
+            return None;
+        }
+        let d = ring.peek()?;
+        self.held.store(true, Ordering::Release);
+        // Made before the block is taken: a block that cannot be taken still leaves the queue.
+        let held = Held {
+            inbox: self.inbox.clone(),
+            queue: self.queue,
+            producer: self.producer.clone(),
+            flag: self.held.clone(),
+        };
+        let len = usize::try_from(d.len).unwrap_or(usize::MAX);
+        Some(self.cache.take(d.slot, d.seq).map(|block| Taken { block, len, held: Some(held) }))
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use nerve_shm::channel::{Input, Publisher, ReaderLink};
+use nerve_shm::channel::{Input, Publisher, ReaderLink, Taken};
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::{BlockCache, BlockTable, DEFAULT_CAPACITY, OutputPool};
@@ -91,6 +91,39 @@ fn backpressure_delivers_everything_in_order_across_processes() {
     }
     assert!(child.wait().expect("producer").success());
     // Every reference was dropped: the producer's blocks are all free again.
+    assert_eq!(table.usage().held_bytes, 0);
+    names.sweep();
+}
+
+#[test]
+fn a_held_message_holds_a_back_pressured_producer_back() {
+    if let Ok(run) = std::env::var(RUN) {
+        if std::env::var(ROLE).as_deref() == Ok("producer-hold") {
+            produce(&run, Policy::Backpressure, 1);
+        }
+        return;
+    }
+    let run = format!("t{}hold", std::process::id());
+    let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 1);
+    let mut child = spawn_peer("a_held_message_holds_a_back_pressured_producer_back", "producer-hold", &run);
+    let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
+    let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for expected in 0..MESSAGES {
+        let got = reader.doorbell().wait_until(Some(deadline), Duration::ZERO, || input.hold());
+        let Taken { block, len, held } = got.expect("message before the deadline").expect("mappable block");
+        assert_eq!(check(block.bytes(), len), expected);
+        assert!(held.is_some(), "a back-pressured queue keeps the message at its head");
+        if expected % 100 == 0 {
+            // Given time, the producer still has not queued the next message: the held one
+            // fills the queue (the stamp of a message is its number).
+            std::thread::sleep(Duration::from_millis(5));
+            assert_eq!(reader.ring(0).peek_stamp(), Some(expected), "the producer got ahead of a held message");
+            assert!(input.hold().is_none());
+        }
+        drop(held);
+    }
+    assert!(child.wait().expect("producer").success());
     assert_eq!(table.usage().held_bytes, 0);
     names.sweep();
 }
