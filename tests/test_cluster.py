@@ -57,8 +57,11 @@ class Cluster:
         log = self._log("coordinator")
         self.coordinator = self.hosts.popen(0, argv, stdout=log, stderr=log)
 
-    def start_daemon(self, host: int, *extra: str) -> subprocess.Popen[str]:
-        argv = nerve_cmd("daemon", "--machine-id", f"m{host}", "--coordinator", COORDINATOR, *self.net_args, *extra)
+    def start_daemon(self, host: int, *extra: str, scout: bool = False) -> subprocess.Popen[str]:
+        """Starts machine ``m<host>``'s daemon, told where the coordinator is, or (``scout``) left
+        to find it by multicast scouting."""
+        where = () if scout else ("--coordinator", COORDINATOR)
+        argv = nerve_cmd("daemon", "--machine-id", f"m{host}", *where, *self.net_args, *extra)
         log = self._log(f"daemon-m{host}")
         self.daemons[host] = self.hosts.popen(host, argv, stdout=log, stderr=log)
         return self.daemons[host]
@@ -263,8 +266,8 @@ def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path
     table = cluster.nerve("list").stdout
     assert "lost (machine `m0` is gone)" in table and "m1" in table, table
 
-    # The machine comes back: its daemon rejoins the cluster.
-    cluster.start_daemon(0)
+    # The machine comes back: its daemon rejoins the cluster, finding it by multicast scouting.
+    cluster.start_daemon(0, scout=True)
     wait_for(lambda: cluster.machines() == {"m0", "m1"}, what="m0 back")
     stopped = cluster.nerve("stop", "ticking")
     assert stopped.returncode == 0, stopped.stderr
@@ -413,3 +416,50 @@ def test_mutual_tls_between_hosts(hosts, tmp_path):
     finally:
         for c in clusters:
             c.stop()
+
+
+TUNER = """
+from nerve import Node
+
+node = Node()
+node.on_param_change(lambda key, value: f"{key} must be >= 0, got {value}" if value < 0 else None)
+for event in node:
+    if event["type"] == "STOP":
+        break
+print("gain at the end", node.get_param("gain"), flush=True)
+"""
+
+
+def test_parameters_of_a_node_on_another_machine(cluster, hosts, tmp_path):
+    """`nerve param` on one machine reads and sets a node of another, whose callback refuses a value."""
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - {id: tuner, path: tuner.py, deploy: {machine: m1}, params: {gain: 1.0}}
+        """,
+        **{"tuner.py": TUNER},
+    )
+    cluster.up(2)
+    assert cluster.nerve("start", str(path), "--name", "tuning").returncode == 0
+    got = cluster.nerve("param", "get", "tuner", "gain")
+    assert got.returncode == 0 and got.stdout.strip() == "1.0", got.stdout + got.stderr
+    assert cluster.nerve("param", "set", "tuner", "gain", "2.5").returncode == 0
+    refused = cluster.nerve("param", "set", "tuner", "gain", "-1")
+    assert refused.returncode != 0 and "gain must be >= 0, got -1" in refused.stderr, refused.stderr
+    listed = cluster.nerve("param", "list", "tuner", "--dataflow", "tuning", "--json")
+    assert json.loads(listed.stdout)["gain"]["value"] == 2.5, listed.stdout
+    assert cluster.nerve("stop", "tuning").returncode == 0
+    assert "gain at the end 2.5" in log_of(tmp_path, cluster.dataflow("tuning"), "tuner")
+
+
+def test_a_daemon_refuses_a_bad_machine_id_and_tools_name_a_missing_coordinator():
+    bad = subprocess.run(nerve_cmd("daemon", "--machine-id", "robot arm"), capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0
+    assert "invalid machine id `robot arm`: invalid character ' '" in bad.stderr, bad.stderr
+    # Port 9 of loopback (discard) has no coordinator.
+    missing = subprocess.run(
+        nerve_cmd("check", "--coordinator", "127.0.0.1:9"), capture_output=True, text=True, timeout=60
+    )
+    assert missing.returncode != 0
+    assert "no coordinator answers at tcp/127.0.0.1:9" in missing.stderr, missing.stderr

@@ -8,6 +8,8 @@ use clap::Subcommand;
 use nerve_daemon::inspect;
 use nerve_daemon::param::{ParamOp, ParamValue};
 
+use crate::cluster::NetArgs;
+
 /// `nerve param`.
 #[derive(Debug, clap::Args)]
 pub struct ParamArgs {
@@ -55,6 +57,8 @@ struct NodeArgs {
     /// have a node of that id.
     #[arg(long, value_name = "NAME|ID")]
     dataflow: Option<String>,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 /// Runs `nerve param …`; a refusal (unknown node or key, wrong type, a callback's rejection)
@@ -69,9 +73,19 @@ pub fn run(args: &ParamArgs) -> anyhow::Result<i32> {
             (node, ParamOp::Set { key: key.clone(), value })
         }
     };
-    let (run, _) = inspect::find_node(&node.node, node.dataflow.as_deref())?;
-    let params = inspect::param(&run, &node.node, op)
-        .with_context(|| format!("asking {} for node `{}`'s parameters", inspect::label(&run), node.node))??;
+    // A node of a dataflow of the cluster is asked on its machine, wherever that is.
+    let on_cluster = match crate::runs::cluster(&node.net)? {
+        Some(cluster) => cluster.param(node.dataflow.as_deref(), &node.node, op.clone())?,
+        None => None,
+    };
+    let params = match on_cluster {
+        Some(answer) => answer?,
+        None => {
+            let (run, _) = inspect::find_node(&node.node, node.dataflow.as_deref())?;
+            inspect::param(&run, &node.node, op)
+                .with_context(|| format!("asking {} for node `{}`'s parameters", inspect::label(&run), node.node))??
+        }
+    };
     let mut out = std::io::stdout().lock();
     match &args.command {
         ParamCommand::List { json: true, .. } => writeln!(out, "{}", serde_json::to_string_pretty(&params)?)?,

@@ -51,7 +51,7 @@ pub struct LogsArgs {
 }
 
 /// The coordinator, if one answers; an error only when the user named one.
-fn cluster(net: &NetArgs) -> anyhow::Result<Option<Cluster>> {
+pub(crate) fn cluster(net: &NetArgs) -> anyhow::Result<Option<Cluster>> {
     match net.connect() {
         Ok(cluster) => Ok(Some(cluster)),
         Err(e) if net.named() => Err(e),

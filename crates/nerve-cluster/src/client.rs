@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use nerve_daemon::param::{ParamAnswer, ParamOp};
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 
@@ -28,7 +29,7 @@ impl Cluster {
     /// [`ClusterError::NoCoordinator`] when nothing answers there.
     pub fn connect(net: &NetOptions) -> Result<Self, ClusterError> {
         let endpoint = net.coordinator_endpoint()?;
-        let session = net.open(Role::Tool)?;
+        let (session, _) = net.open(Role::Tool)?;
         Ok(Self { session, endpoint })
     }
 
@@ -106,6 +107,17 @@ impl Cluster {
     /// An unknown dataflow or node, or a machine that does not answer.
     pub fn logs(&self, dataflow: &str, node: &str, offset: u64) -> Result<LogChunk, ClusterError> {
         self.ask(&CoordinatorRequest::Logs { dataflow: dataflow.to_owned(), node: node.to_owned(), offset }, ANSWER)
+    }
+
+    /// Reads or sets the parameters of node `node` of a running dataflow (`dataflow`, when
+    /// several have such a node), on the node's machine; `None` when no running dataflow of the
+    /// cluster has it.
+    ///
+    /// # Errors
+    /// Several dataflows have the node, or its machine does not answer.
+    pub fn param(&self, dataflow: Option<&str>, node: &str, op: ParamOp) -> Result<Option<ParamAnswer>, ClusterError> {
+        let request = CoordinatorRequest::Param { dataflow: dataflow.map(str::to_owned), node: node.to_owned(), op };
+        self.ask(&request, ANSWER)
     }
 
     /// Stops every dataflow, every daemon and the coordinator.

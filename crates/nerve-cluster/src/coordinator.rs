@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use nerve_daemon::param::{ParamAnswer, ParamOp};
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -126,9 +127,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// # Errors
 /// When the network cannot be joined (an address in use, say).
 pub fn serve(net: &NetOptions, shutdown: &AtomicBool) -> Result<(), ClusterError> {
-    let session = net.open(Role::Coordinator)?;
-    let listen = net.config(Role::Coordinator).ok().and_then(|c| c.get_json("listen/endpoints").ok());
-    let listen: Vec<String> = listen.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default();
+    let (session, listen) = net.open(Role::Coordinator)?;
     let coordinator = Arc::new(Coordinator {
         process: protocol::this_process(listen.clone()),
         session,
@@ -194,6 +193,9 @@ impl Coordinator {
             CoordinatorRequest::List => protocol::answer(query, &Ok(self.list())),
             CoordinatorRequest::Logs { dataflow, node, offset } => {
                 protocol::answer(query, &self.logs(&dataflow, &node, offset));
+            }
+            CoordinatorRequest::Param { dataflow, node, op } => {
+                protocol::answer(query, &self.param(dataflow.as_deref(), &node, op));
             }
             CoordinatorRequest::Destroy => {
                 self.destroy();
@@ -496,6 +498,41 @@ impl Coordinator {
         })?;
         let request = DaemonRequest::Logs { uuid: assignment.uuid.clone(), node: node.to_owned(), offset };
         protocol::ask(&self.session, &keys::daemon(machine), &Self::daemon_who(machine), &request, QUICK)
+            .map_err(|e| e.to_string())
+    }
+
+    /// Reads or sets a node's parameters on its machine; `None` when no running dataflow has
+    /// the node (so the tool looks on its own machine).
+    fn param(&self, which: Option<&str>, node: &str, op: ParamOp) -> Result<Option<ParamAnswer>, String> {
+        let assignment = match which {
+            Some(which) => match self.find(which) {
+                Ok((a, _)) => a,
+                Err(_) => return Ok(None),
+            },
+            None => {
+                let records = lock(&self.records);
+                let mut having: Vec<&Record> = records
+                    .iter()
+                    .filter(|r| !r.state.is_over() && r.assignment.placement.contains_key(node))
+                    .collect();
+                match having.len() {
+                    0 => return Ok(None),
+                    1 => having.remove(0).assignment.clone(),
+                    _ => {
+                        return Err(format!(
+                            "several running dataflows have a node `{node}`: {}; pick one with --dataflow NAME|ID",
+                            having.iter().map(|r| r.assignment.label()).collect::<Vec<_>>().join(", ")
+                        ));
+                    }
+                }
+            }
+        };
+        let Some(machine) = assignment.placement.get(node) else {
+            return Err(format!("dataflow {} has no node `{node}`", assignment.label()));
+        };
+        let request = DaemonRequest::Param { uuid: assignment.uuid.clone(), node: node.to_owned(), op };
+        protocol::ask(&self.session, &keys::daemon(machine), &Self::daemon_who(machine), &request, QUICK * 2)
+            .map(Some)
             .map_err(|e| e.to_string())
     }
 

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use nerve_daemon::param::{ParamAnswer, ParamOp};
 use nerve_daemon::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
 use nerve_spec::HostLossPolicy;
 use zenoh::Wait;
@@ -44,8 +45,11 @@ pub struct DaemonOptions {
 /// How long the coordinator waits for answers that need no work.
 const QUICK: Duration = Duration::from_secs(5);
 
-/// How long a started part waits for the machines it sends to before starting anyway.
+/// How long a started part waits for the machines it sends to before it gives up.
 const PEERS_WAIT: Duration = Duration::from_secs(10);
+
+/// Ended parts kept.
+const KEEP_ENDED: usize = 100;
 
 /// One dataflow's part on this machine.
 struct Entry {
@@ -58,6 +62,34 @@ struct Entry {
     /// Declared once this machine receives its inputs: the machines that send to it start
     /// only when they see it.
     inbound_token: Option<zenoh::liveliness::LivelinessToken>,
+}
+
+/// What a part's status needs, copied out of the daemon's lock: asking the run itself can take
+/// a moment.
+struct Snapshot {
+    state: PartState,
+    report: Option<PartReport>,
+    control: Arc<RunControl>,
+    helpers: Vec<String>,
+}
+
+impl Snapshot {
+    fn of(entry: &Entry) -> Self {
+        Self {
+            state: entry.state.clone(),
+            report: entry.report.clone(),
+            control: entry.control.clone(),
+            helpers: entry.part.helpers.clone(),
+        }
+    }
+
+    fn status(self, machine: &str) -> PartStatus {
+        let run = (self.state != PartState::Ended).then(|| self.control.status()).flatten().map(|mut run| {
+            run.nodes.retain(|n| !self.helpers.contains(&n.id));
+            run
+        });
+        PartStatus { machine: machine.to_owned(), state: self.state, run, report: self.report }
+    }
 }
 
 struct Daemon {
@@ -78,14 +110,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// # Errors
 /// [`ClusterError::BadMachineId`].
 pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
-    let bad = |why: &str| ClusterError::BadMachineId { id: id.to_owned(), why: why.to_owned() };
-    if id.is_empty() || id == "." || id == ".." {
-        return Err(bad("use letters, digits, `_`, `.` and `-`"));
-    }
-    if id.chars().any(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Err(bad("use only letters, digits, `_`, `.` and `-`"));
-    }
-    Ok(())
+    nerve_spec::check_id(id).map_err(|why| ClusterError::BadMachineId { id: id.to_owned(), why })
 }
 
 /// Serves machine `opts.machine` until `shutdown` is set or the coordinator asks every daemon
@@ -100,7 +125,7 @@ pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
 pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterError> {
     check_machine_id(&opts.machine)?;
     let reaper = Reaper::spawn()?;
-    let session = opts.net.open(Role::Daemon)?;
+    let (session, listen) = opts.net.open(Role::Daemon)?;
     let machine = opts.machine.clone();
     if let Some(other) = session.liveliness().get(keys::alive_daemon(&machine)).timeout(QUICK).wait()?.recv().ok()
         && other.result().is_ok()
@@ -115,8 +140,6 @@ pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterEr
         let (pid, host) = hello.map_or((0, "?".into()), |h| (h.info.process.pid, h.info.process.hostname));
         return Err(ClusterError::DuplicateMachine { machine, pid, host });
     }
-    let listen = opts.net.config(Role::Daemon).ok().and_then(|c| c.get_json("listen/endpoints").ok());
-    let listen = listen.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default();
     let daemon = Arc::new(Daemon {
         process: protocol::this_process(listen),
         reaper,
@@ -185,6 +208,7 @@ impl Daemon {
             DaemonRequest::Stop { uuid } => protocol::answer(query, &self.stop(&uuid)),
             DaemonRequest::Status { uuid } => protocol::answer(query, &self.status(&uuid)),
             DaemonRequest::Logs { uuid, node, offset } => protocol::answer(query, &self.logs(&uuid, &node, offset)),
+            DaemonRequest::Param { uuid, node, op } => protocol::answer(query, &self.param(&uuid, &node, op)),
             DaemonRequest::Exit => {
                 tracing::info!("the coordinator asks every daemon to exit");
                 self.exit.store(true, Ordering::Release);
@@ -198,11 +222,12 @@ impl Daemon {
     }
 
     fn hello(&self) -> DaemonHello {
-        let parts = lock(&self.parts);
-        let running = parts.values().filter(|e| e.state != PartState::Ended).count();
+        let snapshots: Vec<(Assignment, Snapshot)> =
+            lock(&self.parts).values().map(|e| (e.assignment.clone(), Snapshot::of(e))).collect();
+        let running = snapshots.iter().filter(|(_, s)| s.state != PartState::Ended).count();
         DaemonHello {
             info: DaemonInfo { machine: self.machine().to_owned(), process: self.process.clone(), running },
-            parts: parts.values().map(|e| (e.assignment.clone(), self.part_status(e))).collect(),
+            parts: snapshots.into_iter().map(|(a, s)| (a, s.status(self.machine()))).collect(),
         }
     }
 
@@ -366,17 +391,17 @@ impl Daemon {
     }
 
     fn status(&self, uuid: &str) -> Result<PartStatus, String> {
-        let parts = lock(&self.parts);
-        let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
-        Ok(self.part_status(entry))
+        let snapshot = lock(&self.parts).get(uuid).map(Snapshot::of).ok_or_else(|| self.unknown(uuid))?;
+        Ok(snapshot.status(self.machine()))
     }
 
-    fn part_status(&self, entry: &Entry) -> PartStatus {
-        let run = (entry.state != PartState::Ended).then(|| entry.control.status()).flatten().map(|mut run| {
-            run.nodes.retain(|n| !entry.part.helpers.contains(&n.id));
-            run
-        });
-        PartStatus { machine: self.machine().to_owned(), state: entry.state.clone(), run, report: entry.report.clone() }
+    fn param(&self, uuid: &str, node: &str, op: ParamOp) -> Result<ParamAnswer, String> {
+        let run_id = {
+            let parts = lock(&self.parts);
+            let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
+            entry.assignment.run_id(self.machine())
+        };
+        nerve_daemon::inspect::param_of_run(&run_id, node, op).map_err(|e| format!("machine `{}`: {e}", self.machine()))
     }
 
     fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {
@@ -417,6 +442,13 @@ impl Daemon {
             entry.state = PartState::Ended;
             entry.report = Some(report.clone());
             entry.inbound_token = None;
+            // Ended parts are kept for `nerve logs` and a new coordinator's hello, the oldest
+            // forgotten first (dataflow ids sort by time).
+            let ended: Vec<String> =
+                parts.iter().filter(|(_, e)| e.state == PartState::Ended).map(|(id, _)| id.clone()).collect();
+            for id in ended.iter().take(ended.len().saturating_sub(KEEP_ENDED)) {
+                parts.remove(id);
+            }
         }
         tracing::info!(dataflow = %uuid, success = report.success, "part ended");
         let ended = CoordinatorRequest::PartEnded { uuid: uuid.to_owned(), machine: self.machine().to_owned(), report };

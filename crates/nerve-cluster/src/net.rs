@@ -82,19 +82,21 @@ impl NetOptions {
         endpoint(given.as_deref().unwrap_or("127.0.0.1"), self.scheme())
     }
 
-    /// Opens this process's session for `role`.
+    /// Opens this process's session for `role`; returns it and the endpoints it listens on.
     ///
     /// # Errors
     /// A bad address, an unreadable Zenoh config file, or a session Zenoh cannot open (for a
     /// tool: no coordinator at its endpoint).
-    pub fn open(&self, role: Role) -> Result<zenoh::Session, ClusterError> {
+    pub fn open(&self, role: Role) -> Result<(zenoh::Session, Vec<String>), ClusterError> {
         let config = self.config(role)?;
-        zenoh::open(config).wait().map_err(|e| match role {
+        let listen = config.get_json("listen/endpoints").ok().and_then(|j| serde_json::from_str(&j).ok());
+        let session = zenoh::open(config).wait().map_err(|e| match role {
             Role::Tool => ClusterError::NoCoordinator {
                 endpoint: self.coordinator_endpoint().unwrap_or_else(|_| "the coordinator's address".into()),
             },
             Role::Coordinator | Role::Daemon => ClusterError::Network(format!("cannot open a Zenoh session: {e}")),
-        })
+        })?;
+        Ok((session, listen.unwrap_or_default()))
     }
 
     /// The Zenoh configuration of `role`.

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use nerve_message::param::ParamOp;
 use nerve_message::run_status::RunStatus;
 use nerve_spec::Dataflow;
 use serde::de::DeserializeOwned;
@@ -135,6 +136,17 @@ pub enum CoordinatorRequest {
         /// Bytes of the log already read.
         offset: u64,
     },
+    /// Read or set a running node's parameters, on its machine: answered with an
+    /// `Option<`[`ParamAnswer`](nerve_message::param::ParamAnswer)`>`, `None` when no running
+    /// dataflow of the cluster has the node.
+    Param {
+        /// The dataflow (a name, or a uuid or a prefix of one), when several have the node.
+        dataflow: Option<String>,
+        /// The node.
+        node: String,
+        /// What to do.
+        op: ParamOp,
+    },
     /// Stop every dataflow, every daemon and the coordinator: answered with `()`.
     Destroy,
     /// A daemon's part of a dataflow ended: answered with `()`.
@@ -178,6 +190,16 @@ pub enum DaemonRequest {
         node: String,
         /// Bytes already read.
         offset: u64,
+    },
+    /// Read or set the parameters of a node of the part of dataflow `uuid`: answered with the
+    /// node's [`ParamAnswer`](nerve_message::param::ParamAnswer).
+    Param {
+        /// The dataflow.
+        uuid: String,
+        /// The node.
+        node: String,
+        /// What to do.
+        op: ParamOp,
     },
     /// Stop every part and exit: answered with `()`.
     Exit,

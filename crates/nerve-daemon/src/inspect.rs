@@ -128,7 +128,15 @@ pub fn label(run: &RunStatus) -> String {
 /// # Errors
 /// When the run cannot be reached (it may have ended meanwhile).
 pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, DaemonError> {
-    let socket = nerve_message::run_socket(&run.run_id);
+    param_of_run(&run.run_id, node, op)
+}
+
+/// [`param`], for the run with id `run_id`.
+///
+/// # Errors
+/// As [`param`].
+pub fn param_of_run(run_id: &str, node: &str, op: ParamOp) -> Result<ParamAnswer, DaemonError> {
+    let socket = nerve_message::run_socket(run_id);
     match exchange(&socket, &NodeRequest::Param { node: node.to_owned(), op })? {
         DaemonMessage::Param { answer } => Ok(answer),
         other => Err(unexpected(&socket, &other)),

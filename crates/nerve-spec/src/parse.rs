@@ -85,8 +85,11 @@ pub(crate) fn join_field(parent: &str, key: &str) -> String {
     if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
 }
 
-/// Checks the id rule shared by nodes, inputs and outputs; the error is the message.
-pub(crate) fn check_id(id: &str) -> Result<(), String> {
+/// Checks the id rule shared by nodes, inputs, outputs and machines; the error is the message.
+///
+/// # Errors
+/// What is wrong with `id`.
+pub fn check_id(id: &str) -> Result<(), String> {
     if id.is_empty() {
         return Err("an id cannot be empty".to_owned());
     }
