@@ -24,6 +24,18 @@ fn cpu_ns() -> u64 {
     u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(t.tv_nsec).unwrap_or(0)
 }
 
+/// Sleeps until message `i` is due on a schedule that starts at `start` and sends at `rate_hz`
+/// (no drift); at rate 0, not at all.
+fn pace(start: u64, rate_hz: f64, i: u64) {
+    if rate_hz > 0.0 {
+        let due = start + (i as f64 * 1e9 / rate_hz) as u64;
+        let now = monotonic_ns();
+        if due > now {
+            std::thread::sleep(Duration::from_nanos(due - now));
+        }
+    }
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> Result<T> {
     args.get(i).ok_or_else(|| format!("missing {what}"))?.parse().map_err(|_| format!("bad {what}").into())
 }
@@ -33,17 +45,10 @@ fn producer(args: &[String]) -> Result<()> {
     let out: String = arg(args, 5, "output file")?;
     let (node, _events) = Node::init_from_env()?;
     let params = Parameters::new();
-    let period = if rate > 0.0 { (1e9 / rate) as u64 } else { 0 };
     let start = monotonic_ns() + 50_000_000;
     let first_cpu = cpu_ns();
     for i in 0..count {
-        if period > 0 {
-            let due = start + i * period;
-            let now = monotonic_ns();
-            if due > now {
-                std::thread::sleep(Duration::from_nanos(due - now));
-            }
-        }
+        pace(start, rate, i);
         node.send_output_raw("data", &params, size, |buf| {
             buf[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
         })?;

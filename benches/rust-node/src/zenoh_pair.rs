@@ -19,7 +19,7 @@ use nerve_node::monotonic_ns;
 use zenoh::Wait;
 use zenoh::qos::CongestionControl;
 
-use crate::{Result, arg};
+use crate::{Result, arg, pace};
 
 const KEY: &str = "nerve-bench/lan";
 
@@ -101,17 +101,10 @@ pub fn publisher(args: &[String]) -> Result<()> {
     }
     // Every subscriber's declaration reaches the publisher a moment after its link.
     std::thread::sleep(Duration::from_millis(300));
-    let period = if rate > 0.0 { (1e9 / rate) as u64 } else { 0 };
     let start = monotonic_ns() + 50_000_000;
     let mut payload = vec![0u8; size.max(8)];
     for i in 0..count {
-        if period > 0 {
-            let due = start + i * period;
-            let now = monotonic_ns();
-            if due > now {
-                std::thread::sleep(Duration::from_nanos(due - now));
-            }
-        }
+        pace(start, rate, i);
         payload[..8].copy_from_slice(&monotonic_ns().to_le_bytes());
         // Zenoh takes its own copy of a `Vec`: the same one copy nerve's publisher makes.
         publisher.put(payload.clone()).wait()?;

@@ -161,21 +161,13 @@ pub fn serve(net: &NetOptions, shutdown: &AtomicBool) -> Result<(), ClusterError
         .wait()?;
     let _token = coordinator.session.liveliness().declare_token(keys::ALIVE_COORDINATOR).wait()?;
     tracing::info!(listen = ?listen, "coordinator ready");
-    while !shutdown.load(Ordering::Acquire) && !coordinator.exit.load(Ordering::Acquire) {
-        match queryable.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(query)) => {
-                let c = coordinator.clone();
-                if let Err(e) =
-                    std::thread::Builder::new().name("nerve-coordinator-request".into()).spawn(move || c.answer(&query))
-                {
-                    tracing::error!(error = %e, "cannot serve a request");
-                }
-            }
-            Ok(None) => {}
-            Err(e) => return Err(ClusterError::Network(format!("the coordinator's requests: {e}"))),
-        }
-    }
-    Ok(())
+    let c = coordinator.clone();
+    protocol::serve(
+        &queryable,
+        "the coordinator's",
+        || shutdown.load(Ordering::Acquire) || coordinator.exit.load(Ordering::Acquire),
+        move |query| c.answer(&query),
+    )
 }
 
 impl Coordinator {

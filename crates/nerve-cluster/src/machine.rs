@@ -177,22 +177,15 @@ pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterEr
         })
         .wait()?;
     tracing::info!(machine = %machine, listen = ?daemon.process.listen, "daemon ready");
-    while !shutdown.load(Ordering::Acquire) && !daemon.exit.load(Ordering::Acquire) {
-        match queryable.recv_timeout(Duration::from_millis(200)) {
-            Ok(Some(query)) => {
-                let daemon = daemon.clone();
-                if let Err(e) =
-                    std::thread::Builder::new().name("nerve-daemon-request".into()).spawn(move || daemon.answer(&query))
-                {
-                    tracing::error!(error = %e, "cannot serve a request");
-                }
-            }
-            Ok(None) => {}
-            Err(e) => return Err(ClusterError::Network(format!("the daemon's requests: {e}"))),
-        }
-    }
+    let d = daemon.clone();
+    let served = protocol::serve(
+        &queryable,
+        "the daemon's",
+        || shutdown.load(Ordering::Acquire) || daemon.exit.load(Ordering::Acquire),
+        move |query| d.answer(&query),
+    );
     daemon.stop_all_and_wait();
-    Ok(())
+    served
 }
 
 impl Daemon {

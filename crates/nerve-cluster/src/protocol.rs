@@ -496,6 +496,32 @@ pub fn ask<Q: Serialize, A: DeserializeOwned>(
     answer.map_err(ClusterError::Refused)
 }
 
+/// Serves the requests of `queryable`, each on a thread of its own (some wait long: a machine
+/// readying its part), until `done()`.
+///
+/// # Errors
+/// When the queryable fails.
+pub(crate) fn serve(
+    queryable: &zenoh::query::Queryable<zenoh::handlers::FifoChannelHandler<zenoh::query::Query>>,
+    whose: &str,
+    done: impl Fn() -> bool,
+    answer: impl Fn(zenoh::query::Query) + Clone + Send + 'static,
+) -> Result<(), ClusterError> {
+    while !done() {
+        match queryable.recv_timeout(Duration::from_millis(200)) {
+            Ok(Some(query)) => {
+                let answer = answer.clone();
+                if let Err(e) = std::thread::Builder::new().name("nerve-request".into()).spawn(move || answer(query)) {
+                    tracing::error!(error = %e, "cannot serve a request");
+                }
+            }
+            Ok(None) => {}
+            Err(e) => return Err(ClusterError::Network(format!("{whose} requests: {e}"))),
+        }
+    }
+    Ok(())
+}
+
 /// Answers `query` with `answer`.
 pub fn answer<A: Serialize>(query: &zenoh::query::Query, answer: &Result<A, String>) {
     let payload = serde_json::to_vec(answer).unwrap_or_else(|e| {

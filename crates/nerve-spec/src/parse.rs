@@ -14,7 +14,7 @@ use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::spec::{
     DEFAULT_QUEUE_SIZE, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy,
-    RestartPolicy, RestartSpec, ServicesSpec,
+    RestartPolicy, ServicesSpec,
 };
 use crate::topic_name;
 use crate::tree::{Mark, Node, ScalarKind, Value};
@@ -312,27 +312,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     };
     let f = |key: &str| join_field(&field, key);
 
-    let mut spec = NodeSpec {
-        id,
-        name: None,
-        description: None,
-        path: NodePath::Dynamic,
-        args: Vec::new(),
-        env: BTreeMap::new(),
-        build: None,
-        inputs: Vec::new(),
-        outputs: Vec::new(),
-        output_topics: BTreeMap::new(),
-        machine: None,
-        restart: RestartSpec::default(),
-        realtime: None,
-        services: ServicesSpec::default(),
-        params: BTreeMap::new(),
-        actions: ServicesSpec::default(),
-        on_host_lost: HostLossPolicy::default(),
-        config: item.to_json(),
-        line: item.mark.line,
-    };
+    let mut spec = NodeSpec { config: item.to_json(), line: item.mark.line, ..NodeSpec::new(&id, NodePath::Dynamic) };
     let mut raw_path = None;
     // Where `restart:` and `realtime:` were written: both act on a process nerve starts.
     let mut process_marks = Vec::new();
