@@ -360,8 +360,8 @@ def make_certificates(folder: Path) -> None:
 
 
 def test_mutual_tls_between_hosts(hosts, tmp_path):
-    """Every link under mutual TLS: the dataflow runs across hosts, and a daemon without a
-    certificate of the authority cannot join."""
+    """Every link under mutual TLS, the daemons' links over QUIC: the dataflow runs across
+    hosts, and a daemon without a certificate of the authority cannot join."""
     certs = tmp_path / "certs"
     certs.mkdir()
     make_certificates(certs)
@@ -392,14 +392,23 @@ def test_mutual_tls_between_hosts(hosts, tmp_path):
     clusters = [Cluster(hosts, tmp_path, net_args=tls(h)) for h in range(3)]
     try:
         clusters[0].start_coordinator()
-        clusters[0].start_daemon(0)
-        clusters[1].start_daemon(1)
+        for host in (0, 1):
+            clusters[host].start_daemon(host, "--listen", f"quic/10.231.0.{host + 1}:7447")
         wait_for(lambda: clusters[0].machines() == {"m0", "m1"}, timeout=30, what="both daemons under TLS")
         check = clusters[0].nerve("check").stdout
-        assert "tls/10.231.0.1:53290" in check and "listening on tls/10.231.0.2:0" in check, check
+        assert "tls/10.231.0.1:53290" in check and "listening on quic/10.231.0.2:7447" in check, check
         started = clusters[0].nerve("start", str(path), "--attach")
         assert started.returncode == 0, started.stdout + started.stderr
         assert "[far] verified 6 arrays" in started.stdout, started.stdout
+        # Between the daemons, QUIC: host 1's only TCP connection is its link to the coordinator.
+        tcp = subprocess.run(
+            ["ip", "netns", "exec", hosts.names[1], "ss", "-Htn", "state", "established"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        peers = [word for word in tcp if word.startswith("10.231.0.1:")]
+        assert peers == ["10.231.0.1:53290"], tcp
         # A machine whose certificate another authority signed cannot join, and plain TCP to the
         # coordinator gets no answer.
         rogue = tmp_path / "rogue"
