@@ -305,8 +305,14 @@ def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path
     wait_for(known_again, timeout=30, what="the dataflow known again")
     states = {n["id"]: n["state"] for n in cluster.dataflow("ticking")["nodes"]}
     assert states == {"ticker": "running", "closer": "running", "waiter": "running"}, states
+    # Followed from another host through the new coordinator, to the end.
+    follow_argv = nerve_cmd("logs", "ticking", "waiter", "--follow", "--coordinator", COORDINATOR)
+    follow = hosts.popen(2, follow_argv, stdout=subprocess.PIPE)
+    assert follow.stdout and follow.stdout.readline().startswith("netns ")
     stopped = cluster.nerve("stop", "ticking")
     assert stopped.returncode == 0, stopped.stderr
+    rest, _ = follow.communicate(timeout=30)
+    assert follow.returncode == 0 and rest.splitlines()[-1].startswith("stopped after"), rest
     assert cluster.dataflow("ticking")["state"] in ("finished", "failed")
     assert not node_processes(tmp_path)
 
