@@ -50,19 +50,18 @@ pub(crate) fn spawn_out(
     deadline: Instant,
 ) -> Result<JoinHandle<()>, ClusterError> {
     let mut publishers = HashMap::new();
+    let mut keys = HashMap::new();
     for o in outbound {
         // A link too slow for the output holds the bridge (and so the producer) back, unless
         // every remote reader drops its oldest: then the network drops too, and what gets
         // through is the freshest it can carry.
         let congestion = if o.drop_oldest { CongestionControl::Drop } else { CongestionControl::Block };
-        let publisher = session
-            .declare_publisher(keys::data(uuid, &o.node, &o.output))
-            .congestion_control(congestion)
-            .express(true)
-            .wait()?;
+        let key = keys::data(uuid, &o.node, &o.output);
+        let publisher = session.declare_publisher(key.clone()).congestion_control(congestion).express(true).wait()?;
         publishers.insert(o.input.clone(), publisher);
+        keys.insert(o.input.clone(), key);
     }
-    let mut outbox = Outbox { open: publishers.keys().cloned().collect(), publishers };
+    let mut outbox = Outbox { open: publishers.keys().cloned().collect(), publishers, keys, session: session.clone() };
     std::thread::Builder::new()
         .name("nerve-bridge-out".into())
         .spawn(move || {
@@ -84,10 +83,13 @@ pub(crate) fn spawn_out(
         .map_err(ClusterError::Thread)
 }
 
-/// The bridge's publishers, by input id (`node/output`), and those not closed yet.
+/// The bridge's publishers and their keys, by input id (`node/output`), and those not closed
+/// yet.
 struct Outbox {
     publishers: HashMap<String, zenoh::pubsub::Publisher<'static>>,
+    keys: HashMap<String, String>,
     open: HashSet<String>,
+    session: zenoh::Session,
 }
 
 impl Outbox {
@@ -117,11 +119,12 @@ impl Outbox {
     }
 
     /// Tells the machines that read output `id` that it sends nothing more: a `delete` on its
-    /// key, after its last message.
+    /// key, after its last message. Never dropped, even on a congested link where the output's
+    /// messages may be.
     fn close(&mut self, id: &str) {
         if self.open.remove(id)
-            && let Some(p) = self.publishers.get(id)
-            && let Err(e) = p.delete().wait()
+            && let Some(key) = self.keys.get(id)
+            && let Err(e) = self.session.delete(key).congestion_control(CongestionControl::Block).express(true).wait()
         {
             tracing::warn!(output = %id, error = %e, "cannot tell the other machines an output closed");
         }
