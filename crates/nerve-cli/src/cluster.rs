@@ -339,7 +339,7 @@ pub fn start(args: &StartArgs) -> anyhow::Result<i32> {
                     d.state.as_str(),
                     d.error.as_deref().unwrap_or("every node finished")
                 );
-                return Ok(i32::from(d.state != nerve_cluster::protocol::DataflowState::Finished));
+                return Ok(i32::from(d.state != nerve_cluster::protocol::RunState::Finished));
             }
             Some(_) => {}
             None => anyhow::bail!("the coordinator forgot dataflow {uuid}"),

@@ -20,27 +20,21 @@ use crate::keys;
 use crate::net::{NetOptions, Role};
 use crate::placement;
 use crate::protocol::{
-    self, Assignment, ClusterStatus, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, DataflowState,
-    DataflowStatus, LogChunk, PartReport, PartState, PartStatus, ProcessInfo, StartOptions, Started,
+    self, Assignment, ClusterStatus, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, DataflowStatus,
+    KEEP_ENDED, LogChunk, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions, Started,
 };
-
-/// How long answers that need no work may take.
-const QUICK: Duration = Duration::from_secs(5);
-
-/// Dataflows that ended, kept for `nerve list` and `nerve logs`.
-const KEEP_ENDED: usize = 100;
 
 /// One dataflow, as the coordinator tracks it.
 struct Record {
     assignment: Assignment,
-    state: DataflowState,
+    state: RunState,
     error: Option<String>,
     /// Per machine: where its part is, and how it ended.
     parts: BTreeMap<String, (PartState, Option<PartReport>)>,
 }
 
 impl Record {
-    fn new(assignment: Assignment, state: DataflowState) -> Self {
+    fn new(assignment: Assignment, state: RunState) -> Self {
         let parts = assignment.machines().into_iter().map(|m| (m, (PartState::Preparing, None))).collect();
         Self { assignment, state, error: None, parts }
     }
@@ -72,9 +66,9 @@ impl Record {
             }
         }
         if problems.is_empty() {
-            self.state = DataflowState::Finished;
+            self.state = RunState::Finished;
         } else {
-            self.state = DataflowState::Failed;
+            self.state = RunState::Failed;
             if self.error.is_none() {
                 self.error = Some(problems.join("; "));
             }
@@ -87,7 +81,7 @@ impl Record {
             uuid: a.uuid.clone(),
             name: a.name.clone(),
             file: a.dataflow.file.clone(),
-            state: self.state.clone(),
+            state: self.state,
             error: self.error.clone(),
             nodes: a.dataflow.nodes.iter().map(|n| n.id.clone()).collect(),
             log_dir: a.log_dir(),
@@ -222,7 +216,7 @@ impl Coordinator {
                 Some(i) => i,
                 None => {
                     // A dataflow started before this coordinator: it runs on.
-                    records.push(Record::new(assignment, DataflowState::Running));
+                    records.push(Record::new(assignment, RunState::Running));
                     records.len() - 1
                 }
             };
@@ -302,7 +296,7 @@ impl Coordinator {
                 ));
             }
             let assignment = Assignment { uuid: uuid.clone(), name, dataflow, placement, options };
-            records.push(Record::new(assignment.clone(), DataflowState::Starting));
+            records.push(Record::new(assignment.clone(), RunState::Starting));
             let ended = records.iter().filter(|r| r.state.is_over()).count();
             if ended > KEEP_ENDED
                 && let Some(oldest) = records.iter().position(|r| r.state.is_over())
@@ -323,7 +317,7 @@ impl Coordinator {
             let failed: Vec<String> = started.iter().filter_map(|(_, r)| r.as_ref().err().cloned()).collect();
             if failed.is_empty() {
                 self.set_parts(&uuid, &machines, &PartState::Running);
-                self.with_record(&uuid, |r| r.state = DataflowState::Running);
+                self.with_record(&uuid, |r| r.state = RunState::Running);
                 tracing::info!(dataflow = %assignment.label(), "started on every machine");
                 return Ok(Started { uuid, placement: assignment.placement });
             }
@@ -340,7 +334,7 @@ impl Coordinator {
         // its ready timeout is aborted on its machine.
         self.on_each::<()>(machines, QUICK, |_| DaemonRequest::Stop { uuid: uuid.to_owned() });
         self.with_record(uuid, |r| {
-            r.state = DataflowState::Failed;
+            r.state = RunState::Failed;
             r.error = Some(why.clone());
         });
         why
@@ -433,7 +427,7 @@ impl Coordinator {
         let uuid = assignment.uuid.clone();
         self.with_record(&uuid, |r| {
             if !r.state.is_over() {
-                r.state = DataflowState::Stopping;
+                r.state = RunState::Stopping;
             }
         });
         let stopped = self.on_each::<()>(&machines, QUICK, |_| DaemonRequest::Stop { uuid: uuid.clone() });
@@ -450,7 +444,7 @@ impl Coordinator {
             uuid: uuid.to_owned(),
             name: None,
             file: std::path::PathBuf::new(),
-            state: DataflowState::Failed,
+            state: RunState::Failed,
             error: Some("forgotten".into()),
             nodes: Vec::new(),
             placement: BTreeMap::new(),

@@ -27,8 +27,8 @@ use crate::keys;
 use crate::net::{NetOptions, Role};
 use crate::placement::{self, Part};
 use crate::protocol::{
-    self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, LOG_CHUNK, LogChunk, PartReport,
-    PartState, PartStatus, ProcessInfo,
+    self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, KEEP_ENDED, LOG_CHUNK, LogChunk,
+    PartReport, PartState, PartStatus, ProcessInfo, QUICK,
 };
 
 /// How a daemon serves its machine.
@@ -42,14 +42,8 @@ pub struct DaemonOptions {
     pub python: PathBuf,
 }
 
-/// How long the coordinator waits for answers that need no work.
-const QUICK: Duration = Duration::from_secs(5);
-
 /// How long a started part waits for the machines it sends to before it gives up.
 const PEERS_WAIT: Duration = Duration::from_secs(10);
-
-/// Ended parts kept.
-const KEEP_ENDED: usize = 100;
 
 /// One dataflow's part on this machine.
 struct Entry {
@@ -435,8 +429,7 @@ impl Daemon {
             entry.state = PartState::Ended;
             entry.report = Some(report.clone());
             entry.inbound_token = None;
-            // Ended parts are kept for `nerve logs` and a new coordinator's hello, the oldest
-            // forgotten first (dataflow ids sort by time).
+            // Dataflow ids sort by time: the first ended ones are the oldest.
             let ended: Vec<String> =
                 parts.iter().filter(|(_, e)| e.state == PartState::Ended).map(|(id, _)| id.clone()).collect();
             for id in ended.iter().take(ended.len().saturating_sub(KEEP_ENDED)) {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use nerve_message::param::ParamOp;
+pub use nerve_message::run_status::RunState;
 use nerve_message::run_status::RunStatus;
 use nerve_spec::Dataflow;
 use serde::de::DeserializeOwned;
@@ -316,42 +317,6 @@ pub struct PartStatus {
     pub report: Option<PartReport>,
 }
 
-/// Where a dataflow of the cluster is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DataflowState {
-    /// Machines are readying their parts.
-    Starting,
-    /// Every part started.
-    Running,
-    /// A stop was asked.
-    Stopping,
-    /// Every part ended and every node finished cleanly.
-    Finished,
-    /// It ended otherwise: a node failed, a machine was lost, or the start failed.
-    Failed,
-}
-
-impl DataflowState {
-    /// The word `nerve list` shows.
-    #[must_use]
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Starting => "starting",
-            Self::Running => "running",
-            Self::Stopping => "stopping",
-            Self::Finished => "finished",
-            Self::Failed => "failed",
-        }
-    }
-
-    /// Whether the dataflow is over.
-    #[must_use]
-    pub fn is_over(&self) -> bool {
-        matches!(self, Self::Finished | Self::Failed)
-    }
-}
-
 /// A dataflow of the cluster, as `nerve list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataflowStatus {
@@ -361,8 +326,8 @@ pub struct DataflowStatus {
     pub name: Option<String>,
     /// The dataflow file, as named where it was started.
     pub file: std::path::PathBuf,
-    /// Where it is.
-    pub state: DataflowState,
+    /// Where it is (a dataflow of the cluster is listed until it is over, with `--all` after).
+    pub state: RunState,
     /// Why it failed, when it did.
     pub error: Option<String>,
     /// The node ids, in dataflow order.
@@ -388,7 +353,7 @@ impl DataflowStatus {
     /// and its state there (`lost` with its machine).
     #[must_use]
     pub fn to_run_status(&self, coordinator: &str) -> RunStatus {
-        use nerve_message::run_status::{NodeStatus, RunState};
+        use nerve_message::run_status::NodeStatus;
         let nodes = self
             .nodes
             .iter()
@@ -423,13 +388,7 @@ impl DataflowStatus {
             dataflow: self.file.clone(),
             log_dir: self.log_dir.clone(),
             pid: self.coordinator_pid,
-            state: match self.state {
-                DataflowState::Starting => RunState::Starting,
-                DataflowState::Running => RunState::Running,
-                DataflowState::Stopping => RunState::Stopping,
-                DataflowState::Finished => RunState::Finished,
-                DataflowState::Failed => RunState::Failed,
-            },
+            state: self.state,
             nodes,
             coordinator: Some(coordinator.to_owned()),
             error: self.error.clone(),
@@ -447,6 +406,13 @@ pub struct LogChunk {
     /// Whether the node's part still runs (more may come).
     pub running: bool,
 }
+
+/// How long answers that need no work may take.
+pub(crate) const QUICK: Duration = Duration::from_secs(5);
+
+/// Ended dataflows (and parts) kept for `nerve list --all`, `nerve logs` and a new
+/// coordinator's hello, the oldest forgotten first.
+pub(crate) const KEEP_ENDED: usize = 100;
 
 /// Largest piece of a log one answer carries.
 pub const LOG_CHUNK: usize = 1 << 20;

@@ -60,6 +60,12 @@ impl RunState {
             Self::Failed => "failed",
         }
     }
+
+    /// Whether the dataflow is over (only a cluster's dataflows are listed once over).
+    #[must_use]
+    pub fn is_over(self) -> bool {
+        matches!(self, Self::Finished | Self::Failed)
+    }
 }
 
 /// One node of a running dataflow.
