@@ -29,11 +29,18 @@ except nerve.GoalRejectedError as e:
     sys.exit(f"rejected: {e}")
 print("accepted", goal.id, flush=True)
 
+cancel = None
 if args.cancel_after is not None:
     cancel = threading.Timer(args.cancel_after, lambda: print("cancel taken:", goal.cancel(), flush=True))
     cancel.start()
 for feedback in goal:  # every feedback message, until the goal ends
     print(f"feedback {feedback['value'][0]} of {feedback['metadata']['of']}", flush=True)
+if cancel is not None:
+    # The goal can end (canceled) before cancel() has returned in the timer's thread;
+    # wait for that thread so its line comes before the result's. A goal that ended on
+    # its own first is not canceled any more.
+    cancel.cancel()
+    cancel.join()
 
 try:
     result = goal.result(timeout=10)
