@@ -4,6 +4,7 @@
     python -m benches --quick              # short runs (smoke check)
     python -m benches --scenarios latency-size,fan-out
     python -m benches --peers              # the same cases on the peers, side by side
+    python -m benches --repeat 5           # every case 5 times; tables quote the medians
 
 Raw samples go to benches/results/<time>/, the tables to docs/benchmarks.md and the plots to
 docs/img/. Don't compile anything while it runs: the machine has two cores.
@@ -47,6 +48,18 @@ def implementations(peers: bool) -> list:
     return impls
 
 
+def runs_case(impl, case: Case) -> bool:
+    """Whether `impl` takes part in `case`."""
+    if case.lang != "python" and impl is not impl_nerve:
+        return False
+    # The topic and LAN scenarios have implementations of their own; the peers are compared with
+    # nerve in every other scenario.
+    own = OWN_SCENARIOS.get(case.scenario)
+    if impl is not own and (own is not None or impl in OWN_SCENARIOS.values()):
+        return False
+    return impl.supports(case)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         prog="python -m benches", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -54,10 +67,20 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="short runs")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated subset")
     parser.add_argument("--peers", action="store_true", help="also run the peers (installed into benches/.venv-peers)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        help="runs of every case, implementations taking turns; tables quote the median of the runs' "
+        "percentiles (default: 3, 1 with --quick)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="folder for raw samples")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--render", type=Path, metavar="DIR", help="only rebuild the report from DIR's raw samples")
     args = parser.parse_args()
+    repeat = args.repeat if args.repeat is not None else 1 if args.quick else 3
+    if repeat < 1:
+        parser.error("--repeat must be at least 1")
     from benches.report import render
 
     if args.render:
@@ -79,25 +102,23 @@ def main() -> None:
         for case in cases(scenario, args.quick):
             load = stress(case)
             try:
-                for impl in implementations(args.peers):
-                    if case.lang != "python" and impl is not impl_nerve:
-                        continue
-                    # The topic and LAN scenarios have implementations of their own; the peers are
-                    # compared with nerve in every other scenario.
-                    own = OWN_SCENARIOS.get(case.scenario)
-                    if impl is not own and (own is not None or impl in OWN_SCENARIOS.values()):
-                        continue
-                    if not impl.supports(case):
-                        continue
-                    started = time.monotonic()
-                    samples = impl.run(case, work)
-                    samples.save(out)
-                    results.append(samples)
-                    status = samples.error or f"{len(samples.latencies_us())} samples"
-                    print(
-                        f"{case.key:45s} {samples.implementation:28s} {status} ({time.monotonic() - started:.0f} s)",
-                        flush=True,
-                    )
+                # Implementations take turns within each round, so a slow spell of the machine
+                # does not fall on one of them only.
+                for run in range(repeat):
+                    for impl in implementations(args.peers):
+                        if not runs_case(impl, case):
+                            continue
+                        started = time.monotonic()
+                        samples = impl.run(case, work / f"run{run}")
+                        samples.run = run
+                        samples.save(out)
+                        results.append(samples)
+                        status = samples.error or f"{len(samples.latencies_us())} samples"
+                        print(
+                            f"{case.key:45s} {samples.implementation:28s} run {run + 1}/{repeat} {status} "
+                            f"({time.monotonic() - started:.0f} s)",
+                            flush=True,
+                        )
             finally:
                 if load:
                     load.terminate()

@@ -74,6 +74,8 @@ class Samples:
     error: str | None = None
     # How it ran, where that matters to reading the numbers (the LAN scenario's link shaping).
     note: str | None = None
+    # Which of the repeated runs of this case this is (``--repeat``), from 0.
+    run: int = 0
 
     def latencies_us(self) -> np.ndarray:
         if self.rtt_ns:
@@ -82,7 +84,7 @@ class Samples:
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.implementation}--{self.case.key}.json"
+        path = folder / f"{self.implementation}--{self.case.key}--{self.run}.json"
         data = asdict(self)
         path.write_text(json.dumps(data))
         return path

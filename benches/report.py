@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benches.model import Samples
+from benches.model import Case, Samples
 
 WARMUP = 10  # first messages of each run are left out: connection set-up, first page faults
 
@@ -59,64 +59,98 @@ def human_size(n: int) -> str:
     return f"{n} B"
 
 
-def row(s: Samples) -> list[str]:
-    c = s.case
+def group(results: list[Samples]) -> list[list[Samples]]:
+    """The runs of each (implementation, case), in the order they first appear."""
+    runs: dict[tuple[str, str], list[Samples]] = {}
+    for s in results:
+        runs.setdefault((s.implementation, s.case.key), []).append(s)
+    return [sorted(r, key=lambda s: s.run) for r in runs.values()]
+
+
+def median_of(values: list[float]) -> float | None:
+    return float(np.median(values)) if values else None
+
+
+def stats(runs: list[Samples]) -> dict[str, float] | None:
+    """Each percentile as the median of the runs' own, and the worst message of all runs as the
+    max (runs that failed or got nothing left out)."""
+    per_run = [percentiles(lat) for s in runs if not s.error and len(lat := measured(s))]
+    if not per_run:
+        return None
+    return {k: float((np.max if k == "max" else np.median)([p[k] for p in per_run])) for k in per_run[0]}
+
+
+def describe(c: Case) -> str:
     desc = human_size(c.size)
-    if c.rate_hz:
-        desc += f" @ {c.rate_hz:g} Hz"
-    else:
-        desc += " unpaced"
+    desc += f" @ {c.rate_hz:g} Hz" if c.rate_hz else " unpaced"
     if c.producers > 1 or c.consumers > 1:
         desc += f", {c.producers}→{c.consumers}"
     if c.scenario == "cpu":
         desc += ", loan" if c.loan else ", copy"
     if c.realtime:
         desc += ", realtime"
-    if s.error:
-        return [s.implementation, desc, "-", *["-"] * 5, f"could not run: {s.error}"]
-    lat = measured(s)
+    return desc
+
+
+def notes(runs: list[Samples]) -> list[str]:
+    """What a row says beside its percentiles; quantities are medians over the runs."""
+    c = runs[0].case
+    ok = [s for s in runs if not s.error]
     extra = []
+    if len(ok) < len(runs):
+        failed = next(s for s in runs if s.error)
+        extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {failed.error}**")
     expected = c.count if c.scenario == "round-trip" else c.count * c.producers * c.consumers
-    got = len(s.rtt_ns) if c.scenario == "round-trip" else len(s.sent_ns)
-    if got < expected:
-        extra.append(f"**lost {expected - got} of {expected}**")
+    lost = sum(max(0, expected - (len(s.rtt_ns) if c.scenario == "round-trip" else len(s.sent_ns))) for s in ok)
+    if lost:
+        extra.append(f"**lost {lost} of {expected * len(ok)}**")
+    p50s = [float(np.percentile(lat, 50)) for s in ok if len(lat := measured(s))]
     if c.scenario == "lan":
         # Time the link needs for the payload alone, at the rate it was shaped to (1 Gbit/s).
         wire_us = c.size * 8 / 1e9 * 1e6
-        if len(lat) and c.size >= 64 * 1024:
-            extra.append(f"wire time {fmt(wire_us)} µs, p50 {float(np.percentile(lat, 50)) / wire_us:.2f} times it")
-        if s.note:
-            extra.append(s.note)
-    if c.scenario in ("fan-out", "lan") and c.consumers > 1 and len(lat):
-        sp = spread_us(s)
-        if len(sp):
-            extra.append(
-                f"spread p50 {fmt(float(np.percentile(sp, 50)))} µs, p99 {fmt(float(np.percentile(sp, 99)))} µs"
-            )
-    if c.scenario == "cpu" and s.messages:
-        if s.producer_cpu_ns is not None:
-            extra.append(f"producer {fmt(s.producer_cpu_ns / c.count / 1000)} µs/msg")
-        if s.consumer_cpu_ns is not None:
-            extra.append(f"consumer {fmt(s.consumer_cpu_ns / s.messages / 1000)} µs/msg")
-    if c.scenario == "throughput" and s.seconds:
-        rate = s.messages / s.seconds
-        extra.append(f"{rate:,.0f} msg/s")
-        if c.size > 8:
-            # Zero-copy transports hand payloads over without moving their bytes: this is not a
-            # copy bandwidth.
-            extra.append(f"{rate * c.size / 1e9:,.1f} GB/s of payload handed over")
+        if p50s and c.size >= 64 * 1024:
+            extra.append(f"wire time {fmt(wire_us)} µs, p50 {float(np.median(p50s)) / wire_us:.2f} times it")
+        if runs[0].note:
+            extra.append(runs[0].note)
+    if c.scenario in ("fan-out", "lan") and c.consumers > 1:
+        spreads = [sp for s in ok if len(sp := spread_us(s))]
+        if spreads:
+            sp50 = median_of([float(np.percentile(sp, 50)) for sp in spreads])
+            sp99 = median_of([float(np.percentile(sp, 99)) for sp in spreads])
+            extra.append(f"spread p50 {fmt(sp50)} µs, p99 {fmt(sp99)} µs")
+    if c.scenario == "cpu":
+        producer = median_of([s.producer_cpu_ns / c.count / 1000 for s in ok if s.producer_cpu_ns is not None])
+        consumer = median_of([s.consumer_cpu_ns / s.messages / 1000 for s in ok if s.consumer_cpu_ns and s.messages])
+        if producer is not None:
+            extra.append(f"producer {fmt(producer)} µs/msg")
+        if consumer is not None:
+            extra.append(f"consumer {fmt(consumer)} µs/msg")
+    if c.scenario == "throughput":
+        rate = median_of([s.messages / s.seconds for s in ok if s.seconds])
+        if rate is not None:
+            extra.append(f"{rate:,.0f} msg/s")
+            if c.size > 8:
+                # Zero-copy transports hand payloads over without moving their bytes: this is
+                # not a copy bandwidth.
+                extra.append(f"{rate * c.size / 1e9:,.1f} GB/s of payload handed over")
     if c.scenario == "round-trip":
         extra.append("one-way = RTT/2")
-    if not len(lat):
-        return [s.implementation, desc, "0", *["-"] * 5, "; ".join(extra) or "no samples"]
-    p = percentiles(lat)
-    return [
-        s.implementation,
-        desc,
-        str(len(lat)),
-        *(fmt(p[k]) for k in ("p50", "p90", "p99", "p99.9", "max")),
-        "; ".join(extra),
-    ]
+    if len(p50s) > 1:
+        extra.append(f"{len(p50s)} runs, p50 {fmt(min(p50s))} to {fmt(max(p50s))}")
+    return extra
+
+
+def row(runs: list[Samples]) -> list[str]:
+    s = runs[0]
+    desc = describe(s.case)
+    if all(r.error for r in runs):
+        return [s.implementation, desc, "-", *["-"] * 5, f"could not run: {s.error}"]
+    extra = "; ".join(notes(runs))
+    p = stats(runs)
+    if p is None:
+        return [s.implementation, desc, "0", *["-"] * 5, extra or "no samples"]
+    n = sum(len(measured(r)) for r in runs if not r.error)
+    return [s.implementation, desc, str(n), *(fmt(p[k]) for k in ("p50", "p90", "p99", "p99.9", "max")), extra]
 
 
 def machine() -> str:
@@ -159,9 +193,10 @@ PLOT_TITLES = {"lan": "Two hosts, 1 Gbit/s link, 50 Hz, 1→1"}
 
 
 def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
-    by_scenario: dict[str, list[Samples]] = defaultdict(list)
-    for s in results:
-        by_scenario[s.case.scenario].append(s)
+    by_scenario: dict[str, list[list[Samples]]] = defaultdict(list)
+    for runs in group(results):
+        by_scenario[runs[0].case.scenario].append(runs)
+    repeats = max((len(runs) for runs in group(results)), default=1)
     lines = [
         "# Benchmarks",
         "",
@@ -170,7 +205,14 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         "sending to the moment the consumer's code holds the data and has read the stamp back",
         "(for nerve: a numpy view of shared memory). Every node is its own process; waits block",
         "(no busy polling) except in the opt-in spin scenario. Percentiles in µs; the first",
-        f"{WARMUP} messages of each run are left out.",
+        f"{WARMUP} messages of each run are left out."
+        + (
+            f" Every case ran {repeats} times, the implementations taking turns; a percentile is the "
+            "median of the runs' own, `max` the worst message of all runs, and `n` counts the "
+            "samples of all runs."
+            if repeats > 1
+            else ""
+        ),
         "",
         f"- **Machine:** {machine()}",
         f"- **Command:** `{command}`",
@@ -181,15 +223,18 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
 
     order = {name: i for i, name in enumerate(SCENARIOS)}
     for scenario, items in sorted(by_scenario.items(), key=lambda kv: order.get(kv[0], len(order))):
-        items = sorted(items, key=table_order)
+        items = sorted(items, key=lambda runs: table_order(runs[0]))
         lines += [f"## {SCENARIO_TITLES.get(scenario, scenario)}", ""]
         lines += [
             "| implementation | case | n | p50 | p90 | p99 | p99.9 | max | notes |",
             "|---|---|---|---|---|---|---|---|---|",
         ]
-        lines += ["| " + " | ".join(row(s)) + " |" for s in items]
+        lines += ["| " + " | ".join(row(runs)) + " |" for runs in items]
         lines.append("")
-        plot = plot_scenario(scenario, items, img)
+        # Another report (`--report`) gets plots of its own name, unless it holds this scenario
+        # only (benchmarks-lan.md's lan.png), so it never overwrites benchmarks.md's.
+        prefix = "" if out.stem in ("benchmarks", f"benchmarks-{scenario}") else f"{out.stem}-"
+        plot = plot_scenario(scenario, items, img, prefix)
         if plot:
             lines += [f"![{scenario}](img/{plot.name})", ""]
     # The soak section comes from a separate, much longer run (benches/soak.py): keep it as is.
@@ -227,13 +272,13 @@ def table_order(s: Samples) -> tuple:
     )
 
 
-def summary(items: list[Samples]) -> list[str]:
+def summary(items: list[list[Samples]]) -> list[str]:
     """nerve against the fastest other implementation at each size (floor excluded)."""
     by_size: dict[int, dict[str, dict[str, float]]] = defaultdict(dict)
-    for s in items:
-        lat = measured(s)
-        if not s.error and len(lat):
-            by_size[s.case.size][s.implementation] = percentiles(lat)
+    for runs in items:
+        p = stats(runs)
+        if p is not None:
+            by_size[runs[0].case.size][runs[0].implementation] = p
     out = []
     for size, impls in sorted(by_size.items()):
         ours = impls.get("nerve")
@@ -260,7 +305,7 @@ def summary(items: list[Samples]) -> list[str]:
     ]
 
 
-def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None:
+def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: str = "") -> Path | None:
     if scenario not in ("latency-size", "round-trip", "latency-rate", "lan"):
         return None
     try:
@@ -272,14 +317,14 @@ def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None
         return None
     img.mkdir(parents=True, exist_ok=True)
     series: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
-    for s in items:
-        lat = measured(s)
+    for runs in items:
+        c, p = runs[0].case, stats(runs)
         # The LAN plot is latency against size at 50 Hz, 1→1; its other cases are in the table.
-        other_lan_case = scenario == "lan" and (s.case.rate_hz != 50 or s.case.consumers > 1)
-        if s.error or not len(lat) or other_lan_case:
+        other_lan_case = scenario == "lan" and (c.rate_hz != 50 or c.consumers > 1)
+        if p is None or other_lan_case:
             continue
-        x = s.case.rate_hz if scenario == "latency-rate" else s.case.size
-        series[s.implementation].append((x, float(np.percentile(lat, 50)), float(np.percentile(lat, 99))))
+        x = c.rate_hz if scenario == "latency-rate" else c.size
+        series[runs[0].implementation].append((x, p["p50"], p["p99"]))
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -296,7 +341,7 @@ def plot_scenario(scenario: str, items: list[Samples], img: Path) -> Path | None
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
-    path = img / f"{scenario}.png"
+    path = img / f"{prefix}{scenario}.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
