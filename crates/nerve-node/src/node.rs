@@ -356,9 +356,14 @@ impl Node {
         byte_len: usize,
         fill: impl FnOnce(&mut [u8]),
     ) -> Result<(), NodeError> {
-        let mut sample = self.loan_primitive(output, parameters, data_type, items, byte_len)?;
-        fill(sample.data_mut());
-        self.send_sample(sample)
+        // One lookup of the output for loan and send (hashing its name is a good part of a
+        // small message's cost); the outlet is not locked while `fill` runs.
+        let out = self.output(output)?;
+        let mut loan =
+            lock(&out.outlet).loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
+        fill(loan.data_mut());
+        self.publish(output, out.topic.as_ref(), &mut lock(&out.outlet), loan);
+        Ok(())
     }
 
     /// Lends `len` bytes of shared memory for output `output`, sent later as a `UInt8` array by

@@ -355,9 +355,8 @@ impl EventStream {
     }
 
     fn take(&mut self, i: usize, take: Take) -> Option<Polled> {
-        let slot = &mut self.slots[i];
-        let id = slot.id.clone();
-        match &mut slot.source {
+        let Slot { id, source, .. } = &mut self.slots[i];
+        match source {
             Source::Shm { input, .. } => {
                 let taken = match take {
                     Take::Pop => input.recv().map(|r| r.map(|(block, len)| Taken { block, len, held: None })),
@@ -369,7 +368,9 @@ impl EventStream {
                 })
             }
             Source::Topic(feed) => Some(Polled::Event(match feed.take()? {
-                Ok(Message { metadata, payload: Payload::Array(data), .. }) => Event::Input { id, metadata, data },
+                Ok(Message { metadata, payload: Payload::Array(data), .. }) => {
+                    Event::Input { id: id.clone(), metadata, data }
+                }
                 Ok(Message { topic, .. }) => Event::Error(format!(
                     "input `{id}`: a message of topic `{topic}` sent as an object within this process is not an Arrow array"
                 )),

@@ -47,6 +47,9 @@ pub struct Publisher {
     pool: OutputPool,
     readers: Vec<ReaderLink>,
     own: Option<Arc<Inbox>>,
+    /// Readers a publish queued to, by index, rung once all are queued (kept between
+    /// publishes so sending allocates nothing).
+    to_wake: Vec<usize>,
 }
 
 impl Publisher {
@@ -55,7 +58,7 @@ impl Publisher {
     /// reader is skipped).
     #[must_use]
     pub fn new(pool: OutputPool, readers: Vec<ReaderLink>, own: Option<Arc<Inbox>>) -> Self {
-        Self { pool, readers, own }
+        Self { pool, readers, own, to_wake: Vec::new() }
     }
 
     /// The output's pool.
@@ -103,8 +106,9 @@ impl Publisher {
     pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Published {
         let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
         let mut out = Published::default();
-        let mut to_wake = Vec::with_capacity(self.readers.len());
-        for r in &self.readers {
+        let mut to_wake = std::mem::take(&mut self.to_wake);
+        to_wake.clear();
+        for (i, r) in self.readers.iter().enumerate() {
             let ring = r.ring();
             loop {
                 // A reader's bit goes on just before its entry does, and comes off while waiting
@@ -113,13 +117,13 @@ impl Publisher {
                 match ring.push(d) {
                     Push::Queued => {
                         out.delivered += 1;
-                        to_wake.push(&r.inbox);
+                        to_wake.push(i);
                     }
                     Push::Evicted(old) => {
                         lease.table().release(old.slot as usize, r.bit());
                         out.delivered += 1;
                         out.evicted += 1;
-                        to_wake.push(&r.inbox);
+                        to_wake.push(i);
                     }
                     Push::Closed => lease.table().release(d.slot as usize, r.bit()),
                     Push::Full => {
@@ -137,9 +141,10 @@ impl Publisher {
         // Every queue is filled before anyone is woken, so all readers of one message start
         // together (fan-out spread) instead of one after the other.
         let mut woke = false;
-        for inbox in to_wake {
-            woke |= inbox.doorbell().ring();
+        for &i in &to_wake {
+            woke |= self.readers[i].inbox.doorbell().ring();
         }
+        self.to_wake = to_wake;
         if woke {
             // The scheduler often puts a woken reader on this very core; yielding lets it run
             // now rather than after whatever the sender does next (measured: up to milliseconds).

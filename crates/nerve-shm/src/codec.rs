@@ -5,7 +5,7 @@ use std::ptr::NonNull;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use arrow_array::{ArrayRef, make_array};
+use arrow_array::ArrayRef;
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
@@ -84,7 +84,7 @@ pub struct EncodedCopy {
 #[derive(Debug)]
 pub struct Outlet {
     publisher: Publisher,
-    last_type: Option<(DataType, Vec<u8>)>,
+    last_type: Option<(DataType, Arc<[u8]>)>,
     max_message: usize,
 }
 
@@ -100,13 +100,13 @@ impl Outlet {
         &mut self.publisher
     }
 
-    fn type_json(&mut self, t: &DataType) -> Result<Vec<u8>, ShmError> {
+    fn type_json(&mut self, t: &DataType) -> Result<Arc<[u8]>, ShmError> {
         if let Some((cached, json)) = &self.last_type
             && cached == t
         {
             return Ok(json.clone());
         }
-        let json = encode_type(t)?;
+        let json: Arc<[u8]> = encode_type(t)?.into();
         self.last_type = Some((t.clone(), json.clone()));
         Ok(json)
     }
@@ -283,7 +283,7 @@ impl Decoder {
         } else {
             serde_json::from_slice(view.meta).map_err(|e| ShmError::Malformed(format!("metadata: {e}")))?
         };
-        let data = view.array(&data_type, buffer)?;
-        Ok((Metadata { timestamp: view.stamp, parameters }, make_array(data)))
+        let data = view.array_ref(&data_type, buffer)?;
+        Ok((Metadata { timestamp: view.stamp, parameters }, data))
     }
 }
