@@ -277,23 +277,18 @@ impl<'a> MessageView<'a> {
         let (at, blen) = (w.usize().ok()?, w.usize().ok()?);
         let n_children = w.next().ok()?;
         let layout_ok = has_nulls == 0 && n_buffers == 1 && n_children == 0 && w.at == self.layout.len();
-        let fits = at.checked_add(blen).is_some_and(|e| e <= self.data_len)
-            && at.is_multiple_of(ALIGN)
-            && blen.is_multiple_of(width)
-            && offset.checked_add(len).and_then(|n| n.checked_mul(width)).is_some_and(|n| n <= blen);
-        if !layout_ok || !fits {
+        if !layout_ok || !self.in_data(at, blen) {
             return None;
         }
+        let mut values = || {
+            let values = buffer(self.data_offset + at, blen);
+            holds_values(&values, width, offset, len).then_some(values)
+        };
         macro_rules! numbers {
             ($($variant:ident => $ty:ty),* $(,)?) => {
                 match t {
                     $(DataType::$variant => {
-                        let values = buffer(self.data_offset + at, blen);
-                        // `ScalarBuffer::new` panics on misaligned memory: never trust a block.
-                        if values.as_ptr().align_offset(width) != 0 {
-                            return None;
-                        }
-                        Arc::new(PrimitiveArray::<$ty>::new(ScalarBuffer::new(values, offset, len), None)) as ArrayRef
+                        Arc::new(PrimitiveArray::<$ty>::new(ScalarBuffer::new(values()?, offset, len), None)) as ArrayRef
                     })*
                     _ => return None,
                 }
@@ -304,6 +299,11 @@ impl<'a> MessageView<'a> {
             UInt32 => UInt32Type, Int32 => Int32Type, UInt64 => UInt64Type, Int64 => Int64Type,
             Float32 => Float32Type, Float64 => Float64Type,
         })
+    }
+
+    /// Whether `len` bytes at `start` of the data area lie inside it, starting aligned.
+    fn in_data(&self, start: usize, len: usize) -> bool {
+        start.checked_add(len).is_some_and(|e| e <= self.data_len) && start.is_multiple_of(ALIGN)
     }
 }
 
@@ -360,7 +360,7 @@ fn decode_node(
         return Err(ShmError::Malformed("array layout nested too deep".into()));
     }
     let mut range = |start: usize, len: usize| -> Result<Buffer, ShmError> {
-        if start.checked_add(len).is_none_or(|e| e > view.data_len) || !start.is_multiple_of(ALIGN) {
+        if !view.in_data(start, len) {
             return Err(ShmError::Malformed(format!(
                 "buffer at {start}+{len} outside the {} data bytes or misaligned",
                 view.data_len
@@ -440,10 +440,15 @@ fn primitive_layout_ok(
 ) -> bool {
     let Some(width) = t.primitive_width() else { return false };
     let [values] = buffers else { return false };
-    children.is_empty()
-        && offset.checked_add(len).and_then(|n| n.checked_mul(width)).is_some_and(|n| n <= values.len())
+    children.is_empty() && holds_values(values, width, offset, len) && nulls.is_none_or(|n| n.len() == len)
+}
+
+/// Whether `values` is whole, aligned `width`-byte values, at least `offset + len` of them.
+/// (`ScalarBuffer::new` panics on misaligned memory: a block's word is never taken for it.)
+fn holds_values(values: &Buffer, width: usize, offset: usize, len: usize) -> bool {
+    values.len().is_multiple_of(width)
         && values.as_ptr().align_offset(width) == 0
-        && nulls.is_none_or(|n| n.len() == len)
+        && offset.checked_add(len).and_then(|n| n.checked_mul(width)).is_some_and(|n| n <= values.len())
 }
 
 #[cfg(test)]
