@@ -4,6 +4,7 @@
     python -m benches --quick              # short runs (smoke check)
     python -m benches --scenarios latency-size,fan-out
     python -m benches --peers              # the same cases on the peers, side by side
+    python -m benches --peers iceoryx2,dora-rs   # on some of them
     python -m benches --repeat 5           # every case 5 times; tables quote the medians
 
 Raw samples go to benches/results/<time>/, the tables to docs/benchmarks.md and the plots to
@@ -39,12 +40,13 @@ def stress(case: Case) -> subprocess.Popen[bytes] | None:
     return subprocess.Popen([exe, "--cpu", "0", "--cpu-method", "matrixprod", "--quiet"])
 
 
-def implementations(peers: bool) -> list:
+def implementations(peers: str | None) -> list:
+    """nerve's own, and the peers named in `peers` ("all" for every one; None for none)."""
     impls = [impl_nerve, impl_topics, impl_lan, impl_floor]
     if peers:
         from benches.peers import available
 
-        impls += available()
+        impls += available(None if peers == "all" else peers.split(","))
     return impls
 
 
@@ -66,7 +68,14 @@ def main() -> None:
     )
     parser.add_argument("--quick", action="store_true", help="short runs")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated subset")
-    parser.add_argument("--peers", action="store_true", help="also run the peers (installed into benches/.venv-peers)")
+    parser.add_argument(
+        "--peers",
+        nargs="?",
+        const="all",
+        metavar="NAMES",
+        help="also run the peers (installed into benches/.venv-peers): all of them, or those named, "
+        "comma-separated (dora-rs, iceoryx2, zenoh, zeromq, cyclonedds)",
+    )
     parser.add_argument(
         "--repeat",
         type=int,

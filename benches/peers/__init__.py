@@ -10,12 +10,19 @@ from __future__ import annotations
 import subprocess
 
 
-def available() -> list:
-    """The peer modules, after making sure their venv is installed."""
+def available(names: list[str] | None = None) -> list:
+    """The peer modules (those whose name starts with one of `names`, or all), after making sure
+    their venv is installed."""
     from benches.peers import cyclonedds_peer, dora, iceoryx2_peer, venv, zenoh_peer, zmq_peer
 
     try:
         venv.ensure()
     except (OSError, subprocess.CalledProcessError) as e:
         raise SystemExit(f"could not install the peers into {venv.VENV}: {e}") from e
-    return [dora, iceoryx2_peer, zenoh_peer, zenoh_peer.SHARED_MEMORY, zmq_peer, cyclonedds_peer]
+    peers = [dora, iceoryx2_peer, zenoh_peer, zenoh_peer.SHARED_MEMORY, zmq_peer, cyclonedds_peer]
+    if names is None:
+        return peers
+    unknown = [n for n in names if not any(p.NAME.startswith(n) for p in peers)]
+    if unknown:
+        raise SystemExit(f"no peer named {', '.join(unknown)}; the peers: {', '.join(p.NAME for p in peers)}")
+    return [p for p in peers if any(p.NAME.startswith(n) for n in names)]

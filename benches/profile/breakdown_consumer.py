@@ -5,7 +5,7 @@ import time
 import numpy as np
 from nerve import Node
 
-STAGES = ["wake", "decode", "gil+dict", "pyarrow import", "metadata", "return", "to_numpy"]
+STAGES = ["send", "publish+wake", "decode", "gil+dict", "pyarrow import", "metadata", "return", "to_numpy"]
 
 node = Node()
 rows = []
@@ -18,7 +18,8 @@ for event in node:
         sent = int(value[:8].view("<i8")[0])
         rows.append(
             [
-                m["_wake"] - sent,
+                m["timestamp"] - sent,
+                m["_wake"] - m["timestamp"],
                 m["_decoded"] - m["_wake"],
                 m["_pa0"] - m["_decoded"],
                 m["_pa1"] - m["_pa0"],

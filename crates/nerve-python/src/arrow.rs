@@ -50,9 +50,13 @@ impl PyArrow {
 
     /// A `pyarrow.Array` viewing the same buffers as `data` (no copy).
     pub(crate) fn to_py(&self, py: Python<'_>, data: &ArrayRef) -> PyResult<Py<PyAny>> {
-        let data = data.to_data();
+        self.import_data(py, &data.to_data())
+    }
+
+    /// A `pyarrow.Array` viewing the same buffers as `data` (no copy).
+    pub(crate) fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>> {
         let ty = self.py_type(py, data.data_type())?;
-        let array = FFI_ArrowArray::new(&data);
+        let array = FFI_ArrowArray::new(data);
         let addr = std::ptr::addr_of!(array) as usize;
         // pyarrow moves the struct out (it takes over the release callback, which drops our
         // reference to the shared block when Python frees the array).

@@ -11,6 +11,7 @@ mod errors;
 mod node;
 mod outgoing;
 mod params;
+mod prebuilt;
 mod sample;
 mod service;
 mod tf;
