@@ -1,6 +1,6 @@
 //! Moving arrays between Rust and `pyarrow` through the Arrow C data interface.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
 use arrow_array::{ArrayRef, make_array};
@@ -8,6 +8,9 @@ use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::MutexExt;
+
+use crate::prebuilt::Prebuilt;
 
 /// `pyarrow` entry points, looked up once per node.
 pub(crate) struct PyArrow {
@@ -17,6 +20,8 @@ pub(crate) struct PyArrow {
     to_array: Py<PyAny>,
     /// Python type objects of recently seen Arrow types: a node sees few distinct types.
     types: Mutex<Vec<(DataType, Py<PyAny>)>>,
+    /// Arrays of received messages, imported ahead.
+    prebuilt: Mutex<Prebuilt>,
 }
 
 impl PyArrow {
@@ -29,11 +34,14 @@ impl PyArrow {
             array_type: array.unbind(),
             to_array: pa.getattr("array")?.unbind(),
             types: Mutex::new(Vec::new()),
+            prebuilt: Mutex::default(),
         })
     }
 
     fn py_type(&self, py: Python<'_>, t: &DataType) -> PyResult<Py<PyAny>> {
-        let mut types = self.types.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Python runs while the lock is held (the import): waiting for it must let go of the GIL, or
+        // another thread holding the lock and waiting for the GIL would never get either.
+        let mut types = self.types.lock_py_attached(py).unwrap_or_else(PoisonError::into_inner);
         if let Some((_, ty)) = types.iter().find(|(k, _)| k == t) {
             return Ok(ty.clone_ref(py));
         }
@@ -61,6 +69,29 @@ impl PyArrow {
         // pyarrow moves the struct out (it takes over the release callback, which drops our
         // reference to the shared block when Python frees the array).
         self.import_array.call1(py, (addr, ty))
+    }
+
+    /// Like [`PyArrow::to_py`] for a received message: served by the array imported ahead for
+    /// its place, if there is one (see `prebuilt`).
+    pub(crate) fn received(&self, py: Python<'_>, data: &ArrayRef) -> PyResult<Py<PyAny>> {
+        self.lock_prebuilt(py).array(py, self, data)
+    }
+
+    /// Imports arrays ahead for the places recent messages came from. Call before waiting for
+    /// the next message: the work is done with warm caches, off the latency path.
+    pub(crate) fn prepare(&self, py: Python<'_>) -> PyResult<()> {
+        self.lock_prebuilt(py).prepare(py, self)
+    }
+
+    /// How many received messages were served by an array imported ahead.
+    pub(crate) fn imported_ahead(&self, py: Python<'_>) -> u64 {
+        self.lock_prebuilt(py).used()
+    }
+
+    /// The arrays imported ahead. Python runs while the lock is held (the imports), so waiting
+    /// for it lets go of the GIL, as in [`PyArrow::py_type`].
+    fn lock_prebuilt(&self, py: Python<'_>) -> MutexGuard<'_, Prebuilt> {
+        self.prebuilt.lock_py_attached(py).unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Whether `obj` is a `pyarrow.Array`.

@@ -12,7 +12,6 @@ use crate::convert;
 use crate::errors::to_py;
 use crate::outgoing::Outgoing;
 use crate::params;
-use crate::prebuilt::Prebuilt;
 use crate::sample::{Pending, Sample};
 use crate::wait::{Waited, interruptible};
 
@@ -26,7 +25,6 @@ pub(crate) struct Node {
     pub(crate) node: nerve_node::Node,
     events: Mutex<EventStream>,
     pa: PyArrow,
-    prebuilt: Mutex<Prebuilt>,
 }
 
 #[pymethods]
@@ -42,7 +40,7 @@ impl Node {
                 None => nerve_node::Node::init_from_env(),
             })
             .map_err(|e| to_py(&e))?;
-        Ok(Self { node, events: Mutex::new(events), pa, prebuilt: Mutex::default() })
+        Ok(Self { node, events: Mutex::new(events), pa })
     }
 
     /// The node's id.
@@ -57,7 +55,7 @@ impl Node {
     fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
         // Done now, with warm caches, so that a message at a familiar place finds its array
         // ready when it wakes this node (see `prebuilt`).
-        self.lock_prebuilt().prepare(py, &self.pa)?;
+        self.pa.prepare(py)?;
         let event = interruptible(py, timeout, |chunk| {
             Ok(match py.detach(|| self.lock_events().next_event(Some(chunk))) {
                 Next::Event(e) => Waited::Got(e),
@@ -236,8 +234,8 @@ impl Node {
     /// How many received arrays had been imported into ``pyarrow`` before their message
     /// arrived, sparing the import on the latency path (see docs/performance.md).
     #[getter]
-    fn arrays_imported_ahead(&self) -> u64 {
-        self.lock_prebuilt().used()
+    fn arrays_imported_ahead(&self, py: Python<'_>) -> u64 {
+        self.pa.imported_ahead(py)
     }
 
     fn __repr__(&self) -> String {
@@ -250,17 +248,12 @@ impl Node {
         self.events.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn lock_prebuilt(&self) -> std::sync::MutexGuard<'_, Prebuilt> {
-        self.prebuilt.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
     fn event(&self, py: Python<'_>, e: Event) -> PyResult<Py<PyDict>> {
         let d = PyDict::new(py);
         let kind = intern!(py, "type");
         match e {
             Event::Input { id, metadata, data } => {
-                let value = self.lock_prebuilt().array(py, &self.pa, &data)?;
-                return input_event(py, &id, &metadata, value);
+                return input_event(py, &id, &metadata, self.pa.received(py, &data)?);
             }
             Event::InputClosed { id } => {
                 d.set_item(kind, intern!(py, "INPUT_CLOSED"))?;

@@ -153,6 +153,7 @@ impl Subscriber {
     /// next message; ``None`` on timeout.
     #[pyo3(signature = (timeout=None))]
     fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        self.pa.prepare(py)?;
         let message = interruptible(py, timeout, |chunk| {
             let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
             Ok(got.map_or(Waited::Nothing, Waited::Got))
@@ -168,7 +169,7 @@ impl Subscriber {
 impl Subscriber {
     fn message(&self, py: Python<'_>, m: Message) -> PyResult<Py<PyDict>> {
         let value = match &m.payload {
-            Payload::Array(a) => self.pa.to_py(py, a)?,
+            Payload::Array(a) => self.pa.received(py, a)?,
             Payload::Object(o) => match o.downcast_ref::<Py<PyAny>>() {
                 Some(obj) => obj.clone_ref(py),
                 // Sent by Rust code of this process: not a Python object.
