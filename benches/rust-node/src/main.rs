@@ -69,7 +69,7 @@ fn consumer(args: &[String]) -> Result<()> {
                 let mut stamp = [0u8; 8];
                 stamp.copy_from_slice(&bytes.values()[..8]);
                 let received = monotonic_ns();
-                first.get_or_insert((cpu_ns(), received));
+                first.get_or_insert_with(|| (cpu_ns(), received));
                 lines.push((u64::from_le_bytes(stamp), received));
             }
             Event::Stop => break,

@@ -8,7 +8,7 @@ use crate::doorbell::DEFAULT_SPIN;
 use crate::error::ShmError;
 use crate::inbox::Inbox;
 use crate::pool::{BlockCache, BlockRef, Lease, OutputPool};
-use crate::ring::{Descriptor, Policy, Push, Ring};
+use crate::ring::{Descriptor, Policy, Push, Ring, Seen};
 
 /// One reader of an output: a queue in that reader's inbox, and its holder bit.
 #[derive(Debug, Clone)]
@@ -46,6 +46,8 @@ pub struct Published {
 pub struct Publisher {
     pool: OutputPool,
     readers: Vec<ReaderLink>,
+    /// What this producer last saw of each reader's queue head, by reader.
+    heads: Vec<Seen>,
     own: Option<Arc<Inbox>>,
     /// Readers a publish queued to, by index, rung once all are queued (kept between
     /// publishes so sending allocates nothing).
@@ -58,7 +60,8 @@ impl Publisher {
     /// reader is skipped).
     #[must_use]
     pub fn new(pool: OutputPool, readers: Vec<ReaderLink>, own: Option<Arc<Inbox>>) -> Self {
-        Self { pool, readers, own, to_wake: Vec::new() }
+        let heads = readers.iter().map(|_| Seen::default()).collect();
+        Self { pool, readers, heads, own, to_wake: Vec::new() }
     }
 
     /// The output's pool.
@@ -69,6 +72,7 @@ impl Publisher {
     /// Adds a reader; messages published from now on reach it.
     pub fn add_reader(&mut self, reader: ReaderLink) {
         self.readers.push(reader);
+        self.heads.push(Seen::default());
     }
 
     /// Removes the reader holding bit `edge` and drops every reference it still held, so its
@@ -108,13 +112,13 @@ impl Publisher {
         let mut out = Published::default();
         let mut to_wake = std::mem::take(&mut self.to_wake);
         to_wake.clear();
-        for (i, r) in self.readers.iter().enumerate() {
+        for (i, (r, head)) in self.readers.iter().zip(&self.heads).enumerate() {
             let ring = r.ring();
             loop {
                 // A reader's bit goes on just before its entry does, and comes off while waiting
                 // for room: a producer killed mid-send leaves no reference nobody will drop.
                 lease.add_holders(r.bit());
-                match ring.push(d) {
+                match ring.push(d, head) {
                     Push::Queued => {
                         out.delivered += 1;
                         to_wake.push(i);
@@ -183,6 +187,8 @@ pub struct Input {
     producer: Option<Arc<Inbox>>,
     /// A message at the head of the queue is [`Held`].
     held: Arc<AtomicBool>,
+    /// What this reader last saw of its queue's tail.
+    tail: Seen,
 }
 
 /// A message [`Input::hold`] took.
@@ -211,7 +217,7 @@ impl Drop for Held {
     fn drop(&mut self) {
         let ring = self.inbox.ring(self.queue);
         // Only the reader takes entries from a back-pressured queue: the head is the held one.
-        let _ = ring.pop();
+        let _ = ring.pop(&Seen::default());
         if ring.producer_waiting()
             && let Some(p) = &self.producer
         {
@@ -229,7 +235,7 @@ impl Input {
     /// (queues that never push back need none).
     #[must_use]
     pub fn new(inbox: Arc<Inbox>, queue: usize, cache: BlockCache, producer: Option<Arc<Inbox>>) -> Self {
-        Self { inbox, queue, cache, producer, held: Arc::new(AtomicBool::new(false)) }
+        Self { inbox, queue, cache, producer, held: Arc::new(AtomicBool::new(false)), tail: Seen::default() }
     }
 
     fn is_held(&self) -> bool {
@@ -243,20 +249,20 @@ impl Input {
     /// Send stamp of the oldest waiting message (none while one is [`Held`]).
     #[must_use]
     pub fn peek_stamp(&self) -> Option<u64> {
-        if self.is_held() { None } else { self.ring().peek_stamp() }
+        if self.is_held() { None } else { self.ring().peek_stamp(&self.tail) }
     }
 
     /// Whether the oldest waiting message can be taken without waiting for its block to be
     /// handed over (always true for named blocks; false when nothing waits).
     #[must_use]
     pub fn front_ready(&self) -> bool {
-        self.ring().peek().is_some_and(|d| self.cache.is_available(d.slot, d.seq))
+        self.ring().peek(&self.tail).is_some_and(|d| self.cache.is_available(d.slot, d.seq))
     }
 
     /// Whether no message waits to be taken (one that is [`Held`] was taken).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.is_held() || self.ring().is_empty()
+        self.is_held() || !self.ring().has_entries_now(&self.tail)
     }
 
     /// Messages the producer evicted from this queue so far.
@@ -271,7 +277,7 @@ impl Input {
     /// When the entry names a block that cannot be mapped.
     pub fn recv(&mut self) -> Option<Result<(BlockRef, usize), ShmError>> {
         let ring = self.inbox.ring(self.queue);
-        let d = ring.pop()?;
+        let d = ring.pop(&self.tail)?;
         if ring.producer_waiting()
             && let Some(p) = &self.producer
         {
@@ -296,7 +302,7 @@ impl Input {
         if self.is_held() {
             return None;
         }
-        let d = ring.peek()?;
+        let d = ring.peek(&self.tail)?;
         self.held.store(true, Ordering::Release);
         // Made before the block is taken: a block that cannot be taken still leaves the queue.
         let held = Held {

@@ -4,6 +4,7 @@
 //! full and the input keeps only the newest messages, the producer claims the oldest entry the
 //! same way, so the consumer never receives a stale entry and the producer never waits.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// What happens when a queue is full.
@@ -66,6 +67,16 @@ pub struct RingHeader {
     closed: AtomicU32,
     producer_waiting: AtomicU32,
 }
+
+/// What one end of a queue last read of the other end's index, kept in its own process.
+///
+/// The other end's index sits on a cache line that end keeps writing, so each read of it is a
+/// transfer between cores (in lock-step streaming, most of the cost of a small message). Indices
+/// only grow, so a value read earlier is a safe bound: the producer re-reads `head` only when
+/// the queue looks full by the value it has, the consumer re-reads `tail` only when it has taken
+/// every entry it saw.
+#[derive(Debug, Default)]
+pub struct Seen(Cell<u64>);
 
 /// Outcome of [`Ring::push`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,42 +166,51 @@ impl<'a> Ring<'a> {
         usize::try_from(pos % self.slots.len() as u64).unwrap_or(0)
     }
 
-    /// Queues `d` (producer side).
-    pub fn push(&self, d: Descriptor) -> Push {
+    /// Queues `d` (producer side); `head` is what this producer last saw of the head.
+    pub fn push(&self, d: Descriptor, head: &Seen) -> Push {
         if self.is_closed() {
             return Push::Closed;
         }
         let cap = self.slots.len() as u64;
         let tail = self.header.tail.load(Ordering::Relaxed);
         let mut evicted = None;
+        let mut seen = head.0.get();
         loop {
-            let head = self.header.head.load(Ordering::Acquire);
-            if tail - head < cap {
+            if seen <= tail && tail - seen < cap {
                 break;
             }
+            let now = self.header.head.load(Ordering::Acquire);
+            if now != seen {
+                seen = now;
+                continue;
+            }
+            // Full even by the head as it is now.
             if self.policy() == Policy::Backpressure {
+                head.0.set(seen);
                 return Push::Full;
             }
-            let old = self.read(head);
-            if self.header.head.compare_exchange(head, head + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            let old = self.read(seen);
+            if self.header.head.compare_exchange(seen, seen + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
                 self.header.dropped.fetch_add(1, Ordering::Relaxed);
                 evicted = Some(old);
+                seen += 1;
                 break;
             }
             // The consumer took the oldest entry meanwhile: there is room now.
         }
+        head.0.set(seen);
         self.write(tail, d);
         self.header.tail.store(tail + 1, Ordering::Release);
         evicted.map_or(Push::Queued, Push::Evicted)
     }
 
-    /// Takes the oldest entry (consumer side).
+    /// Takes the oldest entry (consumer side); `tail` is what this consumer last saw of the
+    /// tail.
     #[must_use]
-    pub fn pop(&self) -> Option<Descriptor> {
+    pub fn pop(&self, tail: &Seen) -> Option<Descriptor> {
         loop {
             let head = self.header.head.load(Ordering::Acquire);
-            let tail = self.header.tail.load(Ordering::Acquire);
-            if head == tail {
+            if !self.has_entries(head, tail) {
                 return None;
             }
             let d = self.read(head);
@@ -203,16 +223,32 @@ impl<'a> Ring<'a> {
 
     /// Send stamp of the oldest entry, if any (consumer side, for oldest-first delivery).
     #[must_use]
-    pub fn peek_stamp(&self) -> Option<u64> {
-        self.peek().map(|d| d.stamp)
+    pub fn peek_stamp(&self, tail: &Seen) -> Option<u64> {
+        self.peek(tail).map(|d| d.stamp)
     }
 
     /// The oldest entry, left in the queue (the producer may evict it meanwhile).
     #[must_use]
-    pub fn peek(&self) -> Option<Descriptor> {
+    pub fn peek(&self, tail: &Seen) -> Option<Descriptor> {
         let head = self.header.head.load(Ordering::Acquire);
-        let tail = self.header.tail.load(Ordering::Acquire);
-        (head != tail).then(|| self.read(head))
+        self.has_entries(head, tail).then(|| self.read(head))
+    }
+
+    /// Whether entries wait at `head` (consumer side).
+    #[must_use]
+    pub fn has_entries_now(&self, tail: &Seen) -> bool {
+        self.has_entries(self.header.head.load(Ordering::Acquire), tail)
+    }
+
+    /// Whether the tail is past `head`: by what was seen of it, else by reading it again.
+    fn has_entries(&self, head: u64, tail: &Seen) -> bool {
+        if tail.0.get() > head {
+            // That tail was read with Acquire: the entries before it are visible.
+            return true;
+        }
+        let now = self.header.tail.load(Ordering::Acquire);
+        tail.0.set(now);
+        now > head
     }
 
     /// Entries waiting.
@@ -302,13 +338,14 @@ mod tests {
     #[test]
     fn fifo_order_and_backpressure_when_full() {
         with_ring(3, Policy::Backpressure, |r| {
+            let (head, tail) = (Seen::default(), Seen::default());
             for n in 1..=3 {
-                assert_eq!(r.push(d(n)), Push::Queued);
+                assert_eq!(r.push(d(n), &head), Push::Queued);
             }
-            assert_eq!(r.push(d(4)), Push::Full);
-            assert_eq!(r.pop().map(|x| x.seq), Some(1));
-            assert_eq!(r.push(d(4)), Push::Queued);
-            let got: Vec<u64> = std::iter::from_fn(|| r.pop()).map(|x| x.seq).collect();
+            assert_eq!(r.push(d(4), &head), Push::Full);
+            assert_eq!(r.pop(&tail).map(|x| x.seq), Some(1));
+            assert_eq!(r.push(d(4), &head), Push::Queued);
+            let got: Vec<u64> = std::iter::from_fn(|| r.pop(&tail)).map(|x| x.seq).collect();
             assert_eq!(got, vec![2, 3, 4]);
         });
     }
@@ -316,11 +353,12 @@ mod tests {
     #[test]
     fn queue_of_one_always_holds_the_newest() {
         with_ring(1, Policy::DropOldest, |r| {
-            assert_eq!(r.push(d(1)), Push::Queued);
-            assert_eq!(r.push(d(2)), Push::Evicted(d(1)));
-            assert_eq!(r.push(d(3)), Push::Evicted(d(2)));
-            assert_eq!(r.pop().map(|x| x.seq), Some(3));
-            assert_eq!(r.pop(), None);
+            let (head, tail) = (Seen::default(), Seen::default());
+            assert_eq!(r.push(d(1), &head), Push::Queued);
+            assert_eq!(r.push(d(2), &head), Push::Evicted(d(1)));
+            assert_eq!(r.push(d(3), &head), Push::Evicted(d(2)));
+            assert_eq!(r.pop(&tail).map(|x| x.seq), Some(3));
+            assert_eq!(r.pop(&tail), None);
             assert_eq!(r.dropped(), 2);
         });
     }
@@ -329,22 +367,25 @@ mod tests {
     fn closed_ring_refuses() {
         with_ring(2, Policy::DropOldest, |r| {
             r.close();
-            assert_eq!(r.push(d(1)), Push::Closed);
+            assert_eq!(r.push(d(1), &Seen::default()), Push::Closed);
         });
     }
 
     #[test]
     fn reopened_ring_is_empty_and_takes_entries_again() {
         with_ring(4, Policy::Backpressure, |r| {
-            assert_eq!(r.push(d(1)), Push::Queued);
-            assert_eq!(r.push(d(2)), Push::Queued);
+            let head = Seen::default();
+            assert_eq!(r.push(d(1), &head), Push::Queued);
+            assert_eq!(r.push(d(2), &head), Push::Queued);
             r.close();
-            assert_eq!(r.push(d(3)), Push::Closed);
+            assert_eq!(r.push(d(3), &head), Push::Closed);
             r.reopen();
             assert!(r.is_empty() && !r.is_closed());
-            assert_eq!(r.push(d(4)), Push::Queued);
-            assert_eq!(r.pop().map(|x| x.seq), Some(4));
-            assert_eq!(r.pop(), None);
+            // A new reader starts with nothing seen; the producer keeps what it saw.
+            let tail = Seen::default();
+            assert_eq!(r.push(d(4), &head), Push::Queued);
+            assert_eq!(r.pop(&tail).map(|x| x.seq), Some(4));
+            assert_eq!(r.pop(&tail), None);
         });
     }
 
@@ -356,18 +397,48 @@ mod tests {
             let n = 200_000u64;
             std::thread::scope(|s| {
                 s.spawn(|| {
+                    let head = Seen::default();
                     for i in 1..=n {
-                        let _ = r.push(d(i));
+                        let _ = r.push(d(i), &head);
                     }
                 });
-                let mut last = 0;
+                let (tail, mut last) = (Seen::default(), 0);
                 while last < n {
-                    if let Some(x) = r.pop() {
+                    if let Some(x) = r.pop(&tail) {
                         assert!(x.seq == x.len && x.seq == x.stamp, "torn entry {x:?}");
                         assert!(x.seq > last, "stale entry {} after {last}", x.seq);
                         last = x.seq;
                     }
                 }
+            });
+        });
+    }
+
+    #[test]
+    fn back_pressure_under_concurrency_loses_and_repeats_nothing() {
+        // A producer pushes into a queue of 3, retrying while full; every entry comes out once,
+        // in order (the producer's view of the head is refreshed only when the queue looks full).
+        with_ring(3, Policy::Backpressure, |r| {
+            let n = 200_000u64;
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    let head = Seen::default();
+                    for i in 1..=n {
+                        while r.push(d(i), &head) == Push::Full {
+                            std::hint::spin_loop();
+                        }
+                    }
+                });
+                let tail = Seen::default();
+                for want in 1..=n {
+                    let got = loop {
+                        if let Some(x) = r.pop(&tail) {
+                            break x;
+                        }
+                    };
+                    assert_eq!(got, d(want));
+                }
+                assert_eq!(r.pop(&tail), None);
             });
         });
     }

@@ -33,7 +33,7 @@ proptest! {
             let lease = publisher.lease(len).expect("lease");
             publisher.publish(lease, len, n as u64, &stop);
             // The reader takes each message, keeps some of them for good, and drops the rest.
-            let d = reader.ring(0).pop().expect("queued");
+            let d = reader.ring(0).pop(&nerve_shm::ring::Seen::default()).expect("queued");
             if keep_every == 0 || n % keep_every != 0 {
                 table.release(d.slot as usize, 1);
             }
