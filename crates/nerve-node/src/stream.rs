@@ -8,7 +8,7 @@ use nerve_message::channel_table::InputChannel;
 use nerve_shm::channel::{Held, Input, Taken};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::Decoder;
-use nerve_shm::doorbell::spin_from_env;
+use nerve_shm::doorbell::Spin;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::{BlockCache, BlockRef};
@@ -105,7 +105,7 @@ pub struct EventStream {
     _link: Arc<Link>,
     slots: Vec<Slot>,
     ended: bool,
-    spin: Duration,
+    spin: Spin,
     clock: Clock,
     /// Rings the node at its timers' deadlines in simulated time.
     timer_watch: Option<TimerWatch>,
@@ -142,8 +142,8 @@ impl EventStream {
         let timer_watch = if has_timers { TimerWatch::start(&clock, shared.inbox.clone())? } else { None };
         let stream =
             // A short poll before sleeping lets a busy stream be drained without a system call
-            // per message.
-            Self { shared, _link: link, slots, ended: false, spin: spin_from_env(), clock, timer_watch };
+            // per message (while the stream is busy: see `Spin`).
+            Self { shared, _link: link, slots, ended: false, spin: Spin::from_env(), clock, timer_watch };
         stream.publish_next_timer();
         Ok(stream)
     }
@@ -156,7 +156,7 @@ impl EventStream {
 
     /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.
     pub fn set_spin(&mut self, spin: Duration) {
-        self.spin = spin;
+        self.spin = Spin::fixed(spin);
     }
 
     /// Messages each input lost so far because its queue was full (`drop_oldest` inputs and
@@ -261,8 +261,7 @@ impl EventStream {
             };
             let shared = self.shared.clone();
             let (slots, clock) = (&self.slots, &self.clock);
-            let woke =
-                shared.inbox.doorbell().wait_until(wake, self.spin, || has_work(&shared, slots, clock).then_some(()));
+            let woke = self.spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(()));
             if woke.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Next::Timeout);
             }

@@ -4,24 +4,71 @@
 //! the node's doorbell; the node sleeps on it for all its inputs at once. A ring costs one
 //! atomic add, plus a `futex_wake` system call only while someone is asleep.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::thread::futex;
 
-/// How long a waiter polls before it sleeps, by default: long enough to drain a busy stream
-/// without a system call per message, far too short to matter for CPU use at robot rates.
+/// How long a waiter polls before it sleeps, by default, while its recent waits were short (see
+/// [`Spin`]): long enough to drain a busy stream without a system call per message.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
 
 /// Environment variable that sets the poll before sleeping, in microseconds (per node in a
 /// dataflow's `env:`, or for a whole program): longer for hard real-time readers, up to busy
-/// polling.
+/// polling. Set, it applies before every sleep.
 pub const SPIN_ENV: &str = "NERVE_SPIN_US";
 
-/// The poll before sleeping: [`SPIN_ENV`] if set to a number, else [`DEFAULT_SPIN`].
-#[must_use]
-pub fn spin_from_env() -> Duration {
-    std::env::var(SPIN_ENV).ok().and_then(|v| v.parse::<u64>().ok()).map_or(DEFAULT_SPIN, Duration::from_micros)
+/// How long one waiter polls before it sleeps.
+///
+/// Polling pays only when what is waited for comes within the poll, as in a busy stream. A
+/// reader of a 50 Hz stream would burn the whole poll before every sleep for nothing: 20 µs of
+/// CPU per message, taken (on a machine with few cores) from the other readers of the same
+/// message. So by default the poll is used only while the previous wait ended within it; a
+/// poll the user asks for ([`SPIN_ENV`], [`Spin::fixed`]) always applies.
+#[derive(Debug)]
+pub struct Spin {
+    limit: Duration,
+    always: bool,
+    last_was_short: AtomicBool,
+}
+
+impl Spin {
+    /// [`SPIN_ENV`] if set to a number (always applied), else [`DEFAULT_SPIN`] (while useful).
+    #[must_use]
+    pub fn from_env() -> Self {
+        match std::env::var(SPIN_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
+            Some(us) => Self::fixed(Duration::from_micros(us)),
+            None => Self { limit: DEFAULT_SPIN, always: false, last_was_short: AtomicBool::new(true) },
+        }
+    }
+
+    /// A poll of `limit` before every sleep.
+    #[must_use]
+    pub fn fixed(limit: Duration) -> Self {
+        Self { limit, always: true, last_was_short: AtomicBool::new(true) }
+    }
+
+    /// The poll the next wait gets.
+    #[must_use]
+    pub fn next(&self) -> Duration {
+        if self.always || self.last_was_short.load(Ordering::Relaxed) { self.limit } else { Duration::ZERO }
+    }
+
+    /// [`Doorbell::wait_until`] with the poll this waiter's last wait calls for.
+    pub fn wait<T>(
+        &self,
+        doorbell: &Doorbell,
+        deadline: Option<Instant>,
+        ready: impl FnMut() -> Option<T>,
+    ) -> Option<T> {
+        if self.always {
+            return doorbell.wait_until(deadline, self.limit, ready);
+        }
+        let started = Instant::now();
+        let got = doorbell.wait_until(deadline, self.next(), ready);
+        self.last_was_short.store(got.is_some() && started.elapsed() <= self.limit, Ordering::Relaxed);
+        got
+    }
 }
 
 /// The two words of a doorbell, as laid out in shared memory.
@@ -126,5 +173,20 @@ mod tests {
         let got: Option<()> = bell.wait_until(Some(start + Duration::from_millis(30)), Duration::ZERO, || None);
         assert!(got.is_none());
         assert!(start.elapsed() >= Duration::from_millis(30));
+    }
+
+    #[test]
+    fn the_default_poll_stops_after_a_long_wait_and_resumes_after_a_short_one() {
+        let bell = Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) };
+        let spin = Spin { limit: DEFAULT_SPIN, always: false, last_was_short: AtomicBool::new(true) };
+        assert_eq!(spin.next(), DEFAULT_SPIN);
+        let got: Option<()> = spin.wait(&bell, Some(Instant::now() + Duration::from_millis(5)), || None);
+        assert!(got.is_none());
+        assert_eq!(spin.next(), Duration::ZERO, "a wait of 5 ms made polling pointless");
+        assert_eq!(spin.wait(&bell, None, || Some(())), Some(()));
+        assert_eq!(spin.next(), DEFAULT_SPIN, "something ready at once: a busy stream polls again");
+        let fixed = Spin::fixed(Duration::from_micros(50));
+        let _: Option<()> = fixed.wait(&bell, Some(Instant::now() + Duration::from_millis(1)), || None);
+        assert_eq!(fixed.next(), Duration::from_micros(50), "a poll the user asked for always applies");
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use nerve_shm::channel::Input;
 use nerve_shm::codec::Decoder;
-use nerve_shm::doorbell::spin_from_env;
+use nerve_shm::doorbell::Spin;
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::{BlockCache, BlockTable, HandedBlocks};
 use nerve_shm::ring::Policy;
@@ -272,7 +272,7 @@ pub struct Subscriber {
     rt: Arc<Runtime>,
     remote: Option<RemoteFeed>,
     _registration: Option<Registration>,
-    spin: Duration,
+    spin: Spin,
 }
 
 impl Subscriber {
@@ -328,7 +328,7 @@ impl Subscriber {
         } else {
             None
         };
-        Ok(Self { shared, rt, remote, _registration: registration, spin: spin_from_env() })
+        Ok(Self { shared, rt, remote, _registration: registration, spin: Spin::from_env() })
     }
 
     /// The topic's canonical name.
@@ -375,7 +375,7 @@ impl Subscriber {
                 continue;
             }
             let shared = &self.shared;
-            shared.inbox.doorbell().wait_until(deadline, self.spin, || shared.has_work().then_some(()));
+            self.spin.wait(shared.inbox.doorbell(), deadline, || shared.has_work().then_some(()));
         }
     }
 
