@@ -91,6 +91,6 @@ def test_arrays_imported_ahead_show_their_own_message(dataflows):
     [line] = run.node_lines("consumer")
     verified, ahead = (int(w) for w in line.replace(",", "").split() if w.isdigit())
     assert verified == count, line
-    # Four messages in five come from one place (4 KiB of bytes): most of those find their
-    # array ready; none would if the arrays imported ahead were never used.
-    assert ahead > count // 3, line
+    # The stream keeps coming back to a few blocks, so most messages find their array ready
+    # (here about 570 of 600); none would if the arrays imported ahead were never used.
+    assert ahead > count // 2, line

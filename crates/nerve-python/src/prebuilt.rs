@@ -20,18 +20,19 @@ use pyo3::prelude::*;
 
 use crate::arrow::PyArrow;
 
-/// How many recent places are remembered (a reader that holds on to a few messages while the
-/// next arrives still finds its blocks here).
-const REMEMBERED: usize = 4;
+/// How many recent places are remembered: a few blocks per input for a node with several
+/// inputs (8 → 1), and a reader that holds on to a few messages while the next arrive.
+const REMEMBERED: usize = 32;
 
 /// Where a flat array of numbers lies: two messages at one place have equal arrays.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Place {
-    data_type: DataType,
-    len: usize,
-    offset: usize,
+    // First: the field that tells places apart soonest.
     values: usize,
     bytes: usize,
+    len: usize,
+    offset: usize,
+    data_type: DataType,
 }
 
 impl Place {
@@ -40,11 +41,11 @@ impl Place {
         let [values] = data.buffers() else { return None };
         (data.data_type().primitive_width().is_some() && data.nulls().is_none() && data.child_data().is_empty()).then(
             || Self {
-                data_type: data.data_type().clone(),
-                len: data.len(),
-                offset: data.offset(),
                 values: values.as_ptr() as usize,
                 bytes: values.len(),
+                len: data.len(),
+                offset: data.offset(),
+                data_type: data.data_type().clone(),
             },
         )
     }
@@ -73,17 +74,28 @@ struct Owner(Mutex<Option<ArrayData>>);
 
 /// An imported array waiting for a message at its place.
 struct Ready {
-    place: Place,
     array: Py<PyAny>,
     owner: Arc<Owner>,
+}
+
+/// A recent place: how many messages came from it, when the last did, and its array if one is
+/// ready.
+struct Seen {
+    place: Place,
+    count: u32,
+    last: u64,
+    ready: Option<Ready>,
 }
 
 /// The arrays one node keeps ready.
 #[derive(Default)]
 pub(crate) struct Prebuilt {
-    /// Recent places, most recent first, and how many messages came from each.
-    seen: Vec<(Place, u32)>,
-    ready: Vec<Ready>,
+    /// Where each remembered place's values lie (by index into `seen`): the lookup on arrival
+    /// runs with cold caches, so it scans these few lines rather than every entry.
+    addresses: Vec<usize>,
+    seen: Vec<Seen>,
+    /// Messages received so far (the clock of `Seen::last`).
+    received: u64,
     /// Messages handed an array imported ahead.
     used: u64,
 }
@@ -94,27 +106,29 @@ impl Prebuilt {
     pub(crate) fn array(&mut self, py: Python<'_>, pa: &PyArrow, data: &arrow_array::ArrayRef) -> PyResult<Py<PyAny>> {
         let data = data.to_data();
         let Some(place) = Place::of(&data) else { return pa.import_data(py, &data) };
-        let found = self.ready.iter().position(|r| r.place == place);
-        self.saw(place);
-        let Some(i) = found else { return pa.import_data(py, &data) };
-        let ready = self.ready.swap_remove(i);
+        self.received += 1;
+        let found =
+            (0..self.addresses.len()).find(|&i| self.addresses[i] == place.values && self.seen[i].place == place);
+        let Some(i) = found else {
+            self.remember(place);
+            return pa.import_data(py, &data);
+        };
+        let seen = &mut self.seen[i];
+        seen.count = seen.count.saturating_add(1);
+        seen.last = self.received;
+        let Some(ready) = seen.ready.take() else { return pa.import_data(py, &data) };
         *ready.owner.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(data);
         self.used += 1;
         Ok(ready.array)
     }
 
     /// Imports an array for every recent place messages came from more than once and that has
-    /// none ready; forgets those of places no longer recent. Call between messages.
+    /// none ready. Call between messages.
     pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &PyArrow) -> PyResult<()> {
-        let seen = &self.seen;
-        self.ready.retain(|r| seen.iter().any(|(p, _)| *p == r.place));
-        for (place, count) in &self.seen {
-            if *count < 2 || self.ready.iter().any(|r| r.place == *place) {
-                continue;
-            }
+        for seen in self.seen.iter_mut().filter(|s| s.count >= 2 && s.ready.is_none()) {
             let owner = Arc::new(Owner::default());
-            let array = pa.import_data(py, &place.array(owner.clone())?)?;
-            self.ready.push(Ready { place: place.clone(), array, owner });
+            let array = pa.import_data(py, &seen.place.array(owner.clone())?)?;
+            seen.ready = Some(Ready { array, owner });
         }
         Ok(())
     }
@@ -124,12 +138,16 @@ impl Prebuilt {
         self.used
     }
 
-    fn saw(&mut self, place: Place) {
-        let count = match self.seen.iter().position(|(p, _)| *p == place) {
-            Some(i) => self.seen.remove(i).1.saturating_add(1),
-            None => 1,
-        };
-        self.seen.insert(0, (place, count));
-        self.seen.truncate(REMEMBERED);
+    /// Remembers a new place, in the stead of the least recently used one once full.
+    fn remember(&mut self, place: Place) {
+        let entry = Seen { place, count: 1, last: self.received, ready: None };
+        if self.seen.len() < REMEMBERED {
+            self.addresses.push(entry.place.values);
+            self.seen.push(entry);
+            return;
+        }
+        let oldest = (0..self.seen.len()).min_by_key(|&i| self.seen[i].last).unwrap_or(0);
+        self.addresses[oldest] = entry.place.values;
+        self.seen[oldest] = entry;
     }
 }
