@@ -61,7 +61,7 @@ impl PyArrow {
         self.import_data(py, &data.to_data())
     }
 
-    /// A `pyarrow.Array` viewing the same buffers as `data` (no copy).
+    /// [`PyArrow::to_py`] for an array already in its `ArrayData` form.
     pub(crate) fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>> {
         let ty = self.py_type(py, data.data_type())?;
         let array = FFI_ArrowArray::new(data);
