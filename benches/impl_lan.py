@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from benches.model import Case, Samples, read_stamp_lines
+from benches.model import WARMUP, Case, Samples, read_stamp_lines
 from benches.netns import Hosts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,22 +87,21 @@ def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
         nodes = [
             "nodes:\n",
             f"  - id: p0\n    path: {PY_NODE}\n    deploy: {{machine: a}}\n    outputs: [data]\n"
-            f"    args: producer {case.size} {case.count} {case.rate_hz} 1 {folder / 'p0.json'}\n",
+            f"    args: producer {case.size} {case.count} {case.rate_hz} 1 {folder / 'p0.json'} {WARMUP}\n",
         ]
         latest = "{source: p0/data, queue_size: 1, queue_policy: drop_oldest}"
         source = latest if case.transport == "cluster-latest" else "p0/data"
         for c in range(case.consumers):
             nodes.append(
                 f"  - id: c{c}\n    path: {PY_NODE}\n    deploy: {{machine: b}}\n    inputs: {{data: {source}}}\n"
-                f"    args: consumer {folder / f'c{c}.txt'}\n"
+                f"    args: consumer {folder / f'c{c}.txt'} {WARMUP}\n"
             )
         (folder / "dataflow.yml").write_text("".join(nodes))
         argv = ["ip", "netns", "exec", hosts.names[0], *nerve("start", str(folder / "dataflow.yml"), "--attach")]
         subprocess.run([*argv, *coordinator], check=True, capture_output=True, text=True, timeout=1800)
         for c in range(case.consumers):
             read_stamp_lines(folder / f"c{c}.txt", c, samples)
-        producer = json.loads((folder / "p0.json").read_text())
-        samples.producer_cpu_ns = producer["cpu_ns"]
+        samples.take_node_stats(json.loads((folder / "p0.json").read_text()), None)
     finally:
         for proc in reversed(procs):
             proc.send_signal(signal.SIGINT)

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benches.model import Case, Samples, read_stamp_lines
+from benches.model import WARMUP, Case, Samples, read_stamp_lines
 
 NAME = "nerve"
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,10 +43,11 @@ def dataflow(case: Case, folder: Path) -> str:
             lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, out))
         else:
             loan = 1 if case.loan else 0
-            lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, loan, out))
+            args = (case.size, case.count, case.rate_hz, loan, out, WARMUP)
+            lines.append(f"  - id: p{p}\n" + _node(case, "producer", *args))
         lines.append("    outputs: [data]\n")
     for c in range(case.consumers):
-        lines.append(f"  - id: c{c}\n" + _node(case, "consumer", folder / f"c{c}.txt"))
+        lines.append(f"  - id: c{c}\n" + _node(case, "consumer", folder / f"c{c}.txt", WARMUP))
         if case.spin:
             lines.append(f"    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n")
         inputs = ", ".join(f"in{p}: p{p}/data" for p in range(case.producers))
@@ -70,10 +71,7 @@ def run(case: Case, workdir: Path) -> Samples:
         return samples
     for c in range(case.consumers):
         read_stamp_lines(folder / f"c{c}.txt", c, samples)
-    producer = json.loads((folder / "p0.json").read_text())
-    consumer = json.loads((folder / "c0.txt.json").read_text())
-    samples.producer_cpu_ns = producer["cpu_ns"]
-    samples.consumer_cpu_ns = consumer["cpu_ns"]
-    samples.messages = consumer["messages"]
-    samples.seconds = consumer["seconds"]
+    samples.take_node_stats(
+        json.loads((folder / "p0.json").read_text()), json.loads((folder / "c0.txt.json").read_text())
+    )
     return samples

@@ -18,6 +18,10 @@ from pathlib import Path
 
 import numpy as np
 
+#: First messages of each run left out of latencies and CPU times: connection set-up, first
+#: allocations and page faults. Nodes are told it (they count CPU time only after it).
+WARMUP = 10
+
 
 @dataclass(frozen=True)
 class Case:
@@ -64,9 +68,12 @@ class Samples:
     consumer: list[int] = field(default_factory=list)
     # Round trips, in ns (round-trip cases only).
     rtt_ns: list[int] = field(default_factory=list)
-    # CPU time of producer and consumer processes over the measured messages, in ns.
+    # CPU time of producer and consumer processes over the measured messages, in ns, and how
+    # many messages that time covers (those after the warm-up).
     producer_cpu_ns: int | None = None
     consumer_cpu_ns: int | None = None
+    producer_cpu_messages: int | None = None
+    consumer_cpu_messages: int | None = None
     # Unpaced runs: messages the consumer saw and over how long.
     messages: int = 0
     seconds: float = 0.0
@@ -81,6 +88,25 @@ class Samples:
         if self.rtt_ns:
             return np.asarray(self.rtt_ns, dtype=np.float64) / 2000.0
         return (np.asarray(self.received_ns, dtype=np.float64) - np.asarray(self.sent_ns, dtype=np.float64)) / 1000.0
+
+    def take_node_stats(self, producer: dict | None, consumer: dict | None) -> None:
+        """Takes what a producer's ``p0.json`` and a consumer's ``c0.txt.json`` say."""
+        if producer is not None:
+            self.producer_cpu_ns = producer["cpu_ns"]
+            self.producer_cpu_messages = producer.get("cpu_messages")
+        if consumer is not None:
+            self.consumer_cpu_ns = consumer["cpu_ns"]
+            self.consumer_cpu_messages = consumer.get("cpu_messages")
+            self.messages = consumer["messages"]
+            self.seconds = consumer["seconds"]
+
+    def producer_cpu_us_per_message(self) -> float | None:
+        messages = self.producer_cpu_messages or self.case.count  # older results: every message
+        return self.producer_cpu_ns / messages / 1000 if self.producer_cpu_ns is not None and messages else None
+
+    def consumer_cpu_us_per_message(self) -> float | None:
+        messages = self.consumer_cpu_messages or self.messages
+        return self.consumer_cpu_ns / messages / 1000 if self.consumer_cpu_ns and messages else None
 
     def save(self, folder: Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)

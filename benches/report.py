@@ -10,9 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benches.model import Case, Samples
-
-WARMUP = 10  # first messages of each run are left out: connection set-up, first page faults
+from benches.model import WARMUP, Case, Samples
 
 
 def percentiles(lat_us: np.ndarray) -> dict[str, float]:
@@ -110,8 +108,8 @@ def notes(runs: list[Samples]) -> list[str]:
         wire_us = c.size * 8 / 1e9 * 1e6
         if p50s and c.size >= 64 * 1024:
             extra.append(f"wire time {fmt(wire_us)} µs, p50 {float(np.median(p50s)) / wire_us:.2f} times it")
-        if runs[0].note:
-            extra.append(runs[0].note)
+    if runs[0].note:
+        extra.append(runs[0].note)
     if c.scenario in ("fan-out", "lan") and c.consumers > 1:
         spreads = [sp for s in ok if len(sp := spread_us(s))]
         if spreads:
@@ -119,8 +117,8 @@ def notes(runs: list[Samples]) -> list[str]:
             sp99 = median_of([float(np.percentile(sp, 99)) for sp in spreads])
             extra.append(f"spread p50 {fmt(sp50)} µs, p99 {fmt(sp99)} µs")
     if c.scenario == "cpu":
-        producer = median_of([s.producer_cpu_ns / c.count / 1000 for s in ok if s.producer_cpu_ns is not None])
-        consumer = median_of([s.consumer_cpu_ns / s.messages / 1000 for s in ok if s.consumer_cpu_ns and s.messages])
+        producer = median_of([us for s in ok if (us := s.producer_cpu_us_per_message()) is not None])
+        consumer = median_of([us for s in ok if (us := s.consumer_cpu_us_per_message()) is not None])
         if producer is not None:
             extra.append(f"producer {fmt(producer)} µs/msg")
         if consumer is not None:

@@ -6,6 +6,8 @@ import sys
 
 from conftest import REPO
 
+from benches.model import WARMUP
+
 
 def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     report = tmp_path / "benchmarks.md"
@@ -16,7 +18,7 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
             "benches",
             "--quick",
             "--scenarios",
-            "latency-size,fan-out,round-trip,throughput,topics,lan",
+            "latency-size,fan-out,round-trip,cpu,throughput,topics,lan",
             "--out",
             str(tmp_path / "raw"),
             "--report",
@@ -34,8 +36,16 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
         data = json.loads(f.read_text())
         assert data["error"] is None, f"{f.name}: {data['error']}"
         assert data["rtt_ns"] or data["received_ns"], f"{f.name}: no samples"
+        if data["case"]["scenario"] == "cpu":
+            # CPU time covers the messages after the warm-up, on both ends.
+            assert data["producer_cpu_messages"] == data["case"]["count"] - WARMUP, f.name
+            assert data["consumer_cpu_messages"] == data["case"]["count"] - WARMUP, f.name
+            assert data["producer_cpu_ns"] > 0 and data["consumer_cpu_ns"] > 0, f.name
     text = report.read_text()
-    assert "| nerve | 8 B @ 50 Hz |" in text and "floor (eventfd + shm)" in text
+    assert "| nerve | 8 B @ 50 Hz |" in text and "| floor (eventfd + shm) | 1 MiB @ 50 Hz |" in text
+    floor_fan_out = next(x for x in text.splitlines() if x.startswith("| floor (eventfd + shm) | 8 B @ 50 Hz, 1→8 |"))
+    assert "spread p50" in floor_fan_out, floor_fan_out
+    assert "producer " in next(x for x in text.splitlines() if x.startswith("| nerve | 32 MiB @ 50 Hz, loan |"))
     for transport in ("process", "host", "network"):
         assert f"| nerve topics ({transport}) | 4 MiB @ 50 Hz |" in text
     for way in ("nerve cluster", "zenoh (plain, Rust)"):

@@ -1,11 +1,13 @@
 """Benchmark node for dataflow middlewares with the dora node API (nerve, and dora-rs itself).
 
-    dataflow_node.py producer SIZE COUNT RATE_HZ LOAN OUT
-    dataflow_node.py consumer OUT
+    dataflow_node.py producer SIZE COUNT RATE_HZ LOAN OUT WARMUP
+    dataflow_node.py consumer OUT WARMUP
     dataflow_node.py echo
     dataflow_node.py ping SIZE COUNT RATE_HZ OUT
 
 BENCH_MIDDLEWARE=dora imports ``dora`` instead of ``nerve``: the node is otherwise the same.
+CPU time counts only the messages after the first WARMUP (set-up and first allocations are
+left out, as the latency tables leave out the first messages).
 """
 
 import json
@@ -51,43 +53,65 @@ def paced(count: int, rate_hz: float):
         yield i
 
 
-def producer(size: int, count: int, rate_hz: float, loan: bool, out: str) -> None:
-    node = Node()
-    payload = np.zeros(size, dtype=np.uint8)
-    stamp = payload[:8].view("<i8")
-    first_cpu = None
-    for _ in paced(count, rate_hz):
-        if first_cpu is None:
-            first_cpu = cpu_ns()
-        if loan and hasattr(node, "send_output_raw"):
+def sender(node, size: int, loan: bool):
+    """A function that sends one message of `size` bytes stamped with the time and returns the
+    stamp: written into a loaned block where the middleware lends one (nerve), else into a numpy
+    array that `send_output` copies."""
+    if loan and hasattr(node, "send_output_raw"):
+
+        def send_loaned() -> int:
             with node.send_output_raw("data", size) as sample:
                 view = np.frombuffer(sample, dtype=np.uint8)
-                view[:8].view("<i8")[0] = time.monotonic_ns()
+                view[:8].view("<i8")[0] = t = time.monotonic_ns()
                 del view  # no view may outlive the loan (dora refuses to send otherwise)
-        else:
-            stamp[0] = time.monotonic_ns()
-            node.send_output("data", as_message(payload))
-    used = cpu_ns() - first_cpu if first_cpu is not None else 0
+            return t
+
+        return send_loaned
+    payload = np.zeros(size, dtype=np.uint8)
+    stamp = payload[:8].view("<i8")
+
+    def send_copied() -> int:
+        stamp[0] = t = time.monotonic_ns()
+        node.send_output("data", as_message(payload))
+        return t
+
+    return send_copied
+
+
+def producer(size: int, count: int, rate_hz: float, loan: bool, out: str, warmup: int) -> None:
+    node = Node()
+    send = sender(node, size, loan)
+    warmup = warmup if count > 2 * warmup else 0
+    cpu_from = None
+    for i in paced(count, rate_hz):
+        if i == warmup:
+            cpu_from = cpu_ns()
+        send()
+    used = cpu_ns() - cpu_from if cpu_from is not None else 0
     with open(out, "w") as f:
-        json.dump({"cpu_ns": used, "messages": count}, f)
+        json.dump({"cpu_ns": used, "cpu_messages": count - warmup, "messages": count}, f)
     # A dora node that exits at once loses the messages still in flight; its adapter asks for
     # a moment's grace (nerve keeps them: they live in the readers' queues).
     time.sleep(float(os.environ.get("BENCH_LINGER_S", "0")))
 
 
-def consumer(out: str) -> None:
+def consumer(out: str, warmup: int) -> None:
     node = Node()
     sent = []
     received = []
-    first_cpu = first_wall = None
+    # The clock starts once a message is in, so that it counts whole messages only.
+    start_after = max(warmup, 1)
+    cpu_from = first_wall = None
     for event in node:
         if event["type"] == "INPUT":
             s = stamp_of(event["value"])
             r = time.monotonic_ns()
-            if first_cpu is None:
-                first_cpu, first_wall = cpu_ns(), r
+            if first_wall is None:
+                first_wall = r
             sent.append(s)
             received.append(r)
+            if len(sent) == start_after:
+                cpu_from = cpu_ns()
             del event
         elif event["type"] == "STOP":
             break
@@ -96,7 +120,8 @@ def consumer(out: str) -> None:
     with open(out + ".json", "w") as f:
         json.dump(
             {
-                "cpu_ns": (last_cpu - first_cpu) if first_cpu else 0,
+                "cpu_ns": (last_cpu - cpu_from) if cpu_from else 0,
+                "cpu_messages": len(sent) - start_after if cpu_from else 0,
                 "messages": len(sent),
                 "seconds": (received[-1] - first_wall) / 1e9 if len(sent) > 1 else 0.0,
                 "wall_s": (last_wall - first_wall) / 1e9 if first_wall else 0.0,
@@ -116,12 +141,12 @@ def echo() -> None:
 
 def ping(size: int, count: int, rate_hz: float, out: str) -> None:
     node = Node()
-    payload = np.zeros(size, dtype=np.uint8)
-    stamp = payload[:8].view("<i8")
+    # Loaned where the middleware lends blocks, as the peers' pings do: the one copy of a round
+    # trip is the echo's.
+    send = sender(node, size, loan=True)
     rtts = []
     for _ in paced(count, rate_hz):
-        stamp[0] = t0 = time.monotonic_ns()
-        node.send_output("data", as_message(payload))
+        t0 = send()
         while True:
             event = node.next(timeout=10.0)
             if event is None or event["type"] != "INPUT":
@@ -135,9 +160,9 @@ def ping(size: int, count: int, rate_hz: float, out: str) -> None:
 def main() -> None:
     role, args = sys.argv[1], sys.argv[2:]
     if role == "producer":
-        producer(int(args[0]), int(args[1]), float(args[2]), args[3] == "1", args[4])
+        producer(int(args[0]), int(args[1]), float(args[2]), args[3] == "1", args[4], int(args[5]))
     elif role == "consumer":
-        consumer(args[0])
+        consumer(args[0], int(args[1]))
     elif role == "echo":
         echo()
     elif role == "ping":

@@ -18,7 +18,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from benches.model import Case, Samples, read_stamp_lines
+from benches.model import WARMUP, Case, Samples, read_stamp_lines
 from benches.peers import venv
 
 NODES = Path(__file__).resolve().parent / "nodes"
@@ -144,7 +144,7 @@ def run_nodes(
     folder = folder or folder_for(name, case, workdir)
     budget = budget_s(case)
     # The producers' own limit (see nodes/common.py: paced), short of the harness' deadline.
-    config = {**asdict(case), "folder": str(folder), "budget_s": budget - 15, **(extra or {})}
+    config = {**asdict(case), "folder": str(folder), "budget_s": budget - 15, "warmup": WARMUP, **(extra or {})}
     (folder / "case.json").write_text(json.dumps(config, indent=1))
     python = str(venv.ensure())
     node_env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", **(env or {})}
@@ -210,13 +210,10 @@ def run_nodes(
         read_stamp_lines(folder / f"c{c}.txt", c, samples)
     stats = [folder / f"c{c}.txt.json" for c in range(case.consumers)]
     producer = folder / "p0.json"
-    if producer.exists():
-        samples.producer_cpu_ns = json.loads(producer.read_text())["cpu_ns"]
-    if stats[0].exists():
-        consumer = json.loads(stats[0].read_text())
-        samples.consumer_cpu_ns = consumer["cpu_ns"]
-        samples.messages = consumer["messages"]
-        samples.seconds = consumer["seconds"]
+    samples.take_node_stats(
+        json.loads(producer.read_text()) if producer.exists() else None,
+        json.loads(stats[0].read_text()) if stats[0].exists() else None,
+    )
     if not samples.error:
         got = [json.loads(s.read_text())["messages"] if s.exists() else 0 for s in stats]
         expected = case.count * case.producers

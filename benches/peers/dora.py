@@ -88,10 +88,7 @@ def run(case: Case, workdir: Path) -> Samples:
     except (OSError, ValueError) as e:
         samples.error = f"no results from the nodes ({e}): {_harness.reason(log)}"
         return samples
-    samples.producer_cpu_ns = producer["cpu_ns"]
-    samples.consumer_cpu_ns = consumer["cpu_ns"]
-    samples.messages = consumer["messages"]
-    samples.seconds = consumer["seconds"]
+    samples.take_node_stats(producer, consumer)
     if not samples.sent_ns:
         samples.error = f"the consumers received nothing: {_harness.reason(log)}"
     elif len(samples.sent_ns) < (expected := case.count * case.producers * case.consumers):

@@ -102,7 +102,9 @@ class Recorder:
         self.expected = cfg["count"] * cfg["producers"]
         self.sent: list[int] = []
         self.received: list[int] = []
-        self.first_cpu: int | None = None
+        # CPU time counts whole messages after the warm-up (as benches/nodes/dataflow_node.py).
+        self.cpu_after = max(cfg["warmup"], 1)
+        self.cpu_from: int | None = None
         self.first_wall: int | None = None
         self._lock = threading.Lock()
         self._written = False
@@ -110,10 +112,12 @@ class Recorder:
 
     def record(self, sent: int, received: int) -> bool:
         """Stores one message; True once every expected message has arrived."""
-        if self.first_cpu is None:
-            self.first_cpu, self.first_wall = cpu_ns(), received
+        if self.first_wall is None:
+            self.first_wall = received
         self.sent.append(sent)
         self.received.append(received)
+        if len(self.sent) == self.cpu_after:
+            self.cpu_from = cpu_ns()
         return len(self.sent) >= self.expected
 
     def finish(self) -> None:
@@ -128,7 +132,8 @@ class Recorder:
             with open(str(self.out) + ".json", "w") as f:
                 json.dump(
                     {
-                        "cpu_ns": (last_cpu - self.first_cpu) if self.first_cpu is not None else 0,
+                        "cpu_ns": (last_cpu - self.cpu_from) if self.cpu_from is not None else 0,
+                        "cpu_messages": n - self.cpu_after if self.cpu_from is not None else 0,
                         "messages": n,
                         "expected": self.expected,
                         "seconds": (self.received[n - 1] - self.first_wall) / 1e9 if n > 1 and self.first_wall else 0.0,
@@ -142,10 +147,25 @@ class Recorder:
         os._exit(0)
 
 
-def producer_done(cfg: dict, index: int, first_cpu: int | None, count: int) -> None:
-    used = cpu_ns() - first_cpu if first_cpu is not None else 0
-    with open(Path(cfg["folder"], f"p{index}.json"), "w") as f:
-        json.dump({"cpu_ns": used, "messages": count}, f)
+class ProducerCpu:
+    """A producer's CPU time over the messages after the warm-up (connection set-up and first
+    allocations left out, as the latency tables leave out the first messages)."""
+
+    def __init__(self, cfg: dict, index: int) -> None:
+        self.out = Path(cfg["folder"], f"p{index}.json")
+        self.count = cfg["count"]
+        self.warmup = cfg["warmup"] if self.count > 2 * cfg["warmup"] else 0
+        self.cpu_from: int | None = None
+
+    def tick(self, i: int) -> None:
+        """Called before message `i` is sent."""
+        if i == self.warmup:
+            self.cpu_from = cpu_ns()
+
+    def done(self) -> None:
+        used = cpu_ns() - self.cpu_from if self.cpu_from is not None else 0
+        with open(self.out, "w") as f:
+            json.dump({"cpu_ns": used, "cpu_messages": self.count - self.warmup, "messages": self.count}, f)
 
 
 class RoundTrips:

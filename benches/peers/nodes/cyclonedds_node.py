@@ -81,13 +81,12 @@ def producer(cfg: dict, index: int) -> None:
     writer = ep.writer("bench_data")
     sample = Payload(data=[0] * cfg["size"])
     wait_matched(writer, cfg["consumers"])
-    first_cpu = None
-    for _ in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
-        if first_cpu is None:
-            first_cpu = common.cpu_ns()
+    cpu = common.ProducerCpu(cfg, index)
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+        cpu.tick(i)
         sample.data[0:8] = common.STAMP.pack(time.monotonic_ns())
         writer.write(sample)
-    common.producer_done(cfg, index, first_cpu, cfg["count"])
+    cpu.done()
     # Reliable: stay until every reader has acknowledged what we wrote.
     writer.wait_for_acks(duration(seconds=30))
 

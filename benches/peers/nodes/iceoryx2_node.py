@@ -127,10 +127,9 @@ def producer(cfg: dict, index: int) -> None:
     size = cfg["size"]
     payload = np.zeros(size, dtype=np.uint8)
     stamp = payload[:8].view("<i8")
-    first_cpu = None
-    for _ in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
-        if first_cpu is None:
-            first_cpu = common.cpu_ns()
+    cpu = common.ProducerCpu(cfg, index)
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+        cpu.tick(i)
         if cfg["loan"]:
             send(pub, notifier, size)
         else:
@@ -139,7 +138,7 @@ def producer(cfg: dict, index: int) -> None:
             ctypes.memmove(sample.payload_ptr, payload.ctypes.data, size)
             sample.assume_init().send()
             notifier.notify()
-    common.producer_done(cfg, index, first_cpu, cfg["count"])
+    cpu.done()
     # Delivered samples live in our segment: stay (a while) until every subscriber is done.
     deadline = time.monotonic() + 10 + cfg["size"] * cfg["count"] / 1e9
     while chan.data.dynamic_config.number_of_subscribers and time.monotonic() < deadline:

@@ -91,12 +91,11 @@ def producer(cfg: dict, index: int) -> None:
     s = session(cfg, [], [endpoint(f"c{c}") for c in range(cfg["consumers"])])
     sender = Sender(cfg, s, KEY)
     wait_tokens(s, "nerve-bench/ready", cfg["consumers"])
-    first_cpu = None
-    for _ in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
-        if first_cpu is None:
-            first_cpu = common.cpu_ns()
+    cpu = common.ProducerCpu(cfg, index)
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+        cpu.tick(i)
         sender.send(cfg["loan"])
-    common.producer_done(cfg, index, first_cpu, cfg["count"])
+    cpu.done()
     # Closing the session right away could cut off what is still queued for the consumers.
     deadline = time.monotonic() + 10 + cfg["size"] * cfg["count"] / 1e9
     while s.info.peers_zid() and time.monotonic() < deadline:

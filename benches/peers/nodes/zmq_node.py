@@ -67,10 +67,9 @@ def producer(cfg: dict, index: int) -> None:
     size, loan = cfg["size"], cfg["loan"]
     payload = np.zeros(size, dtype=np.uint8)
     stamp = payload[:8].view("<i8")
-    first_cpu = None
-    for _ in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
-        if first_cpu is None:
-            first_cpu = common.cpu_ns()
+    cpu = common.ProducerCpu(cfg, index)
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+        cpu.tick(i)
         if loan:
             buf = np.empty(size, dtype=np.uint8)  # zmq owns it until sent: no reuse
             buf[:8].view("<i8")[0] = time.monotonic_ns()
@@ -78,7 +77,7 @@ def producer(cfg: dict, index: int) -> None:
         else:
             stamp[0] = time.monotonic_ns()
             sock.send(payload, copy=True)
-    common.producer_done(cfg, index, first_cpu, cfg["count"])
+    cpu.done()
     sock.close()  # lingers until every message is out
     ctx.term()
 
