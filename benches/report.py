@@ -203,7 +203,7 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         "sending to the moment the consumer's code holds the data and has read the stamp back",
         "(for nerve: a numpy view of shared memory). Every node is its own process; waits block",
         "(no busy polling) except in the opt-in spin scenario. Percentiles in µs; the first",
-        f"{WARMUP} messages of each run are left out."
+        f"{WARMUP} messages of each run are left out (of latencies and of CPU times)."
         + (
             f" Every case ran {repeats} times, the implementations taking turns; a percentile is the "
             "median of the runs' own, `max` the worst message of all runs, and `n` counts the "
