@@ -154,6 +154,14 @@ impl EventStream {
         &self.clock
     }
 
+    /// Whether the last wait slept until an event came (rather than finding one at once, within
+    /// its poll, or timing out): the node may be one of several readers that event's message
+    /// woke together.
+    #[must_use]
+    pub fn slept(&self) -> bool {
+        self.spin.slept()
+    }
+
     /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.
     pub fn set_spin(&mut self, spin: Duration) {
         self.spin = Spin::fixed(spin);

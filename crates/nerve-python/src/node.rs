@@ -13,7 +13,7 @@ use crate::errors::to_py;
 use crate::outgoing::Outgoing;
 use crate::params;
 use crate::sample::{Pending, Sample};
-use crate::wait::{Waited, interruptible};
+use crate::wait::{Waited, WokenTogether, interruptible};
 
 /// A dataflow node.
 ///
@@ -25,6 +25,7 @@ pub(crate) struct Node {
     pub(crate) node: nerve_node::Node,
     events: Mutex<EventStream>,
     pa: PyArrow,
+    woken: WokenTogether,
 }
 
 #[pymethods]
@@ -40,7 +41,7 @@ impl Node {
                 None => nerve_node::Node::init_from_env(),
             })
             .map_err(|e| to_py(&e))?;
-        Ok(Self { node, events: Mutex::new(events), pa })
+        Ok(Self { node, events: Mutex::new(events), pa, woken: WokenTogether::default() })
     }
 
     /// The node's id.
@@ -54,10 +55,18 @@ impl Node {
     #[pyo3(signature = (timeout=None))]
     fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
         // Done now, with warm caches, so that a message at a familiar place finds its array
-        // ready when it wakes this node (see `prebuilt`).
+        // ready when it wakes this node (see `prebuilt`); but after the readers woken with this
+        // one had their turn.
+        self.woken.yield_first(py);
         self.pa.prepare(py)?;
         let event = interruptible(py, timeout, |chunk| {
-            Ok(match py.detach(|| self.lock_events().next_event(Some(chunk))) {
+            let next = py.detach(|| {
+                let mut events = self.lock_events();
+                let next = events.next_event(Some(chunk));
+                self.woken.set(events.slept());
+                next
+            });
+            Ok(match next {
                 Next::Event(e) => Waited::Got(e),
                 Next::End => Waited::Ended,
                 Next::Timeout => Waited::Nothing,

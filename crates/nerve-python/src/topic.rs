@@ -11,7 +11,7 @@ use crate::errors::topic_error;
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
 use crate::sample::{Pending, Sample};
-use crate::wait::{Waited, interruptible};
+use crate::wait::{Waited, WokenTogether, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
     s.parse().map_err(|e| topic_error(&e))
@@ -111,6 +111,7 @@ impl Publisher {
 pub(crate) struct Subscriber {
     inner: nerve_topic::Subscriber,
     pa: PyArrow,
+    woken: WokenTogether,
 }
 
 #[pymethods]
@@ -128,7 +129,7 @@ impl Subscriber {
         let options = SubscriberOptions { domain, scope: self::scope(scope)?, queue_size, keep_latest };
         let pa = PyArrow::import(py)?;
         let inner = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
-        Ok(Self { inner, pa })
+        Ok(Self { inner, pa, woken: WokenTogether::default() })
     }
 
     /// The topic's name (without a leading ``/``).
@@ -153,9 +154,12 @@ impl Subscriber {
     /// next message; ``None`` on timeout.
     #[pyo3(signature = (timeout=None))]
     fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        // As `Node.next`: readers woken with this one first, then the imports ahead.
+        self.woken.yield_first(py);
         self.pa.prepare(py)?;
         let message = interruptible(py, timeout, |chunk| {
             let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
+            self.woken.set(self.inner.slept());
             Ok(got.map_or(Waited::Nothing, Waited::Got))
         })?;
         message.map(|m| self.message(py, m)).transpose()

@@ -25,11 +25,15 @@ pub const SPIN_ENV: &str = "NERVE_SPIN_US";
 /// CPU per message, taken (on a machine with few cores) from the other readers of the same
 /// message. So by default the poll is used only while the previous wait ended within it; a
 /// poll the user asks for ([`SPIN_ENV`], [`Spin::fixed`]) always applies.
+///
+/// It also remembers whether the last wait slept until what it waited for arrived
+/// ([`Spin::slept`]): such a reader may be one of several woken by the same message.
 #[derive(Debug)]
 pub struct Spin {
     limit: Duration,
     always: bool,
     last_was_short: AtomicBool,
+    slept: AtomicBool,
 }
 
 impl Spin {
@@ -38,14 +42,24 @@ impl Spin {
     pub fn from_env() -> Self {
         match std::env::var(SPIN_ENV).ok().and_then(|v| v.parse::<u64>().ok()) {
             Some(us) => Self::fixed(Duration::from_micros(us)),
-            None => Self { limit: DEFAULT_SPIN, always: false, last_was_short: AtomicBool::new(true) },
+            None => Self::adaptive(),
+        }
+    }
+
+    /// [`DEFAULT_SPIN`], while the previous wait ended within it.
+    fn adaptive() -> Self {
+        Self {
+            limit: DEFAULT_SPIN,
+            always: false,
+            last_was_short: AtomicBool::new(true),
+            slept: AtomicBool::new(false),
         }
     }
 
     /// A poll of `limit` before every sleep.
     #[must_use]
     pub fn fixed(limit: Duration) -> Self {
-        Self { limit, always: true, last_was_short: AtomicBool::new(true) }
+        Self { limit, always: true, last_was_short: AtomicBool::new(true), slept: AtomicBool::new(false) }
     }
 
     /// The poll the next wait gets.
@@ -61,13 +75,21 @@ impl Spin {
         deadline: Option<Instant>,
         ready: impl FnMut() -> Option<T>,
     ) -> Option<T> {
-        if self.always {
-            return doorbell.wait_until(deadline, self.limit, ready);
-        }
         let started = Instant::now();
         let got = doorbell.wait_until(deadline, self.next(), ready);
-        self.last_was_short.store(got.is_some() && started.elapsed() <= self.limit, Ordering::Relaxed);
+        // Past the poll, the waiter was asleep on the doorbell when what it waited for came.
+        let short = started.elapsed() <= self.limit;
+        self.slept.store(got.is_some() && !short, Ordering::Relaxed);
+        if !self.always {
+            self.last_was_short.store(got.is_some() && short, Ordering::Relaxed);
+        }
         got
+    }
+
+    /// Whether the last wait slept until what it waited for arrived.
+    #[must_use]
+    pub fn slept(&self) -> bool {
+        self.slept.load(Ordering::Relaxed)
     }
 }
 
@@ -178,7 +200,7 @@ mod tests {
     #[test]
     fn the_default_poll_stops_after_a_long_wait_and_resumes_after_a_short_one() {
         let bell = Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) };
-        let spin = Spin { limit: DEFAULT_SPIN, always: false, last_was_short: AtomicBool::new(true) };
+        let spin = Spin::adaptive();
         assert_eq!(spin.next(), DEFAULT_SPIN);
         let got: Option<()> = spin.wait(&bell, Some(Instant::now() + Duration::from_millis(5)), || None);
         assert!(got.is_none());
@@ -188,5 +210,25 @@ mod tests {
         let fixed = Spin::fixed(Duration::from_micros(50));
         let _: Option<()> = fixed.wait(&bell, Some(Instant::now() + Duration::from_millis(1)), || None);
         assert_eq!(fixed.next(), Duration::from_micros(50), "a poll the user asked for always applies");
+    }
+
+    #[test]
+    fn a_wait_that_slept_until_a_ring_is_told_apart_from_one_that_found_work() {
+        let bell = Arc::new(Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) });
+        let flag = Arc::new(AtomicBool::new(false));
+        let spin = Spin::adaptive();
+        assert_eq!(spin.wait(&bell, None, || Some(())), Some(()));
+        assert!(!spin.slept(), "work was there: no sleep");
+        let (b, f) = (bell.clone(), flag.clone());
+        let ringer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            f.store(true, Ordering::SeqCst);
+            b.ring();
+        });
+        assert_eq!(spin.wait(&bell, None, || flag.load(Ordering::SeqCst).then_some(())), Some(()));
+        ringer.join().expect("ringer thread");
+        assert!(spin.slept(), "woken by the ring after 20 ms");
+        let _: Option<()> = spin.wait(&bell, Some(Instant::now() + Duration::from_millis(5)), || None);
+        assert!(!spin.slept(), "a wait that timed out was not woken by anything");
     }
 }

@@ -379,6 +379,13 @@ impl Subscriber {
         }
     }
 
+    /// Whether the last wait slept until a message came (rather than finding one at once,
+    /// within its poll, or timing out): the reader may be one of several that message woke.
+    #[must_use]
+    pub fn slept(&self) -> bool {
+        self.spin.slept()
+    }
+
     /// The next message if one is waiting.
     ///
     /// # Errors
