@@ -154,12 +154,12 @@ impl EventStream {
         &self.clock
     }
 
-    /// Whether the last wait slept until an event came (rather than finding one at once, within
-    /// its poll, or timing out): the node may be one of several readers that event's message
-    /// woke together.
+    /// Whether the event last returned came after a sleep (rather than being there at once,
+    /// coming within the poll, or after a timeout); asked once per event: the node may be one of
+    /// several readers that event's message woke together.
     #[must_use]
-    pub fn slept(&self) -> bool {
-        self.spin.slept()
+    pub fn take_slept(&self) -> bool {
+        self.spin.take_slept()
     }
 
     /// Busy-polls this long before sleeping: lower wake-up latency for a core's worth of CPU.

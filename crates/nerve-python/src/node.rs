@@ -63,7 +63,7 @@ impl Node {
             let next = py.detach(|| {
                 let mut events = self.lock_events();
                 let next = events.next_event(Some(chunk));
-                self.woken.set(events.slept());
+                self.woken.set(events.take_slept());
                 next
             });
             Ok(match next {

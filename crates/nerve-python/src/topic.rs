@@ -159,7 +159,7 @@ impl Subscriber {
         self.pa.prepare(py)?;
         let message = interruptible(py, timeout, |chunk| {
             let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
-            self.woken.set(self.inner.slept());
+            self.woken.set(self.inner.take_slept());
             Ok(got.map_or(Waited::Nothing, Waited::Got))
         })?;
         message.map(|m| self.message(py, m)).transpose()

@@ -59,7 +59,7 @@ pub(crate) fn interruptible<T>(
 pub(crate) struct WokenTogether(AtomicBool);
 
 impl WokenTogether {
-    /// Records whether the wait that just ended slept (`EventStream::slept`).
+    /// Records whether the wait that just ended slept (`EventStream::take_slept`).
     pub(crate) fn set(&self, slept: bool) {
         self.0.store(slept, Ordering::Relaxed);
     }

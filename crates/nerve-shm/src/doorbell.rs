@@ -26,8 +26,8 @@ pub const SPIN_ENV: &str = "NERVE_SPIN_US";
 /// message. So by default the poll is used only while the previous wait ended within it; a
 /// poll the user asks for ([`SPIN_ENV`], [`Spin::fixed`]) always applies.
 ///
-/// It also remembers whether the last wait slept until what it waited for arrived
-/// ([`Spin::slept`]): such a reader may be one of several woken by the same message.
+/// It also remembers whether a wait slept until what it waited for arrived
+/// ([`Spin::take_slept`]): such a reader may be one of several woken by the same message.
 #[derive(Debug)]
 pub struct Spin {
     limit: Duration,
@@ -86,10 +86,11 @@ impl Spin {
         got
     }
 
-    /// Whether the last wait slept until what it waited for arrived.
+    /// Whether the last wait slept until what it waited for arrived, if not asked since: a
+    /// caller that found its work without waiting gets `false`, not an older wait's answer.
     #[must_use]
-    pub fn slept(&self) -> bool {
-        self.slept.load(Ordering::Relaxed)
+    pub fn take_slept(&self) -> bool {
+        self.slept.swap(false, Ordering::Relaxed)
     }
 }
 
@@ -218,7 +219,7 @@ mod tests {
         let flag = Arc::new(AtomicBool::new(false));
         let spin = Spin::adaptive();
         assert_eq!(spin.wait(&bell, None, || Some(())), Some(()));
-        assert!(!spin.slept(), "work was there: no sleep");
+        assert!(!spin.take_slept(), "work was there: no sleep");
         let (b, f) = (bell.clone(), flag.clone());
         let ringer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
@@ -227,8 +228,9 @@ mod tests {
         });
         assert_eq!(spin.wait(&bell, None, || flag.load(Ordering::SeqCst).then_some(())), Some(()));
         ringer.join().expect("ringer thread");
-        assert!(spin.slept(), "woken by the ring after 20 ms");
+        assert!(spin.take_slept(), "woken by the ring after 20 ms");
+        assert!(!spin.take_slept(), "told once: the next message may come without a wait");
         let _: Option<()> = spin.wait(&bell, Some(Instant::now() + Duration::from_millis(5)), || None);
-        assert!(!spin.slept(), "a wait that timed out was not woken by anything");
+        assert!(!spin.take_slept(), "a wait that timed out was not woken by anything");
     }
 }

@@ -379,11 +379,12 @@ impl Subscriber {
         }
     }
 
-    /// Whether the last wait slept until a message came (rather than finding one at once,
-    /// within its poll, or timing out): the reader may be one of several that message woke.
+    /// Whether the message last returned came after a sleep (rather than being there at once,
+    /// coming within the poll, or after a timeout); asked once per message: the reader may be
+    /// one of several that message woke.
     #[must_use]
-    pub fn slept(&self) -> bool {
-        self.spin.slept()
+    pub fn take_slept(&self) -> bool {
+        self.spin.take_slept()
     }
 
     /// The next message if one is waiting.
