@@ -23,15 +23,18 @@ def supports(case: Case) -> bool:
 
 
 def _consume(efd: int, shm: mmap.mmap, count: int, out: Path) -> None:
-    """A reader: waits on its eventfd (or polls it, spinning), reads the stamp, takes the time."""
+    """A reader: waits on its eventfd (or polls it, spinning), reads the stamp, takes the time.
+
+    A read returns every signal since the last one: a reader held off the CPU for a whole
+    period wakes once for two stamps, and only the newer is still in memory (it is the one
+    measured; the older is lost, as with a keep-latest queue)."""
     lines = []
-    for _ in range(count):
-        while True:
-            try:
-                os.eventfd_read(efd)
-                break
-            except BlockingIOError:  # spin mode: poll
-                continue
+    signals = 0
+    while signals < count:
+        try:
+            signals += os.eventfd_read(efd)
+        except BlockingIOError:  # spin mode: poll
+            continue
         sent = struct.unpack_from("<q", shm, 0)[0]
         lines.append(f"{sent} {time.monotonic_ns()}\n")
     out.write_text("".join(lines))
