@@ -36,21 +36,29 @@ impl Outgoing {
         }
         let is_array = pa.is_array(py, data)?;
         if !is_array {
-            let contiguous;
-            let mut source = data;
-            if is_ndarray(data) {
-                contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
-                source = &contiguous;
+            if let Some(primitive) = Self::primitive(data) {
+                return Ok(primitive);
             }
-            if let Some(buffer) = RawBuffer::get(source)
-                && let Some(data_type) = buffer.arrow_type()
-            {
-                let items = buffer.bytes().len() / buffer.itemsize().max(1);
-                return Ok(Self::Primitive { data_type, items, buffer });
+            // A strided numpy array (a slice with a step, a transposed image…) is made
+            // contiguous first; a contiguous one was taken as it is above, without a call into
+            // numpy on the send path.
+            if is_ndarray(data) {
+                let contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
+                if let Some(primitive) = Self::primitive(&contiguous) {
+                    return Ok(primitive);
+                }
             }
         }
         let array = if is_array { data.clone() } else { pa.convert(py, data)? };
         Ok(Self::Array(PyArrow::from_py(&array)?))
+    }
+
+    /// `obj`'s C-contiguous buffer of numbers with an Arrow type, if it exports one.
+    fn primitive(obj: &Bound<'_, PyAny>) -> Option<Self> {
+        let buffer = RawBuffer::get(obj)?;
+        let data_type = buffer.arrow_type()?;
+        let items = buffer.bytes().len() / buffer.itemsize().max(1);
+        Some(Self::Primitive { data_type, items, buffer })
     }
 }
 
