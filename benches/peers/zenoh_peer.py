@@ -33,7 +33,7 @@ def _run_shm(case: Case, workdir: Path) -> Samples:
 # The shared-memory variant: an implementation of its own (NAME, supports, run), like a module.
 SHARED_MEMORY = types.SimpleNamespace(
     NAME="zenoh (shm)",
-    supports=lambda case: case.lang == "python",
+    supports=lambda case: case.lang == "python" and not case.realtime,
     run=_run_shm,
     __name__="benches.peers.zenoh_peer.SHARED_MEMORY",
 )
