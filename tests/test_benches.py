@@ -1,11 +1,16 @@
 """The benchmark suite runs end to end (a short version; timings are not asserted here)."""
 
 import json
+import mmap
+import os
+import struct
 import subprocess
 import sys
+import threading
 
 from conftest import REPO
 
+from benches.impl_floor import _consume
 from benches.model import WARMUP
 
 
@@ -79,3 +84,20 @@ def test_repeated_runs_are_reported_as_medians_with_the_worst_max(tmp_path):
     assert cells[2:5] == ["300", "200.0", "200.0"], line  # n of all runs; median p50, p90
     assert cells[7] == "3,000", line  # max: the worst of all runs, not a median
     assert "3 runs, p50 100.0 to 300.0" in cells[8], line
+
+
+def test_floor_reader_woken_once_for_two_stamps_does_not_wait_for_a_third(tmp_path):
+    """A producer that catches up signals twice before its reader runs: one eventfd read takes
+    both signals, and the reader must count them (it used to wait forever for one more)."""
+    efd = os.eventfd(0)
+    shm = mmap.mmap(-1, mmap.PAGESIZE)
+    struct.pack_into("<q", shm, 0, 42)
+    os.eventfd_write(efd, 1)
+    os.eventfd_write(efd, 1)
+    out = tmp_path / "c0.txt"
+    reader = threading.Thread(target=_consume, args=(efd, shm, 2, out), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "the reader still waits for a signal that will never come"
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 and lines[0].split()[0] == "42", lines
