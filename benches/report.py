@@ -38,6 +38,18 @@ def spread_us(s: Samples) -> np.ndarray:
     return np.asarray(gaps[WARMUP:], dtype=np.float64) / 1000.0
 
 
+def slowest_reader_p50_us(s: Samples) -> float | None:
+    """The highest of the subscribers' own p50s (each after its first messages): a fan-out
+    target holds for every subscriber, not for all of them pooled."""
+    lat, reader = s.latencies_us(), np.asarray(s.consumer)
+    p50s = [
+        float(np.percentile(mine[WARMUP:], 50))
+        for i in range(s.case.consumers)
+        if len(mine := lat[reader == i]) > WARMUP
+    ]
+    return max(p50s, default=None)
+
+
 def fmt(x: float | None) -> str:
     if x is None:
         return "-"
@@ -116,6 +128,10 @@ def notes(runs: list[Samples]) -> list[str]:
             sp50 = median_of([float(np.percentile(sp, 50)) for sp in spreads])
             sp99 = median_of([float(np.percentile(sp, 99)) for sp in spreads])
             extra.append(f"spread p50 {fmt(sp50)} µs, p99 {fmt(sp99)} µs")
+    if c.scenario == "fan-out" and c.consumers > 1:
+        slowest = median_of([us for s in ok if (us := slowest_reader_p50_us(s)) is not None])
+        if slowest is not None:
+            extra.append(f"slowest reader p50 {fmt(slowest)} µs")
     if c.scenario == "cpu":
         producer = median_of([us for s in ok if (us := s.producer_cpu_us_per_message()) is not None])
         consumer = median_of([us for s in ok if (us := s.consumer_cpu_us_per_message()) is not None])

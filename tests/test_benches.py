@@ -49,7 +49,7 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     text = report.read_text()
     assert "| nerve | 8 B @ 50 Hz |" in text and "| floor (eventfd + shm) | 1 MiB @ 50 Hz |" in text
     floor_fan_out = next(x for x in text.splitlines() if x.startswith("| floor (eventfd + shm) | 8 B @ 50 Hz, 1→8 |"))
-    assert "spread p50" in floor_fan_out, floor_fan_out
+    assert "spread p50" in floor_fan_out and "slowest reader p50" in floor_fan_out, floor_fan_out
     assert "producer " in next(x for x in text.splitlines() if x.startswith("| nerve | 32 MiB @ 50 Hz, loan |"))
     for transport in ("process", "host", "network"):
         assert f"| nerve topics ({transport}) | 4 MiB @ 50 Hz |" in text
