@@ -77,6 +77,84 @@ def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
     assert "KeyError:" in error and "no output `nope`" in error and "declared outputs: out" in error
 
 
+NUMBER_SEQUENCES_SENDER = """
+import enum
+import json
+import numpy as np
+import pyarrow as pa
+from nerve import Node
+
+class Gear(enum.IntEnum):
+    LOW = 1
+
+node = Node()
+values = [
+    [1, 2, -(2**63)], [0.5, -0.0, float("nan")], [1, 0.5], [0.5, 2**53], (3, 4), (0.25,),
+    [np.float64(2.5), 1], [True, False], [1, None], [np.float32(1.5)], [Gear.LOW], [2**63], [0.5, 2**53 + 1], [1, "a"],
+]
+for v in values:
+    try:
+        a = pa.array(v)
+        expected = [str(a.type), a.to_pylist()]
+    except Exception as e:
+        expected = [type(e).__name__]
+    try:
+        node.send_output("out", v)
+    except Exception as e:
+        print(json.dumps(["refused", expected, [type(e).__name__]]), flush=True)
+    else:
+        print(json.dumps(["sent", expected]), flush=True)
+"""
+
+NUMBER_SEQUENCES_RECEIVER = """
+import json
+from nerve import Node
+node = Node()
+for event in node:
+    if event["type"] == "INPUT":
+        print(json.dumps([str(event["value"].type), event["value"].to_pylist()]), flush=True)
+"""
+
+
+def test_lists_and_tuples_of_numbers_arrive_as_pyarrow_would_make_them(dataflows):
+    # Short lists of numbers are built into arrays by nerve, not pyarrow: the result must be
+    # what pyarrow.array gives, and what pyarrow refuses must still be refused.
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sender
+            path: sender.py
+            outputs: [out]
+          - id: receiver
+            path: receiver.py
+            inputs: {out: sender/out}
+        """,
+        {"sender.py": NUMBER_SEQUENCES_SENDER, "receiver.py": NUMBER_SEQUENCES_RECEIVER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    sent = [json.loads(line) for line in run.node_lines("sender")]
+    got = [json.loads(line.replace("NaN", '"nan"')) for line in run.node_lines("receiver")]
+    expected = [json.loads(json.dumps(s[1]).replace("NaN", '"nan"')) for s in sent if s[0] == "sent"]
+    assert got == expected
+    assert got[:7] == [
+        ["int64", [1, 2, -(2**63)]],
+        ["double", [0.5, -0.0, "nan"]],
+        ["double", [1.0, 0.5]],
+        ["double", [0.5, float(2**53)]],
+        ["int64", [3, 4]],
+        ["double", [0.25]],
+        ["double", [2.5, 1.0]],
+    ]
+    refused = [s for s in sent if s[0] == "refused"]
+    assert refused == [
+        ["refused", ["OverflowError"], ["OverflowError"]],
+        ["refused", ["ArrowInvalid"], ["ArrowInvalid"]],
+        ["refused", ["ArrowInvalid"], ["ArrowInvalid"]],
+    ], refused
+    assert len(got) == 11
+
+
 def test_queue_size_one_always_hands_over_the_newest(dataflows):
     path = dataflows.write(
         """

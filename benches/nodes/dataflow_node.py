@@ -1,10 +1,13 @@
 """Benchmark node for dataflow middlewares with the dora node API (nerve, and dora-rs itself).
 
-    dataflow_node.py producer SIZE COUNT RATE_HZ LOAN OUT WARMUP
+    dataflow_node.py producer SIZE COUNT RATE_HZ HOW OUT WARMUP
     dataflow_node.py consumer OUT WARMUP
     dataflow_node.py echo
     dataflow_node.py ping SIZE COUNT RATE_HZ OUT
 
+HOW is how the producer sends: 1 (into a loaned block where the middleware lends one), 0 (a
+numpy array, copied), or, for 8-byte stamps only, ``list`` (a Python list of one int) or
+``pyarrow`` (``pyarrow.array`` of that list, as dora nodes send).
 BENCH_MIDDLEWARE=dora imports ``dora`` instead of ``nerve``: the node is otherwise the same.
 CPU time counts only the messages after the first WARMUP (set-up and first allocations are
 left out, as the latency tables leave out the first messages).
@@ -17,10 +20,10 @@ import sys
 import time
 
 import numpy as np
+import pyarrow as pa
 
 DORA = os.environ.get("BENCH_MIDDLEWARE") == "dora"
 if DORA:
-    import pyarrow as pa
     from dora import Node
 else:
     from nerve import Node
@@ -53,11 +56,21 @@ def paced(count: int, rate_hz: float):
         yield i
 
 
-def sender(node, size: int, loan: bool):
+def sender(node, size: int, how: str):
     """A function that sends one message of `size` bytes stamped with the time and returns the
     stamp: written into a loaned block where the middleware lends one (nerve), else into a numpy
-    array that `send_output` copies."""
-    if loan and hasattr(node, "send_output_raw"):
+    array that `send_output` copies; or the stamp alone in a list (see HOW above)."""
+    if how in ("list", "pyarrow"):
+        if size != 8:
+            raise SystemExit(f"HOW={how} sends one 8-byte stamp, not {size} bytes")
+
+        def send_list() -> int:
+            t = time.monotonic_ns()
+            node.send_output("data", [t] if how == "list" else pa.array([t], type=pa.int64()))
+            return t
+
+        return send_list
+    if how == "1" and hasattr(node, "send_output_raw"):
 
         def send_loaned() -> int:
             with node.send_output_raw("data", size) as sample:
@@ -78,9 +91,9 @@ def sender(node, size: int, loan: bool):
     return send_copied
 
 
-def producer(size: int, count: int, rate_hz: float, loan: bool, out: str, warmup: int) -> None:
+def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int) -> None:
     node = Node()
-    send = sender(node, size, loan)
+    send = sender(node, size, how)
     warmup = warmup if count > 2 * warmup else 0
     cpu_from = None
     for i in paced(count, rate_hz):
@@ -143,7 +156,7 @@ def ping(size: int, count: int, rate_hz: float, out: str) -> None:
     node = Node()
     # Loaned where the middleware lends blocks, as the peers' pings do: the one copy of a round
     # trip is the echo's.
-    send = sender(node, size, loan=True)
+    send = sender(node, size, "1")
     rtts = []
     for _ in paced(count, rate_hz):
         t0 = send()
@@ -160,7 +173,7 @@ def ping(size: int, count: int, rate_hz: float, out: str) -> None:
 def main() -> None:
     role, args = sys.argv[1], sys.argv[2:]
     if role == "producer":
-        producer(int(args[0]), int(args[1]), float(args[2]), args[3] == "1", args[4], int(args[5]))
+        producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]))
     elif role == "consumer":
         consumer(args[0], int(args[1]))
     elif role == "echo":

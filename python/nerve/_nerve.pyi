@@ -60,7 +60,7 @@ class Event(TypedDict):
     metadata: NotRequired[dict[str, Any]]
     error: NotRequired[str]
 
-SendData = bytes | bytearray | memoryview | np.ndarray | pa.Array | list[Any]
+SendData = bytes | bytearray | memoryview | np.ndarray | pa.Array | list[Any] | tuple[Any, ...]
 
 @final
 class Sample:

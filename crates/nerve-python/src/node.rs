@@ -111,9 +111,11 @@ impl Node {
 
     /// Sends ``data`` on output ``output_id``.
     ///
-    /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…) or any
-    /// ``pyarrow`` array; other sequences go through ``pyarrow.array``. The bytes are copied
-    /// once, into shared memory; readers see them without a copy.
+    /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…), any
+    /// ``pyarrow`` array, or a list or tuple of ints and floats (made into the array
+    /// ``pyarrow.array`` would make, without calling it); other sequences go through
+    /// ``pyarrow.array``. The bytes are copied once, into shared memory; readers see them
+    /// without a copy.
     #[pyo3(signature = (output_id, data, metadata=None))]
     fn send_output(
         &self,

@@ -1,13 +1,15 @@
 //! What a Python object to send is, and the cheapest way to put it in shared memory: shared
 //! by dataflow outputs and topic publishers.
 
-use arrow_array::ArrayRef;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int64Array};
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
 
 use crate::arrow::PyArrow;
 
@@ -24,8 +26,8 @@ pub(crate) enum Outgoing {
         /// The exported buffer.
         buffer: RawBuffer,
     },
-    /// Anything else, as an Arrow array (pyarrow arrays as they are, other objects through
-    /// ``pyarrow.array``).
+    /// Anything else, as an Arrow array (pyarrow arrays as they are, lists and tuples of
+    /// numbers built here, other objects through ``pyarrow.array``).
     Array(ArrayRef),
 }
 
@@ -33,6 +35,9 @@ impl Outgoing {
     pub(crate) fn classify(py: Python<'_>, pa: &PyArrow, data: &Bound<'_, PyAny>) -> PyResult<Self> {
         if let Ok(b) = data.cast::<PyBytes>() {
             return Ok(Self::Bytes(b.clone().unbind()));
+        }
+        if let Some(numbers) = numbers(data) {
+            return Ok(Self::Array(numbers));
         }
         let is_array = pa.is_array(py, data)?;
         if !is_array {
@@ -77,6 +82,58 @@ impl Outgoing {
             .build()
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
     }
+}
+
+/// A list or tuple of Python `int`s and `float`s (`numpy.float64` too) as the array ``pyarrow.array`` would make of
+/// it (`Int64` when all are ints, `Float64` otherwise), built here: pyarrow's conversion of a
+/// short list costs tens of microseconds, on the latency path of every small message a robot
+/// sends this way (a command, a pose). `None` for anything else, and where pyarrow would raise
+/// or pick another type (bools, `None`s, ints beyond 64 bits, or beyond 2^53 beside a float),
+/// so that pyarrow decides, and reports, as before.
+fn numbers(obj: &Bound<'_, PyAny>) -> Option<ArrayRef> {
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return numbers_of(list.iter());
+    }
+    numbers_of(obj.cast_exact::<PyTuple>().ok()?.iter())
+}
+
+fn numbers_of<'py>(items: impl ExactSizeIterator<Item = Bound<'py, PyAny>>) -> Option<ArrayRef> {
+    if items.len() == 0 {
+        return None; // pyarrow gives an array of type null
+    }
+    let mut ints: Vec<i64> = Vec::with_capacity(items.len());
+    let mut floats: Option<Vec<f64>> = None;
+    for item in items {
+        // Float subclasses (numpy.float64) are floats to pyarrow too; int subclasses are not
+        // taken (bool is one).
+        if let Ok(f) = item.cast::<PyFloat>() {
+            let floats = match &mut floats {
+                Some(floats) => floats,
+                None => floats.insert(ints.iter().map(|&v| exact_float(v)).collect::<Option<_>>()?),
+            };
+            floats.push(f.value());
+        } else if item.is_exact_instance_of::<PyInt>() {
+            let v: i64 = item.extract().ok()?;
+            match &mut floats {
+                Some(floats) => floats.push(exact_float(v)?),
+                None => ints.push(v),
+            }
+        } else {
+            return None;
+        }
+    }
+    Some(match floats {
+        Some(floats) => Arc::new(Float64Array::from(floats)),
+        None => Arc::new(Int64Array::from(ints)),
+    })
+}
+
+/// `v` as a float, if a float holds it exactly (pyarrow's rule when ints and floats are mixed).
+fn exact_float(v: i64) -> Option<f64> {
+    const EXACT: i64 = 1 << f64::MANTISSA_DIGITS;
+    #[allow(clippy::cast_precision_loss)] // exact within ±2^53, the only values converted
+    let f = v as f64;
+    (-EXACT..=EXACT).contains(&v).then_some(f)
 }
 
 fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {

@@ -54,7 +54,8 @@ impl Publisher {
 
     /// Sends ``data``: subscribers of this process get this very object; subscribers of other
     /// processes get it in shared memory (``bytes``, numpy arrays and other buffers of numbers
-    /// are copied once; other objects go through ``pyarrow.array``). Nothing is converted or
+    /// are copied once; lists and tuples of ints and floats are made into an array without
+    /// pyarrow; other objects go through ``pyarrow.array``). Nothing is converted or
     /// copied while no other process subscribes.
     #[pyo3(signature = (data, metadata=None))]
     fn send(&self, py: Python<'_>, data: &Bound<'_, PyAny>, metadata: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
