@@ -155,6 +155,53 @@ def test_lists_and_tuples_of_numbers_arrive_as_pyarrow_would_make_them(dataflows
     assert len(got) == 11
 
 
+NOT_ARRAYS_SENDER = """
+import json
+from nerve import Node
+node = Node()
+for v in ("hello", {"a": 1}, 3.5, None, True, [1, [2]]):
+    try:
+        node.send_output("out", v)
+    except Exception as e:
+        print(json.dumps([type(e).__name__, str(e)]), flush=True)
+node.send_output("out", ["hello"])
+node.send_output("out", [{"a": 1}])
+"""
+
+
+def test_send_output_refuses_what_is_not_an_array_and_names_the_output(dataflows):
+    # pyarrow.array would make a str's characters or a dict's keys into an array: refused, as
+    # a single number is, with what to send instead; nothing of a refused message arrives.
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sender
+            path: sender.py
+            outputs: [out]
+          - id: receiver
+            path: receiver.py
+            inputs: {out: sender/out}
+        """,
+        {"sender.py": NOT_ARRAYS_SENDER, "receiver.py": NUMBER_SEQUENCES_RECEIVER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    refused = [json.loads(line) for line in run.node_lines("sender")]
+    assert refused == [
+        [
+            "TypeError",
+            "output `out`: a str is not sent as its characters: send [text] (a string array of one) or text.encode()",
+        ],
+        ["TypeError", "output `out`: a dict is not sent as its keys: send [mapping] (a struct array of one row)"],
+        ["TypeError", "output `out`: a single float is not an array: send [value]"],
+        ["TypeError", "output `out`: None is not an array: send [value]"],
+        ["TypeError", "output `out`: a single bool is not an array: send [value]"],
+        ["ArrowInvalid", "output `out`: cannot mix list and non-list, non-null values"],
+    ]
+    got = [json.loads(line) for line in run.node_lines("receiver")]
+    assert got == [["string", ["hello"]], ["struct<a: int64>", [{"a": 1}]]]
+
+
 def test_queue_size_one_always_hands_over_the_newest(dataflows):
     path = dataflows.write(
         """

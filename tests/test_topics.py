@@ -174,6 +174,25 @@ def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> N
     assert local.recv(1)["value"].to_pylist() == list(b"hello")
 
 
+def test_what_cannot_reach_other_processes_reaches_nobody(tmp_path: Path) -> None:
+    topic = unique_topic("refused")
+    local = nerve.Subscriber(topic)
+    script = tmp_path / "reader.py"
+    script.write_text(
+        "import sys, nerve\ns = nerve.Subscriber(sys.argv[1])\nm = s.recv(30)\nprint(m['value'].to_pylist())\n"
+    )
+    reader = subprocess.Popen([sys.executable, str(script), topic], stdout=subprocess.PIPE, text=True)
+    pub = nerve.Publisher(topic)
+    wait_for(lambda: pub.subscriber_count == 2, what="the reader process to link")
+    with pytest.raises(TypeError, match=f"^topic `{topic}`: a str is not sent as its characters"):
+        pub.send("hello")
+    # Refused whole: this process's subscriber did not get it either.
+    assert local.recv(0) is None
+    pub.send(["hello"])
+    assert reader.communicate(timeout=30)[0].strip() == "['hello']"
+    assert local.recv(1)["value"] == ["hello"]
+
+
 def test_serial_callbacks_run_one_at_a_time_in_order() -> None:
     topic = unique_topic("serial")
     calls: list[int] = []

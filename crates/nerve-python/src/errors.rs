@@ -57,3 +57,17 @@ pub(crate) fn topic_error(e: &TopicError) -> PyErr {
         }
     }
 }
+
+/// `e` with `place` (where it happened: "output `image`") in front of its message, of the same
+/// Python type, and `e` as its cause; `e` itself if its type cannot be made from a message.
+pub(crate) fn at(py: Python<'_>, e: PyErr, place: &str) -> PyErr {
+    let message = format!("{place}: {}", e.value(py));
+    match e.get_type(py).call1((message,)) {
+        Ok(value) => {
+            let placed = PyErr::from_value(value);
+            placed.set_cause(py, Some(e));
+            placed
+        }
+        Err(_) => e,
+    }
+}

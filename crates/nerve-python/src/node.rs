@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::arrow::PyArrow;
 use crate::convert;
-use crate::errors::to_py;
+use crate::errors::{at, to_py};
 use crate::outgoing::Outgoing;
 use crate::params;
 use crate::sample::{Pending, Sample};
@@ -114,8 +114,8 @@ impl Node {
     /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…), any
     /// ``pyarrow`` array, or a list or tuple of ints and floats (made into the array
     /// ``pyarrow.array`` would make, without calling it); other sequences go through
-    /// ``pyarrow.array``. The bytes are copied once, into shared memory; readers see them
-    /// without a copy.
+    /// ``pyarrow.array``. A bare ``str``, ``dict``, number or ``None`` raises ``TypeError``.
+    /// The bytes are copied once, into shared memory; readers see them without a copy.
     #[pyo3(signature = (output_id, data, metadata=None))]
     fn send_output(
         &self,
@@ -125,7 +125,9 @@ impl Node {
         metadata: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let params = params(metadata)?;
-        let result = match Outgoing::classify(py, &self.pa, data)? {
+        let outgoing =
+            Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
+        let result = match outgoing {
             Outgoing::Bytes(b) => {
                 let bytes = b.bind(py).as_bytes();
                 py.detach(|| self.node.send_output_bytes(output_id, &params, bytes))

@@ -7,9 +7,10 @@ use arrow_array::{ArrayRef, Float64Array, Int64Array};
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
+use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::arrow::PyArrow;
 
@@ -53,6 +54,9 @@ impl Outgoing {
                     return Ok(primitive);
                 }
             }
+        }
+        if !is_array && let Some(why) = not_an_array(data) {
+            return Err(PyTypeError::new_err(why));
         }
         let array = if is_array { data.clone() } else { pa.convert(py, data)? };
         Ok(Self::Array(PyArrow::from_py(&array)?))
@@ -126,6 +130,28 @@ fn numbers_of<'py>(items: impl ExactSizeIterator<Item = Bound<'py, PyAny>>) -> O
         Some(floats) => Arc::new(Float64Array::from(floats)),
         None => Arc::new(Int64Array::from(ints)),
     })
+}
+
+/// Why `obj` is refused rather than handed to ``pyarrow.array``, which would make an array of a
+/// str's characters or of a dict's keys (silently not what was meant), or fail on a single
+/// number with "object is not iterable".
+fn not_an_array(obj: &Bound<'_, PyAny>) -> Option<String> {
+    if obj.is_instance_of::<PyString>() {
+        return Some(
+            "a str is not sent as its characters: send [text] (a string array of one) or text.encode()".into(),
+        );
+    }
+    if obj.is_instance_of::<PyDict>() {
+        return Some("a dict is not sent as its keys: send [mapping] (a struct array of one row)".into());
+    }
+    if obj.is_none() {
+        return Some("None is not an array: send [value]".into());
+    }
+    if obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>() {
+        let kind = obj.get_type().name().map_or_else(|_| "value".to_owned(), |n| n.to_string());
+        return Some(format!("a single {kind} is not an array: send [value]"));
+    }
+    None
 }
 
 /// `v` as a float, if a float holds it exactly (pyarrow's rule when ints and floats are mixed).

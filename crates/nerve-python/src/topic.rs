@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrow::PyArrow;
-use crate::errors::topic_error;
+use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
 use crate::sample::{Pending, Sample};
@@ -60,13 +60,21 @@ impl Publisher {
     #[pyo3(signature = (data, metadata=None))]
     fn send(&self, py: Python<'_>, data: &Bound<'_, PyAny>, metadata: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
         let params = params(metadata)?;
+        // Made ready for other processes before anyone gets it: what cannot be sent to them is
+        // refused whole, not after this process's subscribers had it.
+        let outgoing = if self.inner.reaches_other_processes() {
+            let place = format!("topic `{}`", self.inner.topic());
+            Some(Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &place))?)
+        } else {
+            None
+        };
         let object: Arc<dyn std::any::Any + Send + Sync> = Arc::new(data.clone().unbind());
         self.inner.send_local(&Payload::Object(object), &params);
-        if !self.inner.reaches_other_processes() {
+        let Some(outgoing) = outgoing else {
             return Ok(());
-        }
+        };
         let p = &self.inner;
-        let loan = match Outgoing::classify(py, &self.pa, data)? {
+        let loan = match outgoing {
             Outgoing::Bytes(b) => {
                 let bytes = b.bind(py).as_bytes();
                 py.detach(|| {
