@@ -6,6 +6,7 @@
     python -m benches --peers              # the same cases on the peers, side by side
     python -m benches --peers iceoryx2,dora-rs   # on some of them
     python -m benches --repeat 5           # every case 5 times; tables quote the medians
+    python -m benches --messages 3000      # ten times the messages per case: steadier tails
 
 Raw samples go to benches/results/<time>/, the tables to docs/benchmarks.md and the plots to
 docs/img/. Don't compile anything while it runs: the machine has two cores.
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 
 from benches import impl_floor, impl_lan, impl_nerve, impl_topics
-from benches.model import Case, Samples
+from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +84,13 @@ def main() -> None:
         help="runs of every case, implementations taking turns; tables quote the median of the runs' "
         "percentiles (default: 3, 1 with --quick)",
     )
+    parser.add_argument(
+        "--messages",
+        type=int,
+        default=None,
+        help="messages per case at a fixed rate (default: 300, 60 with --quick); more for steadier "
+        "p99 and p99.9 (the unpaced and worst-case scenarios keep their own counts)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="folder for raw samples")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--render", type=Path, metavar="DIR", help="only rebuild the report from DIR's raw samples")
@@ -90,6 +98,8 @@ def main() -> None:
     repeat = args.repeat if args.repeat is not None else 1 if args.quick else 3
     if repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.messages is not None and args.messages <= 2 * WARMUP:
+        parser.error(f"--messages must be more than {2 * WARMUP} (the first {WARMUP} of each run are left out)")
     from benches.report import render
 
     if args.render:
@@ -104,11 +114,11 @@ def main() -> None:
     work = out / "work"
     out.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command + "\n")
-    if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick)):
+    if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
     for scenario in args.scenarios.split(","):
-        for case in cases(scenario, args.quick):
+        for case in cases(scenario, args.quick, args.messages):
             load = stress(case)
             try:
                 # Implementations take turns within each round, so a slow spell of the machine

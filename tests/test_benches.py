@@ -22,6 +22,8 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
             "-m",
             "benches",
             "--quick",
+            "--messages",
+            "70",
             "--scenarios",
             "latency-size,fan-out,round-trip,cpu,throughput,topics,lan",
             "--out",
@@ -41,6 +43,8 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
         data = json.loads(f.read_text())
         assert data["error"] is None, f"{f.name}: {data['error']}"
         assert data["rtt_ns"] or data["received_ns"], f"{f.name}: no samples"
+        if data["case"]["scenario"] == "latency-size":
+            assert data["case"]["count"] == 70, f.name  # --messages, not --quick's 60
         if data["case"]["scenario"] == "cpu":
             # CPU time covers the messages after the warm-up, on both ends.
             assert data["producer_cpu_messages"] == data["case"]["count"] - WARMUP, f.name

@@ -30,4 +30,5 @@ for event in node:
         )
 a = np.array(rows[10:]) / 1000
 for i, name in enumerate(STAGES):
-    print(f"{name:15s} p50 {np.percentile(a[:, i], 50):7.1f} us   p90 {np.percentile(a[:, i], 90):7.1f} us")
+    p50, p90, p99 = np.percentile(a[:, i], [50, 90, 99])
+    print(f"{name:15s} p50 {p50:7.1f}  p90 {p90:7.1f}  p99 {p99:7.1f} us")

@@ -88,12 +88,12 @@ impl Outgoing {
     }
 }
 
-/// A list or tuple of Python `int`s and `float`s (`numpy.float64` too) as the array ``pyarrow.array`` would make of
-/// it (`Int64` when all are ints, `Float64` otherwise), built here: pyarrow's conversion of a
-/// short list costs tens of microseconds, on the latency path of every small message a robot
-/// sends this way (a command, a pose). `None` for anything else, and where pyarrow would raise
-/// or pick another type (bools, `None`s, ints beyond 64 bits, or beyond 2^53 beside a float),
-/// so that pyarrow decides, and reports, as before.
+/// A list or tuple of Python `int`s and `float`s (`numpy.float64` too) as the array
+/// ``pyarrow.array`` would make of it (`Int64` when all are ints, `Float64` otherwise), built
+/// here: pyarrow's conversion of a short list costs tens of microseconds, on the latency path
+/// of every small message a robot sends this way (a command, a pose). `None` for anything
+/// else, and where pyarrow would raise or pick another type (bools, `None`s, ints beyond 64
+/// bits, or beyond 2^53 beside a float), so that pyarrow decides, and reports, as before.
 fn numbers(obj: &Bound<'_, PyAny>) -> Option<ArrayRef> {
     if let Ok(list) = obj.cast_exact::<PyList>() {
         return numbers_of(list.iter());
