@@ -262,21 +262,22 @@ impl Node {
     }
 
     fn event(&self, py: Python<'_>, e: Event) -> PyResult<Py<PyDict>> {
-        let d = PyDict::new(py);
-        let kind = intern!(py, "type");
-        match e {
+        // An input's dict is made by `input_event`; no other dict is made first on its way.
+        let (kind, id, error) = match e {
             Event::Input { id, metadata, data } => {
                 return input_event(py, &id, &metadata, self.pa.received(py, &data)?);
             }
-            Event::InputClosed { id } => {
-                d.set_item(kind, intern!(py, "INPUT_CLOSED"))?;
-                d.set_item(intern!(py, "id"), id)?;
-            }
-            Event::Stop => d.set_item(kind, intern!(py, "STOP"))?,
-            Event::Error(msg) => {
-                d.set_item(kind, intern!(py, "ERROR"))?;
-                d.set_item(intern!(py, "error"), msg)?;
-            }
+            Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(id), None),
+            Event::Stop => (intern!(py, "STOP"), None, None),
+            Event::Error(msg) => (intern!(py, "ERROR"), None, Some(msg)),
+        };
+        let d = PyDict::new(py);
+        d.set_item(intern!(py, "type"), kind)?;
+        if let Some(id) = id {
+            d.set_item(intern!(py, "id"), id)?;
+        }
+        if let Some(msg) = error {
+            d.set_item(intern!(py, "error"), msg)?;
         }
         Ok(d.unbind())
     }
