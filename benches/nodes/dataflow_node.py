@@ -92,6 +92,8 @@ def sender(node, size: int, how: str):
 
 
 def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int) -> None:
+    if how not in ("0", "1", "list", "pyarrow"):
+        raise SystemExit(f"HOW must be 0, 1, list or pyarrow, not {how!r}")
     node = Node()
     send = sender(node, size, how)
     warmup = warmup if count > 2 * warmup else 0
