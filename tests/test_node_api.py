@@ -44,7 +44,9 @@ for event in node:
 """
 
 
-def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
+def sender_to_receiver(dataflows, sender: str, receiver: str):
+    """Runs a dataflow of node script `sender` (output `out`) feeding `receiver` (input `out`)
+    to its end; the run, which must have succeeded."""
     path = dataflows.write(
         """
         nodes:
@@ -55,10 +57,15 @@ def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
             path: receiver.py
             inputs: {out: sender/out}
         """,
-        {"sender.py": ALL_TYPES_SENDER, "receiver.py": ALL_TYPES_RECEIVER},
+        {"sender.py": sender, "receiver.py": receiver},
     )
     run = dataflows.run(path)
     assert run.returncode == 0, run.output
+    return run
+
+
+def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
+    run = sender_to_receiver(dataflows, ALL_TYPES_SENDER, ALL_TYPES_RECEIVER)
     got = [json.loads(line) for line in run.node_lines("receiver")]
     assert got == [
         ["uint8", list(b"raw bytes"), {}],
@@ -119,20 +126,7 @@ for event in node:
 def test_lists_and_tuples_of_numbers_arrive_as_pyarrow_would_make_them(dataflows):
     # Short lists of numbers are built into arrays by nerve, not pyarrow: the result must be
     # what pyarrow.array gives, and what pyarrow refuses must still be refused.
-    path = dataflows.write(
-        """
-        nodes:
-          - id: sender
-            path: sender.py
-            outputs: [out]
-          - id: receiver
-            path: receiver.py
-            inputs: {out: sender/out}
-        """,
-        {"sender.py": NUMBER_SEQUENCES_SENDER, "receiver.py": NUMBER_SEQUENCES_RECEIVER},
-    )
-    run = dataflows.run(path)
-    assert run.returncode == 0, run.output
+    run = sender_to_receiver(dataflows, NUMBER_SEQUENCES_SENDER, NUMBER_SEQUENCES_RECEIVER)
     sent = [json.loads(line) for line in run.node_lines("sender")]
     got = [json.loads(line.replace("NaN", '"nan"')) for line in run.node_lines("receiver")]
     expected = [json.loads(json.dumps(s[1]).replace("NaN", '"nan"')) for s in sent if s[0] == "sent"]
@@ -172,20 +166,7 @@ node.send_output("out", [{"a": 1}])
 def test_send_output_refuses_what_is_not_an_array_and_names_the_output(dataflows):
     # pyarrow.array would make a str's characters or a dict's keys into an array: refused, as
     # a single number is, with what to send instead; nothing of a refused message arrives.
-    path = dataflows.write(
-        """
-        nodes:
-          - id: sender
-            path: sender.py
-            outputs: [out]
-          - id: receiver
-            path: receiver.py
-            inputs: {out: sender/out}
-        """,
-        {"sender.py": NOT_ARRAYS_SENDER, "receiver.py": NUMBER_SEQUENCES_RECEIVER},
-    )
-    run = dataflows.run(path)
-    assert run.returncode == 0, run.output
+    run = sender_to_receiver(dataflows, NOT_ARRAYS_SENDER, NUMBER_SEQUENCES_RECEIVER)
     refused = [json.loads(line) for line in run.node_lines("sender")]
     assert refused == [
         [

@@ -155,19 +155,21 @@ def test_a_subscriber_in_the_same_process_receives_the_very_object() -> None:
     assert sub.recv(0) is None, "recv(0) never blocks"
 
 
-def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> None:
-    topic = unique_topic("loan")
-    local = nerve.Subscriber(topic)
+def reader_process(tmp_path: Path, topic: str, shown: str) -> tuple[subprocess.Popen[str], nerve.Publisher]:
+    """A process that prints `shown` (an expression of its first message `m`) of `topic`, and a
+    publisher of this process once it reaches that process and one subscriber here."""
     script = tmp_path / "reader.py"
-    script.write_text(
-        "import sys, nerve\n"
-        "s = nerve.Subscriber(sys.argv[1])\n"
-        "m = s.recv(30)\n"
-        "print(bytes(m['value'].to_numpy(zero_copy_only=True)).decode())\n"
-    )
+    script.write_text(f"import sys, nerve\ns = nerve.Subscriber(sys.argv[1])\nm = s.recv(30)\nprint({shown})\n")
     reader = subprocess.Popen([sys.executable, str(script), topic], stdout=subprocess.PIPE, text=True)
     pub = nerve.Publisher(topic)
     wait_for(lambda: pub.subscriber_count == 2, what="the reader process to link")
+    return reader, pub
+
+
+def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> None:
+    topic = unique_topic("loan")
+    local = nerve.Subscriber(topic)
+    reader, pub = reader_process(tmp_path, topic, "bytes(m['value'].to_numpy(zero_copy_only=True)).decode()")
     with pub.loan(5) as sample:
         memoryview(sample)[:] = b"hello"
     assert reader.communicate(timeout=30)[0].strip() == "hello"
@@ -177,13 +179,7 @@ def test_loaned_messages_reach_other_processes_and_this_one(tmp_path: Path) -> N
 def test_what_cannot_reach_other_processes_reaches_nobody(tmp_path: Path) -> None:
     topic = unique_topic("refused")
     local = nerve.Subscriber(topic)
-    script = tmp_path / "reader.py"
-    script.write_text(
-        "import sys, nerve\ns = nerve.Subscriber(sys.argv[1])\nm = s.recv(30)\nprint(m['value'].to_pylist())\n"
-    )
-    reader = subprocess.Popen([sys.executable, str(script), topic], stdout=subprocess.PIPE, text=True)
-    pub = nerve.Publisher(topic)
-    wait_for(lambda: pub.subscriber_count == 2, what="the reader process to link")
+    reader, pub = reader_process(tmp_path, topic, "m['value'].to_pylist()")
     with pytest.raises(TypeError, match=f"^topic `{topic}`: a str is not sent as its characters"):
         pub.send("hello")
     # Refused whole: this process's subscriber did not get it either.
