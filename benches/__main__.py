@@ -15,6 +15,7 @@ docs/img/. Don't compile anything while it runs: the machine has two cores.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from benches import impl_floor, impl_lan, impl_nerve, impl_topics
+from benches import cpu_latency, impl_floor, impl_lan, impl_nerve, impl_topics
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
@@ -39,6 +40,12 @@ def stress(case: Case) -> subprocess.Popen[bytes] | None:
     if not exe:
         raise SystemExit("the worst-case scenario needs stress-ng: apt-get install stress-ng")
     return subprocess.Popen([exe, "--cpu", "0", "--cpu-method", "matrixprod", "--quiet"])
+
+
+def cpu_latency_held(case: Case, impl) -> contextlib.AbstractContextManager[None]:
+    """For a cpu-latency case, the machine setting nerve's nodes ask for in their YAML, held by
+    the harness while any other implementation runs: the same idle CPUs for everyone."""
+    return cpu_latency.held() if case.cpu_latency and impl is not impl_nerve else contextlib.nullcontext()
 
 
 def implementations(peers: str | None) -> list:
@@ -128,7 +135,8 @@ def main() -> None:
                         if not runs_case(impl, case):
                             continue
                         started = time.monotonic()
-                        samples = impl.run(case, work / f"run{run}")
+                        with cpu_latency_held(case, impl):
+                            samples = impl.run(case, work / f"run{run}")
                         samples.run = run
                         samples.save(out)
                         results.append(samples)

@@ -16,7 +16,9 @@ RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
 # Spinning longer than the period between messages means the consumer never sleeps.
 SPIN_US = 200_000
 # What a realtime case gives every node: above stress-ng's normal-priority load.
-REALTIME = "    realtime: {priority: 80, policy: fifo, lock_memory: true}\n"
+REALTIME = "priority: 80, policy: fifo, lock_memory: true"
+# What a cpu-latency case asks for: idle CPUs poll instead of halting while the dataflow runs.
+CPU_LATENCY = "cpu_latency_us: 0"
 
 
 def supports(case: Case) -> bool:
@@ -26,7 +28,8 @@ def supports(case: Case) -> bool:
 def _node(case: Case, role: str, *args: object) -> str:
     path = RUST_NODE if case.lang == "rust" else PY_NODE
     node = f"    path: {path}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
-    return node + (REALTIME if case.realtime else "")
+    realtime = [s for s, wanted in ((REALTIME, case.realtime), (CPU_LATENCY, case.cpu_latency)) if wanted]
+    return node + (f"    realtime: {{{', '.join(realtime)}}}\n" if realtime else "")
 
 
 def dataflow(case: Case, folder: Path) -> str:

@@ -39,6 +39,9 @@ class Case:
     stress: bool = False  # another process loads every core meanwhile
     transport: str = ""  # topics: process, host (shm) or network (Zenoh); lan: cluster, zenoh or topics
     realtime: bool = False  # nerve nodes run with `realtime:` (SCHED_FIFO priority, locked memory)
+    # Idle CPUs poll instead of halting (a CPU latency request of 0 µs): nerve's nodes ask for it
+    # with `realtime: {cpu_latency_us: 0}`, the harness holds it for every other implementation.
+    cpu_latency: bool = False
 
     @property
     def key(self) -> str:
@@ -53,6 +56,8 @@ class Case:
             parts.append(self.transport)
         if self.realtime:
             parts.append("rt")
+        if self.cpu_latency:
+            parts.append("cpu-latency")
         return "-".join(parts)
 
 

@@ -122,13 +122,13 @@ def notes(runs: list[Samples]) -> list[str]:
             extra.append(f"wire time {fmt(wire_us)} µs, p50 {float(np.median(p50s)) / wire_us:.2f} times it")
     if runs[0].note:
         extra.append(runs[0].note)
-    if c.scenario in ("fan-out", "lan") and c.consumers > 1:
+    if c.scenario in ("fan-out", "lan", "cpu-latency") and c.consumers > 1:
         spreads = [sp for s in ok if len(sp := spread_us(s))]
         if spreads:
             sp50 = median_of([float(np.percentile(sp, 50)) for sp in spreads])
             sp99 = median_of([float(np.percentile(sp, 99)) for sp in spreads])
             extra.append(f"spread p50 {fmt(sp50)} µs, p99 {fmt(sp99)} µs")
-    if c.scenario == "fan-out" and c.consumers > 1:
+    if c.scenario in ("fan-out", "cpu-latency") and c.consumers > 1:
         slowest = median_of([us for s in ok if (us := slowest_reader_p50_us(s)) is not None])
         if slowest is not None:
             extra.append(f"slowest reader p50 {fmt(slowest)} µs")
@@ -196,6 +196,8 @@ SCENARIO_TITLES = {
     "throughput": "Throughput (unpaced)",
     "worst-case": "Worst case under load (stress-ng on every core)",
     "spin": "Opt-in busy-polling consumer (NERVE_SPIN_US)",
+    "cpu-latency": "Opt-in idle CPUs that poll instead of halting, blocking waits: nerve's nodes ask with "
+    "`realtime: {cpu_latency_us: 0}`, the harness holds the same request for the others",
     "topics": "Topic API (no dataflow), 50 Hz: in one process, between processes (shm), between hosts (Zenoh)",
     "lan": "Two hosts on a 1 Gbit/s link, 50 Hz: nerve's cluster (one stream per host, the bridge) against a "
     "plain Zenoh pair; 1→4 spread with the bridge and without it",
@@ -218,7 +220,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         "one-way, from a `CLOCK_MONOTONIC` stamp the producer writes into the payload just before",
         "sending to the moment the consumer's code holds the data and has read the stamp back",
         "(for nerve: a numpy view of shared memory). Every node is its own process; waits block",
-        "(no busy polling) except in the opt-in spin scenario. Percentiles in µs; the first",
+        "(no busy polling) except in the opt-in spin scenario; in the opt-in cpu-latency scenario",
+        "they block on a machine whose idle CPUs poll instead of halting. Percentiles in µs; the first",
         f"{WARMUP} messages of each run are left out (of latencies and of CPU times)."
         + (
             f" Every case ran {repeats} times, the implementations taking turns; a percentile is the "

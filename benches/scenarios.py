@@ -20,6 +20,7 @@ SCENARIOS = [
     "throughput",
     "worst-case",
     "spin",
+    "cpu-latency",
     "topics",
     "lan",
 ]
@@ -56,6 +57,11 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
         return [Case(scenario, size, w, stress=True, realtime=rt) for rt in (False, True) for size in (KIB, 4 * MIB)]
     if scenario == "spin":
         return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
+    if scenario == "cpu-latency":
+        # Blocking waits on a machine whose idle CPUs poll: 1→1, and the fan-outs whose spread
+        # halting CPUs decide.
+        one = [Case(scenario, size, n, cpu_latency=True) for size in (8, 4 * MIB)]
+        return [*one, *(Case(scenario, 4 * MIB, n, consumers=k, cpu_latency=True) for k in (4, 8))]
     if scenario == "topics":
         transports = ("process", "host", "network")
         return [Case(scenario, size, n, transport=t) for t in transports for size in (8, 64 * KIB, 4 * MIB)]

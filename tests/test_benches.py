@@ -25,7 +25,7 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
             "--messages",
             "70",
             "--scenarios",
-            "latency-size,fan-out,round-trip,cpu,throughput,topics,lan",
+            "latency-size,fan-out,round-trip,cpu,throughput,cpu-latency,topics,lan",
             "--out",
             str(tmp_path / "raw"),
             "--report",
@@ -60,6 +60,12 @@ def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     for way in ("nerve cluster", "zenoh (plain, Rust)"):
         assert f"| {way} | 4 MiB @ 20 Hz |" in text, text
     assert "| zenoh (plain, Rust) | 1 MiB @ 20 Hz, 1→4 |" in text
+    # Idle CPUs kept polling: nerve's nodes ask for it, the harness holds it for the floor.
+    polling = text.split("## Opt-in idle CPUs that poll")[1].split("\n## ")[0]
+    assert "| floor (eventfd + shm) | 8 B @ 50 Hz |" in polling, polling
+    assert "spread p50" in next(x for x in polling.splitlines() if x.startswith("| nerve | 4 MiB @ 50 Hz, 1→4 |"))
+    (yml,) = (tmp_path / "raw" / "work" / "run0").glob("nerve--cpu-latency-8B-*/dataflow.yml")
+    assert yml.read_text().count("realtime: {cpu_latency_us: 0}") == 2, yml.read_text()
 
 
 def test_repeated_runs_are_reported_as_medians_with_the_worst_max(tmp_path):

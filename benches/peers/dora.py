@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 from benches import impl_nerve
@@ -31,8 +32,9 @@ def supports(case: Case) -> bool:
 def run(case: Case, workdir: Path) -> Samples:
     samples = Samples(NAME, case)
     folder = _harness.folder_for(NAME, case, workdir)
-    # nerve's very dataflow and node script: dora runs dora-API nodes unchanged.
-    yml = impl_nerve.dataflow(case, folder)
+    # nerve's very dataflow and node script: dora runs dora-API nodes unchanged. Without nerve's
+    # `realtime:` key: for a cpu-latency case the harness holds the request for dora.
+    yml = impl_nerve.dataflow(replace(case, cpu_latency=False), folder)
     (folder / "dataflow.yml").write_text(yml)
     (folder / "zenoh-overlay.json5").write_text(ZENOH_OVERLAY)
     bin_dir = venv.ensure().parent

@@ -17,6 +17,7 @@
 //! ```
 
 mod control;
+mod cpu_latency;
 mod drops;
 mod error;
 pub mod inspect;

@@ -25,6 +25,7 @@ use nerve_shm::sim_clock::SimClock;
 use nerve_spec::{Dataflow, NodePath};
 
 use crate::control::{Readiness, RunControl};
+use crate::cpu_latency::CpuLatency;
 use crate::drops::DropWatch;
 use crate::error::DaemonError;
 use crate::logs::{LogSink, LogTap};
@@ -308,6 +309,8 @@ fn run_inner(
             None => None,
         });
     }
+    // Held until the run ends; after the other `realtime:` checks, so a refusal comes first.
+    let _cpu_latency = CpuLatency::hold(df)?;
 
     let _ = std::fs::remove_file(socket);
     let listener =

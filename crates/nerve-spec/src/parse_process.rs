@@ -9,7 +9,7 @@ use crate::tree::{Node, ScalarKind, Value};
 
 const RESTART_KEYS: &[&str] = &["policy", "max_restarts", "delay", "max_delay"];
 
-const REALTIME_KEYS: &[&str] = &["priority", "policy", "cpus", "lock_memory"];
+const REALTIME_KEYS: &[&str] = &["priority", "policy", "cpus", "lock_memory", "cpu_latency_us"];
 
 /// Longest back-off accepted, so that a typo cannot park a node for years.
 const MAX_DELAY: Duration = Duration::from_secs(3600);
@@ -19,6 +19,10 @@ const MAX_PRIORITY: i128 = 99;
 
 /// CPUs a pinning may name (the size of the kernel's CPU set).
 const MAX_CPUS: i128 = 1024;
+
+/// Largest CPU latency request taken (one second): above that a request changes nothing, as
+/// no idle state takes so long to leave.
+const MAX_CPU_LATENCY_US: i128 = 1_000_000;
 
 /// `restart: on-failure`, or the mapping `{policy, max_restarts, delay, max_delay}`.
 pub(crate) fn parse_restart(p: &mut Problems, value: &Node, field: &str) -> RestartSpec {
@@ -114,6 +118,9 @@ pub(crate) fn parse_realtime(p: &mut Problems, value: &Node, field: &str) -> Opt
                 Some(ScalarKind::Bool(b)) => spec.lock_memory = b,
                 _ => p.push(v.mark, &f, format!("expected true or false, found {}", v.describe())),
             },
+            "cpu_latency_us" => {
+                spec.cpu_latency_us = integer(p, v, &f, 0, MAX_CPU_LATENCY_US).and_then(|n| u32::try_from(n).ok());
+            }
             _ => unknown_key(p, key, &f, REALTIME_KEYS),
         }
     }
@@ -260,8 +267,16 @@ mod tests {
         let n = node("    realtime: {priority: 80, policy: rr, cpus: [0, 3], lock_memory: true}\n").expect("valid");
         assert_eq!(
             n.realtime,
-            Some(RealtimeSpec { priority: Some(80), policy: SchedPolicy::Rr, cpus: vec![0, 3], lock_memory: true })
+            Some(RealtimeSpec {
+                priority: Some(80),
+                policy: SchedPolicy::Rr,
+                cpus: vec![0, 3],
+                lock_memory: true,
+                cpu_latency_us: None
+            })
         );
+        let n = node("    realtime: {cpu_latency_us: 0}\n").expect("a latency request alone");
+        assert_eq!(n.realtime.and_then(|r| r.cpu_latency_us), Some(0));
         let n = node("    realtime: {cpus: [1]}\n").expect("pinning alone");
         assert_eq!(n.realtime.map(|r| (r.priority, r.cpus)), Some((None, vec![1])));
         for (yaml, expected) in [
@@ -273,6 +288,9 @@ mod tests {
             ("{cpus: [1, 1]}", "cpus[1]: CPU 1 is listed twice"),
             ("{cpus: [-1]}", "cpus[0]: must be between 0 and 1023"),
             ("{lock_memory: yes}", "lock_memory: expected true or false"),
+            ("{cpu_latency_us: -1}", "cpu_latency_us: must be between 0 and 1000000, found -1"),
+            ("{cpu_latency_us: 2.5}", "cpu_latency_us: expected an integer from 0 to 1000000"),
+            ("{cpu_latency: 0}", "unknown key `cpu_latency`"),
             ("high", "expected a mapping like"),
         ] {
             let e = node(&format!("    realtime: {yaml}\n")).expect_err("invalid");

@@ -354,6 +354,10 @@ pub struct RealtimeSpec {
     pub cpus: Vec<usize>,
     /// Lock every page of the process in memory (`mlockall`), so no page fault waits for disk.
     pub lock_memory: bool,
+    /// The longest, in microseconds, any CPU of the machine may take to leave an idle state
+    /// while the node's run lasts (a Linux CPU latency QoS request). 0 keeps idle CPUs polling
+    /// instead of halting: the fastest wake-ups, and idle CPUs that never rest.
+    pub cpu_latency_us: Option<u32>,
 }
 
 /// A node's `services:` or `actions:` declaration: the names it serves and calls.
