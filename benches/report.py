@@ -205,7 +205,10 @@ SCENARIO_TITLES = {
 
 
 #: Titles short enough for a plot, where the table's would not fit.
-PLOT_TITLES = {"lan": "Two hosts, 1 Gbit/s link, 50 Hz, 1→1"}
+PLOT_TITLES = {
+    "lan": "Two hosts, 1 Gbit/s link, 50 Hz, 1→1",
+    "cpu-latency": "Idle CPUs polling (cpu_latency_us: 0), 1→1, 50 Hz",
+}
 
 
 def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
@@ -323,7 +326,7 @@ def summary(items: list[list[Samples]]) -> list[str]:
 
 
 def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: str = "") -> Path | None:
-    if scenario not in ("latency-size", "round-trip", "latency-rate", "lan"):
+    if scenario not in ("latency-size", "round-trip", "latency-rate", "lan", "cpu-latency"):
         return None
     try:
         import matplotlib
@@ -336,9 +339,10 @@ def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: 
     series: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     for runs in items:
         c, p = runs[0].case, stats(runs)
-        # The LAN plot is latency against size at 50 Hz, 1→1; its other cases are in the table.
-        other_lan_case = scenario == "lan" and (c.rate_hz != 50 or c.consumers > 1)
-        if p is None or other_lan_case:
+        # The LAN and cpu-latency plots are latency against size at 50 Hz, 1→1; their other
+        # cases are in the table.
+        not_plotted = scenario in ("lan", "cpu-latency") and (c.rate_hz != 50 or c.consumers > 1)
+        if p is None or not_plotted:
             continue
         x = c.rate_hz if scenario == "latency-rate" else c.size
         series[runs[0].implementation].append((x, p["p50"], p["p99"]))

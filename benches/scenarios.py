@@ -58,9 +58,9 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
     if scenario == "spin":
         return [Case(scenario, size, n, spin=True) for size in (8, 4 * MIB)]
     if scenario == "cpu-latency":
-        # Blocking waits on a machine whose idle CPUs poll: 1→1, and the fan-outs whose spread
-        # halting CPUs decide.
-        one = [Case(scenario, size, n, cpu_latency=True) for size in (8, 4 * MIB)]
+        # Blocking waits on a machine whose idle CPUs poll: 1→1 at every size, and the fan-outs
+        # whose spread halting CPUs decide.
+        one = [Case(scenario, size, n, cpu_latency=True) for size in SIZES]
         return [*one, *(Case(scenario, 4 * MIB, n, consumers=k, cpu_latency=True) for k in (4, 8))]
     if scenario == "topics":
         transports = ("process", "host", "network")
