@@ -5,8 +5,10 @@ Every implementation (nerve and each peer) runs the same cases with the same rul
 * each node is its own process;
 * the producer writes ``time.monotonic_ns()`` into the first 8 bytes of the payload
   (little-endian int64) immediately before handing the message to the middleware;
-* the consumer takes ``time.monotonic_ns()`` as soon as its code holds the data (a numpy view
-  for nerve, the middleware's natural payload object for a peer) and has read the stamp back;
+* the consumer takes ``time.monotonic_ns()`` as soon as its code holds the data (the
+  middleware's natural payload object: for nerve, a pyarrow array over shared memory) and has
+  read the stamp back from it with ``struct`` (the same Python code for every implementation:
+  pyarrow's or numpy's own cost is not the middleware's);
 * waits are blocking (no busy polling) unless a case says ``spin``.
 """
 

@@ -6,10 +6,12 @@
 
 The producer stamps the first 8 bytes of each payload with ``time.monotonic_ns()`` just before
 sending (a loan written in place across processes, the numpy object itself in one process); the
-consumer reads it back from the data it holds (a numpy view of shared memory, the
-very object in-process) and writes ``sent received`` lines to OUT.
+consumer reads it back with ``struct`` from the data it holds (the array's shared-memory buffer,
+the very object in-process), as the dataflow benchmark's nodes do, and writes ``sent received``
+lines to OUT.
 """
 
+import struct
 import sys
 import threading
 import time
@@ -28,9 +30,15 @@ def paced(count: int, rate_hz: float):
         yield i
 
 
+STAMP = struct.Struct("<q")
+
+
 def stamp_of(value) -> int:
-    data = value if isinstance(value, np.ndarray) else value.to_numpy(zero_copy_only=True)
-    return int(data[:8].view("<i8")[0])
+    if isinstance(value, np.ndarray):
+        return STAMP.unpack_from(value)[0]
+    if value.offset:
+        raise SystemExit("a message arrived as a slice of an array; its stamp is not at byte 0")
+    return STAMP.unpack_from(value.buffers()[1])[0]
 
 
 def consume(sub: nerve.Subscriber, count: int, out: str) -> None:
@@ -57,9 +65,7 @@ def produce(pub: nerve.Publisher, size: int, count: int, rate_hz: float, loan: b
         if loan:
             # Written in place in shared memory, as the dataflow benchmark's producers do.
             with pub.loan(size) as sample:
-                payload = np.frombuffer(sample, dtype=np.uint8)
-                payload[:8].view("<i8")[0] = time.monotonic_ns()
-                del payload
+                STAMP.pack_into(sample, 0, time.monotonic_ns())
         else:
             payload = np.zeros(size, dtype=np.uint8)  # a fresh object each time: in-process gets this
             payload[:8].view("<i8")[0] = time.monotonic_ns()
