@@ -16,12 +16,12 @@ left out, as the latency tables leave out the first messages).
 import json
 import os
 import resource
-import struct
 import sys
 import time
 
 import numpy as np
 import pyarrow as pa
+from node_common import STAMP, paced, stamp_of
 
 DORA = os.environ.get("BENCH_MIDDLEWARE") == "dora"
 if DORA:
@@ -36,33 +36,19 @@ def as_message(payload: np.ndarray):
 
 
 def cpu_ns() -> int:
+    return usage()["cpu_ns"]
+
+
+def usage() -> dict[str, int]:
+    """This process's CPU time and the kernel's counts that say whether two runs did the same
+    work (page faults, sleeps, preemptions and yields), for the difference of two calls."""
     r = resource.getrusage(resource.RUSAGE_SELF)
-    return int((r.ru_utime + r.ru_stime) * 1e9)
-
-
-STAMP = struct.Struct("<q")
-
-
-def stamp_of(value) -> int:
-    """The producer's stamp: the first 8 bytes of the received array's data, read in place with
-    ``struct`` as every peer's consumer reads its payload (benches/peers/nodes). A numpy view
-    (``value.to_numpy()``) would add pyarrow's own cost, a few µs cold and tens in the tail
-    (benches/profile/stamp_read.py), to nerve's and dora-rs's figures and to no peer's."""
-    if value.offset:
-        raise SystemExit("a message arrived as a slice of an array; its stamp is not at byte 0")
-    return STAMP.unpack_from(value.buffers()[1])[0]
-
-
-def paced(count: int, rate_hz: float):
-    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0."""
-    period = 1e9 / rate_hz if rate_hz > 0 else 0
-    start = time.monotonic_ns() + 50_000_000
-    for i in range(count):
-        if period:
-            delay = start + i * period - time.monotonic_ns()
-            if delay > 0:
-                time.sleep(delay / 1e9)
-        yield i
+    return {
+        "cpu_ns": int((r.ru_utime + r.ru_stime) * 1e9),
+        "minor_faults": r.ru_minflt,
+        "voluntary_switches": r.ru_nvcsw,
+        "involuntary_switches": r.ru_nivcsw,
+    }
 
 
 def sender(node, size: int, how: str):
@@ -124,7 +110,7 @@ def consumer(out: str, warmup: int) -> None:
     received = []
     # The clock starts once a message is in, so that it counts whole messages only.
     start_after = max(warmup, 1)
-    cpu_from = first_wall = None
+    used_from = first_wall = None
     for event in node:
         if event["type"] == "INPUT":
             s = stamp_of(event["value"])
@@ -134,20 +120,25 @@ def consumer(out: str, warmup: int) -> None:
             sent.append(s)
             received.append(r)
             if len(sent) == start_after:
-                cpu_from = cpu_ns()
+                used_from = usage()
             del event
         elif event["type"] == "STOP":
             break
-    last_cpu, last_wall = cpu_ns(), time.monotonic_ns()
+    used_to, last_wall = usage(), time.monotonic_ns()
     np.savetxt(out, np.column_stack([sent, received]) if sent else np.zeros((0, 2)), fmt="%d")
+    # Over the measured messages (after the warm-up): CPU time and the counts beside it.
+    used = {k: used_to[k] - used_from[k] if used_from else 0 for k in used_to}
     with open(out + ".json", "w") as f:
         json.dump(
             {
-                "cpu_ns": (last_cpu - cpu_from) if cpu_from else 0,
-                "cpu_messages": len(sent) - start_after if cpu_from else 0,
+                **used,
+                "cpu_messages": len(sent) - start_after if used_from else 0,
                 "messages": len(sent),
                 "seconds": (received[-1] - first_wall) / 1e9 if len(sent) > 1 else 0.0,
                 "wall_s": (last_wall - first_wall) / 1e9 if first_wall else 0.0,
+                # nerve: messages whose arrays were made before they came (their block's
+                # address was known); dora-rs has no such count.
+                "imported_ahead": getattr(node, "arrays_imported_ahead", None),
             },
             f,
         )

@@ -11,34 +11,13 @@ the very object in-process), as the dataflow benchmark's nodes do, and writes ``
 lines to OUT.
 """
 
-import struct
 import sys
 import threading
 import time
 
 import nerve
 import numpy as np
-
-
-def paced(count: int, rate_hz: float):
-    period = 1e9 / rate_hz
-    start = time.monotonic_ns() + 50_000_000
-    for i in range(count):
-        delay = start + i * period - time.monotonic_ns()
-        if delay > 0:
-            time.sleep(delay / 1e9)
-        yield i
-
-
-STAMP = struct.Struct("<q")
-
-
-def stamp_of(value) -> int:
-    if isinstance(value, np.ndarray):
-        return STAMP.unpack_from(value)[0]
-    if value.offset:
-        raise SystemExit("a message arrived as a slice of an array; its stamp is not at byte 0")
-    return STAMP.unpack_from(value.buffers()[1])[0]
+from node_common import STAMP, paced, stamp_of
 
 
 def consume(sub: nerve.Subscriber, count: int, out: str) -> None:
