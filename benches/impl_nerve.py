@@ -32,8 +32,9 @@ def _node(case: Case, role: str, *args: object) -> str:
     return node + (f"    realtime: {{{', '.join(realtime)}}}\n" if realtime else "")
 
 
-def dataflow(case: Case, folder: Path) -> str:
-    """The YAML of a case: producers p*, consumers c* (or ping + echo)."""
+def dataflow(case: Case, folder: Path, together: bool = False) -> str:
+    """The YAML of a case: producers p*, consumers c* (or ping + echo). The producers of a
+    fan-in send spread over the period, or all at the same moment with `together`."""
     lines = ["nodes:\n"]
     if case.scenario == "round-trip":
         lines.append("  - id: ping\n" + _node(case, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
@@ -46,7 +47,8 @@ def dataflow(case: Case, folder: Path) -> str:
             lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, out))
         else:
             loan = 1 if case.loan else 0
-            args = (case.size, case.count, case.rate_hz, loan, out, WARMUP)
+            slot = "0/1" if together else f"{p}/{case.producers}"
+            args = (case.size, case.count, case.rate_hz, loan, out, WARMUP, slot)
             lines.append(f"  - id: p{p}\n" + _node(case, "producer", *args))
         lines.append("    outputs: [data]\n")
     for c in range(case.consumers):
@@ -58,10 +60,10 @@ def dataflow(case: Case, folder: Path) -> str:
     return "".join(lines)
 
 
-def run(case: Case, workdir: Path) -> Samples:
+def run(case: Case, workdir: Path, together: bool = False) -> Samples:
     folder = workdir / f"{NAME}--{case.key}"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dataflow.yml").write_text(dataflow(case, folder))
+    (folder / "dataflow.yml").write_text(dataflow(case, folder, together))
     samples = Samples(NAME if case.lang == "python" else f"{NAME} (rust)", case)
     cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)

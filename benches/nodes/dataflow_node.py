@@ -1,11 +1,12 @@
 """Benchmark node for dataflow middlewares with the dora node API (nerve, and dora-rs itself).
 
-    dataflow_node.py producer SIZE COUNT RATE_HZ HOW OUT WARMUP
+    dataflow_node.py producer SIZE COUNT RATE_HZ HOW OUT WARMUP SLOT
     dataflow_node.py consumer OUT WARMUP
     dataflow_node.py echo
     dataflow_node.py ping SIZE COUNT RATE_HZ OUT
 
-HOW is how the producer sends: 1 (into a loaned block where the middleware lends one), 0 (a
+SLOT (``i/n``) is the producer's place among the n of a fan-in (see node_common.paced). HOW is
+how the producer sends: 1 (into a loaned block where the middleware lends one), 0 (a
 numpy array, copied), or, for 8-byte stamps only, ``list`` (a Python list of one int) or
 ``pyarrow`` (``pyarrow.array`` of that list, as dora nodes send).
 BENCH_MIDDLEWARE=dora imports ``dora`` instead of ``nerve``: the node is otherwise the same.
@@ -85,14 +86,15 @@ def sender(node, size: int, how: str):
     return send_copied
 
 
-def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int) -> None:
+def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int, slot: str) -> None:
     if how not in ("0", "1", "list", "pyarrow"):
         raise SystemExit(f"HOW must be 0, 1, list or pyarrow, not {how!r}")
     node = Node()
     send = sender(node, size, how)
     warmup = warmup if count > 2 * warmup else 0
     cpu_from = None
-    for i in paced(count, rate_hz):
+    index, producers = (int(x) for x in slot.split("/"))
+    for i in paced(count, rate_hz, (index, producers)):
         if i == warmup:
             cpu_from = cpu_ns()
         send()
@@ -174,7 +176,7 @@ def ping(size: int, count: int, rate_hz: float, out: str) -> None:
 def main() -> None:
     role, args = sys.argv[1], sys.argv[2:]
     if role == "producer":
-        producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]))
+        producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]), args[6])
     elif role == "consumer":
         consumer(args[0], int(args[1]))
     elif role == "echo":

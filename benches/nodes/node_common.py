@@ -24,13 +24,28 @@ def stamp_of(value) -> int:
     return STAMP.unpack_from(value)[0]
 
 
-def paced(count: int, rate_hz: float):
-    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0."""
-    period = 1e9 / rate_hz if rate_hz > 0 else 0
+def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
+    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0.
+
+    The schedule lies on a grid of `CLOCK_MONOTONIC` periods, producer `i` of `n` (`slot`)
+    shifted by i/n of a period. The producers of a fan-in then send at the same moments of
+    their period whichever middleware started them and however long each took to start. With
+    a start of their own, their phases were whatever the launch gave: messages collided in
+    one implementation's run and not in another's, and the two measured different things."""
+    period = round(1e9 / rate_hz) if rate_hz > 0 else 0
     start = time.monotonic_ns() + 50_000_000
+    if period:
+        start = on_grid(start, period, slot)
     for i in range(count):
         if period:
             delay = start + i * period - time.monotonic_ns()
             if delay > 0:
                 time.sleep(delay / 1e9)
         yield i
+
+
+def on_grid(t: int, period: int, slot: tuple[int, int]) -> int:
+    """The first time after `t` at which producer `slot[0]` of `slot[1]` sends: the next
+    multiple of `period`, plus its share of one."""
+    index, count = slot
+    return (t // period + 1) * period + period * index // count

@@ -14,13 +14,17 @@ from __future__ import annotations
 import json
 import os
 import resource
-import struct
 import sys
 import threading
 import time
 from pathlib import Path
 
-STAMP = struct.Struct("<q")
+# The stamp and the send schedule are nerve's bench node's own (benches/nodes/node_common.py):
+# every implementation is paced the same way, to the nanosecond.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "nodes"))
+# STAMP as STAMP: re-exported, the peer nodes use it as common.STAMP.
+from node_common import STAMP as STAMP
+from node_common import on_grid
 
 
 def args() -> tuple[str, int, dict]:
@@ -39,15 +43,18 @@ def cpu_ns() -> int:
     return int((r.ru_utime + r.ru_stime) * 1e9)
 
 
-def paced(count: int, rate_hz: float, budget_s: float | None = None):
-    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0.
+def paced(count: int, rate_hz: float, budget_s: float | None = None, slot: tuple[int, int] = (0, 1)):
+    """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0; `slot`
+    is this producer's place among a fan-in's (see node_common.paced).
 
     With `budget_s`, a run that would clearly take longer than that (a middleware much slower than
     the rate: each message takes longer than a period) stops early, with the reason, rather than
     being killed at the harness' deadline with nothing said.
     """
-    period = 1e9 / rate_hz if rate_hz > 0 else 0
+    period = round(1e9 / rate_hz) if rate_hz > 0 else 0
     start = time.monotonic_ns() + 50_000_000
+    if period:
+        start = on_grid(start, period, slot)
     for i in range(count):
         now = time.monotonic_ns()
         if period:

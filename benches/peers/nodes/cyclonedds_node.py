@@ -82,7 +82,7 @@ def producer(cfg: dict, index: int) -> None:
     sample = Payload(data=[0] * cfg["size"])
     wait_matched(writer, cfg["consumers"])
     cpu = common.ProducerCpu(cfg, index)
-    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"], (index, cfg["producers"])):
         cpu.tick(i)
         sample.data[0:8] = common.STAMP.pack(time.monotonic_ns())
         writer.write(sample)

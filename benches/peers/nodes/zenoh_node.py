@@ -92,7 +92,7 @@ def producer(cfg: dict, index: int) -> None:
     sender = Sender(cfg, s, KEY)
     wait_tokens(s, "nerve-bench/ready", cfg["consumers"])
     cpu = common.ProducerCpu(cfg, index)
-    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"], (index, cfg["producers"])):
         cpu.tick(i)
         sender.send(cfg["loan"])
     cpu.done()

@@ -68,7 +68,7 @@ def producer(cfg: dict, index: int) -> None:
     payload = np.zeros(size, dtype=np.uint8)
     stamp = payload[:8].view("<i8")
     cpu = common.ProducerCpu(cfg, index)
-    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"]):
+    for i in common.paced(cfg["count"], cfg["rate_hz"], cfg["budget_s"], (index, cfg["producers"])):
         cpu.tick(i)
         if loan:
             buf = np.empty(size, dtype=np.uint8)  # zmq owns it until sent: no reuse
