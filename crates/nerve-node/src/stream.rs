@@ -262,6 +262,11 @@ impl EventStream {
                 self.ended = true;
                 return Err(Next::End);
             }
+            // Checked before waiting, so that a look without waiting (`try_recv`) neither polls
+            // nor tells the adaptive poll that waits are long.
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Next::Timeout);
+            }
             let timer = self.next_timer().and_then(|due| self.clock.wake_at(due));
             let wake = match (deadline, timer) {
                 (Some(d), Some(t)) => Some(d.min(t)),
@@ -269,10 +274,8 @@ impl EventStream {
             };
             let shared = self.shared.clone();
             let (slots, clock) = (&self.slots, &self.clock);
-            let woke = self.spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(()));
-            if woke.is_none() && deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err(Next::Timeout);
-            }
+            // Whatever ended the wait, the next turn of the loop looks again.
+            self.spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(()));
         }
     }
 

@@ -13,7 +13,7 @@ use crate::errors::{at, to_py};
 use crate::outgoing::Outgoing;
 use crate::params;
 use crate::sample::{Pending, Sample};
-use crate::wait::{Waited, WokenTogether, interruptible};
+use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 /// A dataflow node.
 ///
@@ -54,6 +54,13 @@ impl Node {
     /// stream has ended.
     #[pyo3(signature = (timeout=None))]
     fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        // An event already waiting (messages of several inputs that came together) is handed
+        // over at once: the yield and the imports ahead below are for the idle time before the
+        // next message, and before this one they would only delay it.
+        deadline(timeout)?; // a bad timeout is refused even when something is waiting
+        if let Next::Event(e) = py.detach(|| self.lock_events().try_recv()) {
+            return self.event(py, e).map(Some);
+        }
         // Done now, with warm caches, so that a message at a familiar place finds its array
         // ready when it wakes this node (see `prebuilt`); but after the readers woken with this
         // one had their turn.

@@ -11,7 +11,7 @@ use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
 use crate::sample::{Pending, Sample};
-use crate::wait::{Waited, WokenTogether, interruptible};
+use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
     s.parse().map_err(|e| topic_error(&e))
@@ -163,7 +163,12 @@ impl Subscriber {
     /// next message; ``None`` on timeout.
     #[pyo3(signature = (timeout=None))]
     fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
-        // As `Node.next`: readers woken with this one first, then the imports ahead.
+        // As `Node.next`: a message already waiting at once; else readers woken with this one
+        // first, then the imports ahead.
+        deadline(timeout)?; // a bad timeout is refused even when something is waiting
+        if let Some(m) = py.detach(|| self.inner.try_recv()).map_err(|e| topic_error(&e))? {
+            return self.message(py, m).map(Some);
+        }
         self.woken.yield_first(py);
         self.pa.prepare(py)?;
         let message = interruptible(py, timeout, |chunk| {

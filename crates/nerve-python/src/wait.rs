@@ -20,6 +20,18 @@ pub(crate) enum Waited<T> {
     Nothing,
 }
 
+/// The end of a wait of `timeout` seconds from now (none for `None`: forever).
+///
+/// # Errors
+/// A negative or non-finite timeout.
+pub(crate) fn deadline(timeout: Option<f64>) -> PyResult<Option<Instant>> {
+    match timeout {
+        None => Ok(None),
+        Some(t) if t.is_finite() && t >= 0.0 => Ok(Some(Instant::now() + Duration::from_secs_f64(t))),
+        Some(t) => Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}"))),
+    }
+}
+
 /// Calls `wait` with short timeouts until it gives something, the stream ends, or `timeout`
 /// seconds pass (forever with `None`); `None` on timeout or end.
 ///
@@ -30,11 +42,7 @@ pub(crate) fn interruptible<T>(
     timeout: Option<f64>,
     mut wait: impl FnMut(Duration) -> PyResult<Waited<T>>,
 ) -> PyResult<Option<T>> {
-    let deadline = match timeout {
-        None => None,
-        Some(t) if t.is_finite() && t >= 0.0 => Some(Instant::now() + Duration::from_secs_f64(t)),
-        Some(t) => return Err(PyValueError::new_err(format!("timeout must be a non-negative number, got {t}"))),
-    };
+    let deadline = deadline(timeout)?;
     loop {
         let chunk = match deadline {
             None => SIGNAL_CHECK,
