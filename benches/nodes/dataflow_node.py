@@ -1,14 +1,14 @@
 """Benchmark node for dataflow middlewares with the dora node API (nerve, and dora-rs itself).
 
-    dataflow_node.py producer SIZE COUNT RATE_HZ HOW OUT WARMUP SLOT
+    dataflow_node.py producer SIZE COUNT RATE_HZ HOW OUT WARMUP [SLOT]
     dataflow_node.py consumer OUT WARMUP
     dataflow_node.py echo
     dataflow_node.py ping SIZE COUNT RATE_HZ OUT
 
-SLOT (``i/n``) is the producer's place among the n of a fan-in (see node_common.paced). HOW is
-how the producer sends: 1 (into a loaned block where the middleware lends one), 0 (a
-numpy array, copied), or, for 8-byte stamps only, ``list`` (a Python list of one int) or
-``pyarrow`` (``pyarrow.array`` of that list, as dora nodes send).
+SLOT (``i/n``, default ``0/1``) is the producer's place among the n of a fan-in (see
+node_common.paced). HOW is how the producer sends: 1 (into a loaned block where the middleware
+lends one), 0 (a numpy array, copied), or, for 8-byte stamps only, ``list`` (a Python list of
+one int) or ``pyarrow`` (``pyarrow.array`` of that list, as dora nodes send).
 BENCH_MIDDLEWARE=dora imports ``dora`` instead of ``nerve``: the node is otherwise the same.
 CPU time counts only the messages after the first WARMUP (set-up and first allocations are
 left out, as the latency tables leave out the first messages).
@@ -86,7 +86,7 @@ def sender(node, size: int, how: str):
     return send_copied
 
 
-def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int, slot: str) -> None:
+def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: int, slot: str = "0/1") -> None:
     if how not in ("0", "1", "list", "pyarrow"):
         raise SystemExit(f"HOW must be 0, 1, list or pyarrow, not {how!r}")
     node = Node()
@@ -176,7 +176,7 @@ def ping(size: int, count: int, rate_hz: float, out: str) -> None:
 def main() -> None:
     role, args = sys.argv[1], sys.argv[2:]
     if role == "producer":
-        producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]), args[6])
+        producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]), *args[6:7])
     elif role == "consumer":
         consumer(args[0], int(args[1]))
     elif role == "echo":

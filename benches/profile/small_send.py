@@ -22,7 +22,7 @@ def run(how: str, count: int, folder: Path) -> np.ndarray:
         f"""nodes:
   - id: producer
     path: {NODE}
-    args: producer 8 {count} 50 {how} {folder / f"{how}-producer.json"} {WARMUP} 0/1
+    args: producer 8 {count} 50 {how} {folder / f"{how}-producer.json"} {WARMUP}
     outputs: [data]
   - id: consumer
     path: {NODE}
