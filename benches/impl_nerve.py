@@ -76,7 +76,11 @@ def run(case: Case, workdir: Path, together: bool = False) -> Samples:
         return samples
     for c in range(case.consumers):
         read_stamp_lines(folder / f"c{c}.txt", c, samples)
-    samples.take_node_stats(
-        json.loads((folder / "p0.json").read_text()), json.loads((folder / "c0.txt.json").read_text())
-    )
+    samples.take_node_stats(json.loads((folder / "p0.json").read_text()), consumer_stats(case, workdir))
     return samples
+
+
+def consumer_stats(case: Case, workdir: Path) -> dict:
+    """What the first consumer of a case run in `workdir` wrote beside its samples: CPU time,
+    the kernel's counts and the arrays imported ahead (benches/nodes/dataflow_node.py)."""
+    return json.loads((workdir / f"{NAME}--{case.key}" / "c0.txt.json").read_text())

@@ -16,13 +16,12 @@ left out, as the latency tables leave out the first messages).
 
 import json
 import os
-import resource
 import sys
 import time
 
 import numpy as np
 import pyarrow as pa
-from node_common import STAMP, paced, stamp_of
+from node_common import STAMP, cpu_ns, paced, stamp_of, usage
 
 DORA = os.environ.get("BENCH_MIDDLEWARE") == "dora"
 if DORA:
@@ -34,22 +33,6 @@ else:
 def as_message(payload: np.ndarray):
     """What `send_output` takes: nerve takes numpy arrays, dora wants a pyarrow array."""
     return pa.array(payload) if DORA else payload
-
-
-def cpu_ns() -> int:
-    return usage()["cpu_ns"]
-
-
-def usage() -> dict[str, int]:
-    """This process's CPU time and the kernel's counts that say whether two runs did the same
-    work (page faults, sleeps, preemptions and yields), for the difference of two calls."""
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return {
-        "cpu_ns": int((r.ru_utime + r.ru_stime) * 1e9),
-        "minor_faults": r.ru_minflt,
-        "voluntary_switches": r.ru_nvcsw,
-        "involuntary_switches": r.ru_nivcsw,
-    }
 
 
 def sender(node, size: int, how: str):

@@ -1,10 +1,12 @@
-"""What nerve's benchmark node scripts share: the stamp every message carries and the pacing.
+"""What every benchmark node script shares, nerve's and the peers': the stamp every message
+carries, the pacing and the CPU accounting.
 
 The producer writes a `CLOCK_MONOTONIC` stamp into the first 8 bytes of a payload just before
 sending; the consumer reads it back in place with ``struct``, as every peer's nodes do
 (benches/peers/nodes/common.py).
 """
 
+import resource
 import struct
 import time
 
@@ -35,7 +37,8 @@ def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
     period = round(1e9 / rate_hz) if rate_hz > 0 else 0
     start = time.monotonic_ns() + 50_000_000
     if period:
-        start = on_grid(start, period, slot)
+        index, producers = slot
+        start = (start // period + 1) * period + period * index // producers
     for i in range(count):
         if period:
             delay = start + i * period - time.monotonic_ns()
@@ -44,8 +47,18 @@ def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
         yield i
 
 
-def on_grid(t: int, period: int, slot: tuple[int, int]) -> int:
-    """The first time after `t` at which producer `slot[0]` of `slot[1]` sends: the next
-    multiple of `period`, plus its share of one."""
-    index, count = slot
-    return (t // period + 1) * period + period * index // count
+def usage() -> dict[str, int]:
+    """This process's CPU time and the kernel's counts that say whether two runs did the same
+    work (page faults, sleeps, preemptions and yields), for the difference of two calls."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "cpu_ns": int((r.ru_utime + r.ru_stime) * 1e9),
+        "minor_faults": r.ru_minflt,
+        "voluntary_switches": r.ru_nvcsw,
+        "involuntary_switches": r.ru_nivcsw,
+    }
+
+
+def cpu_ns() -> int:
+    """This process's CPU time so far (user and system)."""
+    return usage()["cpu_ns"]

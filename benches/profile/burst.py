@@ -10,7 +10,6 @@ many messages found their array imported ahead.
 """
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -57,7 +56,7 @@ def main() -> None:
                 received = np.asarray(samples.received_ns, dtype=np.float64)[WARMUP:]
                 p50, p99 = np.percentile((received - sent) / 1e3, [50, 99])
                 ranks = " ".join(f"{x:6.1f}" for x in by_arrival(sent, received, args.producers))
-                stats = json.loads((folder / f"{impl_nerve.NAME}--{case.key}" / "c0.txt.json").read_text())
+                stats = impl_nerve.consumer_stats(case, folder)
                 mode = "together" if together else "spread"
                 ahead = f"{stats['imported_ahead']}/{stats['messages']}"
                 print(f"{r:5d}  {mode:9s} {p50:6.1f} {p99:6.1f}  | {ranks} | {ahead}", flush=True)

@@ -12,7 +12,6 @@ and the floor runs under the same request (needs root).
 
 import argparse
 import contextlib
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -57,7 +56,7 @@ def main() -> None:
                 case = Case(scenario, size, COUNT, cpu_latency=polling)
                 folder = Path(tmp) / f"round{r}"
                 p50, p99 = p50_p99(impl_nerve.run(case, folder))
-                stats = json.loads((folder / f"{impl_nerve.NAME}--{case.key}" / "c0.txt.json").read_text())
+                stats = impl_nerve.consumer_stats(case, folder)
                 n = stats["cpu_messages"]
                 with cpu_latency.held() if polling else contextlib.nullcontext():
                     floor, _ = p50_p99(impl_floor.run(case, folder))

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import threading
 import time
 from pathlib import Path
 
-# The stamp and the send schedule are nerve's bench node's own (benches/nodes/node_common.py):
-# every implementation is paced the same way, to the nanosecond.
+# The stamp, the send schedule and the CPU accounting are nerve's bench node's own
+# (benches/nodes/node_common.py): every implementation is paced and measured the same way.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "nodes"))
+import node_common
+
 # STAMP as STAMP: re-exported, the peer nodes use it as common.STAMP.
 from node_common import STAMP as STAMP
-from node_common import on_grid
+from node_common import cpu_ns
 
 
 def args() -> tuple[str, int, dict]:
@@ -38,11 +39,6 @@ def ready(cfg: dict, role: str, index: int) -> None:
     Path(cfg["folder"], f"ready-{role}-{index}").touch()
 
 
-def cpu_ns() -> int:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return int((r.ru_utime + r.ru_stime) * 1e9)
-
-
 def paced(count: int, rate_hz: float, budget_s: float | None = None, slot: tuple[int, int] = (0, 1)):
     """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0; `slot`
     is this producer's place among a fan-in's (see node_common.paced).
@@ -51,21 +47,15 @@ def paced(count: int, rate_hz: float, budget_s: float | None = None, slot: tuple
     the rate: each message takes longer than a period) stops early, with the reason, rather than
     being killed at the harness' deadline with nothing said.
     """
-    period = round(1e9 / rate_hz) if rate_hz > 0 else 0
-    start = time.monotonic_ns() + 50_000_000
-    if period:
-        start = on_grid(start, period, slot)
-    for i in range(count):
+    first = None
+    for i in node_common.paced(count, rate_hz, slot):
         now = time.monotonic_ns()
-        if period:
-            delay = start + i * period - now
-            if delay > 0:
-                time.sleep(delay / 1e9)
-        if budget_s and now - start > 10e9:  # judged on 10 s of messages, not on a slow start
-            projected = (now - start) / i * count / 1e9
+        first = first or now
+        if budget_s and now - first > 10e9:  # judged on 10 s of messages, not on a slow start
+            projected = (now - first) / i * count / 1e9
             if projected > budget_s:
                 raise SystemExit(
-                    f"too slow to finish: {i} messages took {(now - start) / 1e9:.1f} s, "
+                    f"too slow to finish: {i} messages took {(now - first) / 1e9:.1f} s, "
                     f"{count} would take about {projected:.0f} s (limit {budget_s:.0f} s)"
                 )
         yield i
