@@ -7,6 +7,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 
 from conftest import REPO
 
@@ -111,3 +112,22 @@ def test_floor_reader_woken_once_for_two_stamps_does_not_wait_for_a_third(tmp_pa
     assert not reader.is_alive(), "the reader still waits for a signal that will never come"
     lines = out.read_text().splitlines()
     assert len(lines) == 1 and lines[0].split()[0] == "42", lines
+
+
+def test_paced_producers_share_a_grid_and_stay_until_the_schedule_ends():
+    """Producer i of n sends i/n of a period after the grid's period starts, and its loop ends
+    only well after its last send: a producer that exits at once burns CPU on teardown while
+    the other producers' last messages are on their way (docs/performance.md)."""
+    sys.path.insert(0, str(REPO / "benches" / "nodes"))
+    from node_common import LINGER_NS, paced
+
+    period = 10_000_000  # 100 Hz
+    sends = []
+    for _ in paced(3, 100.0, (1, 4)):
+        sends.append(time.monotonic_ns())
+    ended = time.monotonic_ns()
+    assert len(sends) == 3
+    # Sleeps end at or after their deadline: each send lies just past its grid point.
+    phases = [(t - period // 4) % period for t in sends]
+    assert all(p < period // 2 for p in phases), phases
+    assert ended - sends[-1] >= LINGER_NS - 1_000_000, (ended - sends[-1]) / 1e6

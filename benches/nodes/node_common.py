@@ -26,6 +26,16 @@ def stamp_of(value) -> int:
     return STAMP.unpack_from(value)[0]
 
 
+# How long a paced producer stays after its last message at least (see `paced`).
+LINGER_NS = 100_000_000
+
+
+def _sleep_until(t_ns: int) -> None:
+    delay = t_ns - time.monotonic_ns()
+    if delay > 0:
+        time.sleep(delay / 1e9)
+
+
 def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
     """Yields `count` times on an absolute schedule (no drift), or back to back at rate 0.
 
@@ -33,7 +43,13 @@ def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
     shifted by i/n of a period. The producers of a fan-in then send at the same moments of
     their period whichever middleware started them and however long each took to start. With
     a start of their own, their phases were whatever the launch gave: messages collided in
-    one implementation's run and not in another's, and the two measured different things."""
+    one implementation's run and not in another's, and the two measured different things.
+
+    After the last message the loop ends only once the other producers of the schedule have
+    sent their last too (their starts lie up to two periods apart): a producer that exits at
+    once tears its interpreter down, tens of milliseconds of CPU, while the others' last
+    messages are on their way, and on two cores those messages wait for it. Some middlewares'
+    producers stay anyway, until their readers are gone; now every implementation's do."""
     period = round(1e9 / rate_hz) if rate_hz > 0 else 0
     start = time.monotonic_ns() + 50_000_000
     if period:
@@ -41,10 +57,10 @@ def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
         start = (start // period + 1) * period + period * index // producers
     for i in range(count):
         if period:
-            delay = start + i * period - time.monotonic_ns()
-            if delay > 0:
-                time.sleep(delay / 1e9)
+            _sleep_until(start + i * period)
         yield i
+    if period and count:
+        _sleep_until(start + (count - 1) * period + max(LINGER_NS, 5 * period))
 
 
 def usage() -> dict[str, int]:

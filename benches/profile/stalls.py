@@ -1,0 +1,136 @@
+"""Who had the CPUs while a slow message waited: a fan-in run under `perf record` of the
+scheduler's switches, then, for every message slower than a threshold, what ran on each CPU
+between its send and its receipt, longest first.
+
+    python benches/profile/stalls.py [RUNS] [--impl nerve|iceoryx2] [--producers N]
+                                     [--size BYTES] [--slow US] [--realtime]
+
+Needs root (system-wide tracepoints) and `perf`. Times are `CLOCK_MONOTONIC` on both sides
+(`perf record -k mono`), so a message's stamps and the trace line up. The summary counts the slow
+messages by the task that held a CPU for at least half of their wait, if one did: a kernel
+thread there is the machine's, not the middleware's; a wait with no such task is one where the
+CPUs were mostly idle, the guest's vCPU not run or not woken by its host.
+"""
+
+import argparse
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from benches import impl_nerve
+from benches.model import WARMUP, Case
+
+SWITCH = re.compile(
+    r"\[(\d+)\]\s+([\d.]+): sched:sched_switch: prev_comm=.+? prev_pid=\d+ .*==> next_comm=(.+?) next_pid=(\d+)"
+)
+
+
+def implementation(name: str):
+    if name == "nerve":
+        return impl_nerve
+    from benches.peers import available
+
+    impls = available([name])
+    if not impls:
+        raise SystemExit(f"{name} is not installed in the peers' environment (python -m benches --peers {name})")
+    return impls[0]
+
+
+def occupancy(trace: Path) -> dict[int, list[tuple[int, int, str]]]:
+    """Per CPU, the (start ns, end ns, "comm/pid") of everything that ran on it but the idle task."""
+    script = subprocess.run(
+        ["perf", "script", "-i", str(trace), "-F", "cpu,time,event,trace"], capture_output=True, text=True, check=True
+    )
+    runs: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    since: dict[int, tuple[int, str]] = {}
+    for line in script.stdout.splitlines():
+        m = SWITCH.search(line)
+        if not m:
+            continue
+        cpu, t = int(m[1]), round(float(m[2]) * 1e9)
+        if cpu in since:
+            start, who = since[cpu]
+            runs[cpu].append((start, t, who))
+        if m[4] == "0":
+            since.pop(cpu, None)
+        else:
+            since[cpu] = (t, f"{m[3]}/{m[4]}")
+    return runs
+
+
+def holders(runs: dict[int, list[tuple[int, int, str]]], t0: int, t1: int) -> list[tuple[str, int, int]]:
+    """(task, CPU, µs it ran) for every task that ran on a CPU between t0 and t1, longest first."""
+    held = []
+    for cpu, spans in runs.items():
+        for start, end, who in spans:
+            overlap = min(end, t1) - max(start, t0)
+            if overlap > 0:
+                held.append((who, cpu, overlap // 1000))
+    return sorted(held, key=lambda h: -h[2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="?", type=int, default=3)
+    parser.add_argument("--impl", default="nerve")
+    parser.add_argument("--producers", type=int, default=8)
+    parser.add_argument("--size", type=int, default=4 << 20)
+    parser.add_argument("--slow", type=float, default=400.0, help="µs; slower messages are listed")
+    parser.add_argument("--realtime", action="store_true", help="nerve's nodes at a SCHED_FIFO priority")
+    args = parser.parse_args()
+    impl = implementation(args.impl)
+    blamed: Counter = Counter()
+    slow_total = total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.runs):
+            folder = Path(tmp) / f"run{r}"
+            folder.mkdir()
+            trace = folder / "sched.data"
+            perf = subprocess.Popen(
+                ["perf", "record", "-q", "-k", "mono", "-a", "-e", "sched:sched_switch", "-o", str(trace)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
+            time.sleep(1.0)  # perf is recording before the first node starts
+            samples = impl.run(Case("fan-in", args.size, 300, producers=args.producers, realtime=args.realtime), folder)
+            perf.send_signal(signal.SIGINT)
+            if perf.wait() not in (0, -signal.SIGINT):
+                raise SystemExit(f"perf record failed: {perf.stderr.read().decode().strip()}")
+            if samples.error:
+                raise SystemExit(samples.error)
+            sent = np.asarray(samples.sent_ns, dtype=np.int64)
+            received = np.asarray(samples.received_ns, dtype=np.int64)
+            order = np.argsort(sent)
+            sent, received = sent[order][WARMUP:], received[order][WARMUP:]
+            latency = (received - sent) / 1e3
+            runs = occupancy(trace)
+            slow = np.flatnonzero(latency > args.slow)
+            total += len(latency)
+            slow_total += len(slow)
+            print(f"run {r}: p50 {np.median(latency):.1f} µs, {len(slow)} of {len(latency)} over {args.slow:g} µs")
+            for k in slow:
+                held = holders(runs, int(sent[k]), int(received[k]))
+                wait_us = latency[k]
+                if held and held[0][2] >= wait_us / 2:
+                    blamed[held[0][0].rsplit("/", 1)[0]] += 1
+                else:
+                    blamed["no task held a CPU for half the wait"] += 1
+                listed = ", ".join(f"{who} on {cpu} {us} µs" for who, cpu, us in held[:4])
+                before_end = (sent[-1] - sent[k]) / 1e6
+                print(f"  {latency[k]:7.0f} µs, {before_end:6.1f} ms before the last send: {listed}")
+    print(f"{slow_total} of {total} messages over {args.slow:g} µs, by what held a CPU in their wait:")
+    for who, n in blamed.most_common():
+        print(f"  {n:4d}  {who}")
+
+
+if __name__ == "__main__":
+    main()
