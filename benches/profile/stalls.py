@@ -5,8 +5,7 @@ between its send and its receipt, longest first.
     python benches/profile/stalls.py [RUNS] [--impl nerve|iceoryx2] [--producers N]
                                      [--size BYTES] [--slow US] [--realtime]
 
-Needs root (system-wide tracepoints) and `perf`. Times are `CLOCK_MONOTONIC` on both sides
-(`perf record -k mono`), so a message's stamps and the trace line up. The summary counts the slow
+Needs root (system-wide tracepoints) and `perf`. The summary counts the slow
 messages by the task that held a CPU for at least half of their wait, if one did: a kernel
 thread there is the machine's, not the middleware's; a wait with no such task is one where the
 CPUs were mostly idle, the guest's vCPU not run or not woken by its host.
@@ -14,15 +13,13 @@ CPUs were mostly idle, the guest's vCPU not run or not woken by its host.
 
 import argparse
 import re
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
+from sched_trace import lines, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
@@ -30,7 +27,7 @@ from benches import impl_nerve
 from benches.model import WARMUP, Case
 
 SWITCH = re.compile(
-    r"\[(\d+)\]\s+([\d.]+): sched:sched_switch: prev_comm=.+? prev_pid=\d+ .*==> next_comm=(.+?) next_pid=(\d+)"
+    r"\[(\d+)\]\s+([\d.]+):\s+sched:sched_switch: prev_comm=.+? prev_pid=\d+ .*==> next_comm=(.+?) next_pid=(\d+)"
 )
 
 
@@ -47,12 +44,9 @@ def implementation(name: str):
 
 def occupancy(trace: Path) -> dict[int, list[tuple[int, int, str]]]:
     """Per CPU, the (start ns, end ns, "comm/pid") of everything that ran on it but the idle task."""
-    script = subprocess.run(
-        ["perf", "script", "-i", str(trace), "-F", "cpu,time,event,trace"], capture_output=True, text=True, check=True
-    )
     runs: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     since: dict[int, tuple[int, str]] = {}
-    for line in script.stdout.splitlines():
+    for line in lines(trace):
         m = SWITCH.search(line)
         if not m:
             continue
@@ -95,16 +89,9 @@ def main() -> None:
             folder = Path(tmp) / f"run{r}"
             folder.mkdir()
             trace = folder / "sched.data"
-            perf = subprocess.Popen(
-                ["perf", "record", "-q", "-k", "mono", "-a", "-e", "sched:sched_switch", "-o", str(trace)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
-            time.sleep(1.0)  # perf is recording before the first node starts
-            samples = impl.run(Case("fan-in", args.size, 300, producers=args.producers, realtime=args.realtime), folder)
-            perf.send_signal(signal.SIGINT)
-            if perf.wait() not in (0, -signal.SIGINT):
-                raise SystemExit(f"perf record failed: {perf.stderr.read().decode().strip()}")
+            case = Case("fan-in", args.size, 300, producers=args.producers, realtime=args.realtime)
+            with recorded(trace, ["sched:sched_switch"]):
+                samples = impl.run(case, folder)
             if samples.error:
                 raise SystemExit(samples.error)
             sent = np.asarray(samples.sent_ns, dtype=np.int64)
