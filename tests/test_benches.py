@@ -114,11 +114,11 @@ def test_floor_reader_woken_once_for_two_stamps_does_not_wait_for_a_third(tmp_pa
     assert len(lines) == 1 and lines[0].split()[0] == "42", lines
 
 
-def test_paced_producers_share_a_grid_and_stay_until_the_schedule_ends():
+def test_paced_producers_share_a_grid_and_stay_until_the_schedule_ends(monkeypatch):
     """Producer i of n sends i/n of a period after the grid's period starts, and its loop ends
     only well after its last send: a producer that exits at once burns CPU on teardown while
     the other producers' last messages are on their way (docs/performance.md)."""
-    sys.path.insert(0, str(REPO / "benches" / "nodes"))
+    monkeypatch.syspath_prepend(str(REPO / "benches" / "nodes"))
     from node_common import LINGER_NS, paced
 
     period = 10_000_000  # 100 Hz

@@ -46,7 +46,7 @@ def paced(count: int, rate_hz: float, slot: tuple[int, int] = (0, 1)):
     one implementation's run and not in another's, and the two measured different things.
 
     After the last message the loop ends only once the other producers of the schedule have
-    sent their last too (their starts lie up to two periods apart): a producer that exits at
+    sent their last too (their starts lie a few periods apart at most): a producer that exits at
     once tears its interpreter down, tens of milliseconds of CPU, while the others' last
     messages are on their way, and on two cores those messages wait for it. Some middlewares'
     producers stay anyway, until their readers are gone; now every implementation's do."""

@@ -90,6 +90,8 @@ def main() -> None:
             folder.mkdir()
             trace = folder / "sched.data"
             case = Case("fan-in", args.size, 300, producers=args.producers, realtime=args.realtime)
+            if not impl.supports(case):
+                raise SystemExit(f"{args.impl} does not run {case.key}")
             with recorded(trace, ["sched:sched_switch"]):
                 samples = impl.run(case, folder)
             if samples.error:
@@ -106,8 +108,7 @@ def main() -> None:
             print(f"run {r}: p50 {np.median(latency):.1f} µs, {len(slow)} of {len(latency)} over {args.slow:g} µs")
             for k in slow:
                 held = holders(runs, int(sent[k]), int(received[k]))
-                wait_us = latency[k]
-                if held and held[0][2] >= wait_us / 2:
+                if held and held[0][2] >= latency[k] / 2:
                     blamed[held[0][0].rsplit("/", 1)[0]] += 1
                 else:
                     blamed["no task held a CPU for half the wait"] += 1
