@@ -182,8 +182,26 @@ def machine() -> str:
     idle = first(["cat", "/sys/devices/system/cpu/cpuidle/current_driver"])
     return (
         f"{cpu}, {os.cpu_count()} cores, {mem_gib:.0f} GiB, Linux {platform.release()} "
-        f"(cpuidle: {idle}), Python {platform.python_version()}"
+        f"(cpuidle: {idle}{damon()}), Python {platform.python_version()}"
     )
+
+
+def damon() -> str:
+    """The kernel's DAMON monitors at work, if any. On this project's test machine one took a CPU
+    for 1.2-1.3 ms at every sample, and messages that came then waited for it: a run's slowest
+    (benches/profile/stalls.py, docs/performance.md)."""
+    running = []
+    for kdamond in sorted(Path("/sys/kernel/mm/damon/admin/kdamonds").glob("[0-9]*")):
+        try:
+            if (kdamond / "state").read_text().strip() != "on":
+                continue
+            context = kdamond / "contexts" / "0"
+            ops = (context / "operations").read_text().strip()
+            sample_us = int((context / "monitoring_attrs" / "intervals" / "sample_us").read_text())
+        except (OSError, ValueError):
+            continue
+        running.append(f"{ops} every {sample_us / 1000:g} ms")
+    return f"; DAMON: {', '.join(running)}" if running else ""
 
 
 SCENARIO_TITLES = {
