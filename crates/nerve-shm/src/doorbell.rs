@@ -94,6 +94,12 @@ impl Spin {
     }
 }
 
+/// Waiters one `futex_wake` wakes: all. The kernel reads the number as a signed int, so
+/// `u32::MAX` would be -1, which wakes one: a doorbell with two sleepers (a node's event wait and
+/// its wait for room in a reader's queue, or several nodes on the simulated clock) woke one of
+/// them per ring.
+const WAKE_ALL: u32 = i32::MAX.unsigned_abs();
+
 /// The two words of a doorbell, as laid out in shared memory.
 #[derive(Debug)]
 #[repr(C)]
@@ -109,7 +115,13 @@ impl Doorbell {
         self.count.fetch_add(1, Ordering::SeqCst);
         // Waking may only fail on a bad address, which a live mapping cannot have.
         self.sleepers.load(Ordering::SeqCst) != 0
-            && futex::wake(&self.count, futex::Flags::empty(), u32::MAX).is_ok_and(|woken| woken > 0)
+            && futex::wake(&self.count, futex::Flags::empty(), WAKE_ALL).is_ok_and(|woken| woken > 0)
+    }
+
+    /// Waiters asleep on the doorbell right now.
+    #[must_use]
+    pub fn sleepers(&self) -> u32 {
+        self.sleepers.load(Ordering::SeqCst)
     }
 
     /// Waits until `ready` returns `Some`, the doorbell rings and `ready` then holds, or the
@@ -187,6 +199,34 @@ mod tests {
         let got = bell.wait_until(None, Duration::ZERO, || flag.load(Ordering::SeqCst).then_some(()));
         assert_eq!(got, Some(()));
         t.join().expect("ringer thread");
+    }
+
+    #[test]
+    fn one_ring_wakes_every_sleeper() {
+        let bell = Arc::new(Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) });
+        let flag = Arc::new(AtomicBool::new(false));
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let (b, f) = (bell.clone(), flag.clone());
+                std::thread::spawn(move || {
+                    let start = Instant::now();
+                    let got = b.wait_until(Some(start + Duration::from_secs(5)), Duration::ZERO, || {
+                        f.load(Ordering::SeqCst).then_some(())
+                    });
+                    (got, start.elapsed())
+                })
+            })
+            .collect();
+        while bell.sleepers.load(Ordering::SeqCst) < 3 {
+            std::thread::yield_now();
+        }
+        flag.store(true, Ordering::SeqCst);
+        assert!(bell.ring());
+        for w in waiters {
+            let (got, took) = w.join().expect("waiter thread");
+            assert_eq!(got, Some(()));
+            assert!(took < Duration::from_secs(2), "every sleeper woken by the one ring, not its deadline");
+        }
     }
 
     #[test]

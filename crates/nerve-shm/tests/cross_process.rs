@@ -96,6 +96,56 @@ fn backpressure_delivers_everything_in_order_across_processes() {
 }
 
 #[test]
+fn a_producer_waiting_for_room_is_woken_while_its_node_also_waits_for_input() {
+    const SENDS: u64 = 200;
+    if let Ok(run) = std::env::var(RUN) {
+        if std::env::var(ROLE).as_deref() == Ok("producer-two-sleepers") {
+            // A producer left asleep would otherwise outlive the failed test.
+            std::thread::spawn(|| {
+                std::thread::sleep(Duration::from_secs(30));
+                std::process::exit(3);
+            });
+            let names = RunNames::new(&run);
+            let writer = Arc::new(Inbox::open(&names.inbox(0), &[]).expect("writer inbox"));
+            // The node's event wait, asleep on the same doorbell before the producer first waits
+            // for room, with nothing coming: a ring must wake both, not just the first asleep.
+            let idle = writer.clone();
+            std::thread::spawn(move || idle.doorbell().wait_until(None, Duration::ZERO, || None::<()>));
+            while writer.doorbell().sleepers() == 0 {
+                std::thread::yield_now();
+            }
+            let reader = Arc::new(Inbox::open(&names.inbox(1), &shape(Policy::Backpressure, 1)).expect("reader inbox"));
+            let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
+            let mut publisher =
+                Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
+            let stop = AtomicBool::new(false);
+            for n in 0..SENDS {
+                send_numbered(&mut publisher, n, &stop);
+            }
+        }
+        return;
+    }
+    let run = format!("t{}two", std::process::id());
+    let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 1);
+    let mut child = spawn_peer(
+        "a_producer_waiting_for_room_is_woken_while_its_node_also_waits_for_input",
+        "producer-two-sleepers",
+        &run,
+    );
+    let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
+    let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    for expected in 0..SENDS {
+        let got = reader.doorbell().wait_until(Some(deadline), Duration::ZERO, || input.recv());
+        let (block, len) = got.expect("message before the deadline: the producer was left asleep").expect("block");
+        assert_eq!(check(block.bytes(), len), expected);
+    }
+    assert!(child.wait().expect("producer").success());
+    assert_eq!(table.usage().held_bytes, 0);
+    names.sweep();
+}
+
+#[test]
 fn a_held_message_holds_a_back_pressured_producer_back() {
     if let Ok(run) = std::env::var(RUN) {
         if std::env::var(ROLE).as_deref() == Ok("producer-hold") {
