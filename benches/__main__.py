@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import random
 import shlex
 import shutil
 import subprocess
@@ -46,6 +47,17 @@ def cpu_latency_held(case: Case, impl) -> contextlib.AbstractContextManager[None
     """For a cpu-latency case, the machine setting nerve's nodes ask for in their YAML, held by
     the harness while any other implementation runs: the same idle CPUs for everyone."""
     return cpu_latency.held() if case.cpu_latency and impl is not impl_nerve else contextlib.nullcontext()
+
+
+def in_turn(impls: list, turn: int) -> list:
+    """`impls` in the order of round `turn`: shuffled, with the round's number as the seed (the
+    same order on every rerun). What a run leaves behind (processes exiting, memory given back)
+    can slow the next one; with one fixed order, or the same order rotated, the same
+    implementation would always run right after the same one: nerve's case of each size right
+    after the previous case's Cyclone DDS run, the heaviest of all."""
+    order = list(impls)
+    random.Random(turn).shuffle(order)
+    return order
 
 
 def implementations(peers: str | None) -> list:
@@ -88,7 +100,8 @@ def main() -> None:
         "--repeat",
         type=int,
         default=None,
-        help="runs of every case, implementations taking turns; tables quote the median of the runs' "
+        help="runs of every case, implementations taking turns (in an order shuffled for every round); "
+        "tables quote the median of the runs' "
         "percentiles (default: 3, 1 with --quick)",
     )
     parser.add_argument(
@@ -124,6 +137,8 @@ def main() -> None:
     if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
+    impls = implementations(args.peers)
+    turn = 0
     for scenario in args.scenarios.split(","):
         for case in cases(scenario, args.quick, args.messages):
             load = stress(case)
@@ -131,7 +146,9 @@ def main() -> None:
                 # Implementations take turns within each round, so a slow spell of the machine
                 # does not fall on one of them only.
                 for run in range(repeat):
-                    for impl in implementations(args.peers):
+                    round_ = in_turn(impls, turn)
+                    turn += 1
+                    for impl in round_:
                         if not runs_case(impl, case):
                             continue
                         started = time.monotonic()

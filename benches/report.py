@@ -246,7 +246,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         "the opt-in cpu-latency scenario they block on a machine whose idle CPUs poll instead of",
         "halting. Paced producers send on a grid of `CLOCK_MONOTONIC` periods, the n producers of",
         "a fan-in 1/n of a period apart, and stay until every producer has sent its last: the",
-        "same moments for every implementation. Percentiles in µs; the first",
+        "same moments for every implementation. Implementations take turns in an order shuffled for",
+        "every case and round. Percentiles in µs; the first",
         f"{WARMUP} messages of each run are left out (of latencies and of CPU times)."
         + (
             f" Every case ran {repeats} times, the implementations taking turns; a percentile is the "

@@ -1,5 +1,6 @@
 """The benchmark suite runs end to end (a short version; timings are not asserted here)."""
 
+import itertools
 import json
 import mmap
 import os
@@ -131,3 +132,15 @@ def test_paced_producers_share_a_grid_and_stay_until_the_schedule_ends(monkeypat
     phases = [(t - period // 4) % period for t in sends]
     assert all(p < period // 2 for p in phases), phases
     assert ended - sends[-1] >= LINGER_NS - 1_000_000, (ended - sends[-1]) / 1e6
+
+
+def test_implementations_take_turns_in_orders_that_vary_from_round_to_round():
+    from benches.__main__ import in_turn
+
+    impls = ["nerve", "topics", "lan", "floor", "dora-rs", "iceoryx2", "zenoh", "zeromq", "cyclonedds"]
+    rounds = [in_turn(impls, t) for t in range(40)]
+    assert all(sorted(r) == sorted(impls) for r in rounds), "every round runs every implementation once"
+    assert in_turn(impls, 7) == rounds[7], "a rerun runs the same order"
+    # What ran just before nerve, the previous round's last run when nerve opens a round.
+    before = {(r if r.index("nerve") else p)[r.index("nerve") - 1] for p, r in itertools.pairwise(rounds)}
+    assert len(before) >= 5, f"nerve ran right after only {sorted(before)}"
