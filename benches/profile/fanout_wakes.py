@@ -1,7 +1,8 @@
 """How a fan-out's producer wakes its readers: a run under `perf record` of the scheduler's
 wake-ups and switches, then, per message, the time from the producer's first wake-up of a reader
 to its last, whether the producer was switched out in between (a reader it woke took its core
-before it had woken the others), and how the wake-ups split over the CPUs.
+before it had woken the others), and how the wake-ups split over the CPUs; and each reader's
+p50, in the order the producer rings them.
 
     python benches/profile/fanout_wakes.py [ROUNDS] [--readers N] [--size BYTES] [--toggle VAR]
 
@@ -70,12 +71,15 @@ def one_run(case: Case, folder: Path) -> str:
         preempted += any(first <= s < last for s in out)
         split[tuple(sorted(Counter(w[3] for w in woken).values(), reverse=True))] += 1
     latency = samples.latencies_us()
+    by_reader = np.asarray(samples.consumer)
+    per_reader = " ".join(f"{np.median(latency[by_reader == k]):.0f}" for k in range(readers))
     spans_p = np.percentile(spans, [50, 90, 99]) if spans else [float("nan")] * 3
     splits = ", ".join(f"{'/'.join(map(str, k))}: {n}" for k, n in split.most_common(4))
     return (
         f"p50 {np.median(latency):6.1f}  p99 {np.percentile(latency, 99):7.1f}  "
         f"slowest reader p50 {slowest_reader_p50_us(samples):6.1f}  "
         f"spread p50 {np.median(spread_us(samples)):6.1f} µs\n"
+        f"    p50 by reader, in the order they are rung (the dataflow's order): {per_reader} µs\n"
         f"    first to last wake-up p50 / p90 / p99 {spans_p[0]:.1f} / {spans_p[1]:.1f} / {spans_p[2]:.1f} µs; "
         f"producer switched out in between: {preempted} of {len(spans)}; readers per CPU: {splits}"
     )
