@@ -14,25 +14,19 @@ NERVE_WAKE_BY_OUTPUT), so that both ways are measured in the same minutes. Needs
 
 import argparse
 import os
-import re
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from sched_trace import lines, recorded
+from sched_trace import SWITCH, WAKING, lines, ns, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from benches import impl_nerve
 from benches.model import WARMUP, Case
 from benches.report import slowest_reader_p50_us, spread_us
-
-WAKING = re.compile(
-    r"\s(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+sched:sched_waking: comm=.+? pid=(\d+) prio=\d+ target_cpu=(\d+)"
-)
-SWITCH = re.compile(r"\s(\d+)\s+\[(\d+)\]\s+([\d.]+):\s+sched:sched_switch: prev_comm=.+? prev_pid=(\d+) ")
 
 
 def events(trace: Path) -> tuple[list[tuple[int, int, int, int]], list[tuple[int, int]]]:
@@ -41,9 +35,9 @@ def events(trace: Path) -> tuple[list[tuple[int, int, int, int]], list[tuple[int
     wakes, switches = [], []
     for line in lines(trace):
         if m := WAKING.search(line):
-            wakes.append((round(float(m[3]) * 1e9), int(m[1]), int(m[4]), int(m[5])))
+            wakes.append((ns(m["time"]), int(m["pid"]), int(m["woken_pid"]), int(m["target_cpu"])))
         elif m := SWITCH.search(line):
-            switches.append((round(float(m[3]) * 1e9), int(m[4])))
+            switches.append((ns(m["time"]), int(m["prev_pid"])))
     return wakes, switches
 
 
@@ -97,14 +91,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             for off in ways:
-                if off:
-                    os.environ[off] = "0"
                 folder = Path(tmp) / f"run{r}-{off or 'on'}"
                 folder.mkdir()
+                if off:
+                    os.environ[off] = "0"
                 try:
                     report = one_run(case, folder)
                 finally:
-                    os.environ.pop(off or "", None)
+                    if off:
+                        del os.environ[off]
                 print(f"round {r}{f' {off}=0' if off else ''}: {report}", flush=True)
 
 

@@ -19,14 +19,13 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-from sched_trace import lines, recorded
+from sched_trace import WAKING, lines, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from benches import impl_nerve
 from benches.model import WARMUP, Case
 
-WAKING = re.compile(r"^\s*(\S+)\s+\d+\s+\[(\d+)\]\s+[\d.]+:\s+sched:sched_waking: comm=(\S+) pid=(\d+) ")
 FUTEX_RETURN = re.compile(r"^\s*\S+\s+(\d+)\s+\[(\d+)\]\s+[\d.]+:\s+syscalls:sys_exit_futex:")
 # The reader's side of a wake-up: its futex wait returning, on the CPU it was woken on. (The
 # scheduler's own sched_wakeup and sched_switch of a vCPU woken from a halt were missing from
@@ -52,7 +51,7 @@ def placements(trace: Path) -> tuple[int, int]:
     for line in lines(trace):
         m = WAKING.search(line)
         if m:
-            waker, cpu, wakee, pid = m.groups()
+            waker, cpu, wakee, pid = m["comm"], m["cpu"], m["woken_comm"], m["woken_pid"]
             if waker.startswith("python") and wakee.startswith("python"):
                 waker_cpu[pid] = int(cpu)
                 woken_by_python[pid] += 1

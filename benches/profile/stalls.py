@@ -12,23 +12,18 @@ CPUs were mostly idle, the guest's vCPU not run or not woken by its host.
 """
 
 import argparse
-import re
 import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
-from sched_trace import lines, recorded
+from sched_trace import SWITCH, lines, ns, recorded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
 from benches import impl_nerve
 from benches.model import WARMUP, Case
-
-SWITCH = re.compile(
-    r"\[(\d+)\]\s+([\d.]+):\s+sched:sched_switch: prev_comm=.+? prev_pid=\d+ .*==> next_comm=(.+?) next_pid=(\d+)"
-)
 
 
 def implementation(name: str):
@@ -50,14 +45,14 @@ def occupancy(trace: Path) -> dict[int, list[tuple[int, int, str]]]:
         m = SWITCH.search(line)
         if not m:
             continue
-        cpu, t = int(m[1]), round(float(m[2]) * 1e9)
+        cpu, t = int(m["cpu"]), ns(m["time"])
         if cpu in since:
             start, who = since[cpu]
             runs[cpu].append((start, t, who))
-        if m[4] == "0":
+        if m["next_pid"] == "0":
             since.pop(cpu, None)
         else:
-            since[cpu] = (t, f"{m[3]}/{m[4]}")
+            since[cpu] = (t, f"{m['next_comm']}/{m['next_pid']}")
     return runs
 
 
