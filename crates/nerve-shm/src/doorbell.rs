@@ -217,7 +217,7 @@ mod tests {
                 })
             })
             .collect();
-        while bell.sleepers.load(Ordering::SeqCst) < 3 {
+        while bell.sleepers() < 3 {
             std::thread::yield_now();
         }
         flag.store(true, Ordering::SeqCst);
