@@ -9,6 +9,7 @@ import socket
 import stat
 import struct
 import time
+from pathlib import Path
 
 import nerve
 from conftest import NODES, nerve_shm_objects, runtime_dir, wait_for
@@ -76,6 +77,31 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
     assert time.monotonic() - started < 10
     assert proc.returncode != 0
     assert "stubborn (did not stop within the grace period)" in err
+
+
+def test_an_idle_run_leaves_the_runtime_asleep(dataflows):
+    """The runtime's event loop sleeps until an event or a deadline: no polling."""
+    path = dataflows.write("nodes:\n  - id: idle\n    path: sleeper.py\n")
+    copy_nodes(path, "sleeper.py")
+    proc = dataflows.start(path)
+    try:
+        wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+        time.sleep(1.0)
+
+        def wake_ups() -> int:
+            # The event loop runs on the process's main thread, whose task id is its pid.
+            status = Path(f"/proc/{proc.pid}/task/{proc.pid}/status").read_text()
+            return int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M).group(1))
+
+        before = wake_ups()
+        time.sleep(2.0)
+        # It used to wake every 100 ms (20 here) to look for work.
+        assert wake_ups() - before <= 2
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+    assert "[idle] event STOP" in out
 
 
 def test_crashing_node_closes_its_readers_inputs(dataflows):

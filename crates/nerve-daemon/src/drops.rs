@@ -52,6 +52,11 @@ impl DropWatch {
         Self { inputs, next: Instant::now() + REPORT_EVERY }
     }
 
+    /// When [`DropWatch::check`] next has something to look at (never, without drop-oldest inputs).
+    pub(crate) fn next_check(&self) -> Option<Instant> {
+        (!self.inputs.is_empty()).then_some(self.next)
+    }
+
     /// Warns about inputs that dropped messages since the last warning, if it is time.
     pub(crate) fn check(&mut self, inboxes: &[Arc<Inbox>]) {
         let now = Instant::now();

@@ -50,6 +50,11 @@ impl ParamRelay {
         }
     }
 
+    /// When the oldest request's node runs out of time, if any request waits.
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.pending.values().map(|p| p.deadline).min()
+    }
+
     /// Fails the requests whose node did not answer in time; `id_of` names a node.
     pub(crate) fn expire(&mut self, now: Instant, id_of: impl Fn(usize) -> String) {
         self.fail_where(
@@ -101,9 +106,14 @@ mod tests {
         relay.answer(1, b, Ok(Default::default())); // too late: dropped
         relay.answer(1, c, Ok(Default::default()));
         assert!(rx.try_recv().is_err());
+        assert_eq!(relay.next_deadline(), None, "nothing pending: the event loop has no reason to wake");
         let (tx, rx) = mpsc::channel();
+        let opened = Instant::now();
         relay.open(2, tx);
-        relay.expire(Instant::now() + ANSWER_TIMEOUT, |_| "slow".to_owned());
+        let due = relay.next_deadline().expect("a pending request has a deadline");
+        assert!(due >= opened + ANSWER_TIMEOUT && due <= Instant::now() + ANSWER_TIMEOUT);
+        relay.expire(due, |_| "slow".to_owned());
         assert!(matches!(rx.try_recv(), Ok(Err(ParamError::NoAnswer { .. }))));
+        assert_eq!(relay.next_deadline(), None);
     }
 }

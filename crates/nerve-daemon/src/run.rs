@@ -227,6 +227,8 @@ struct Run<'a> {
     /// Helpers were told to stop because every other node finished.
     helpers_stopped: bool,
     stopping: Option<Instant>,
+    /// Every node was killed (the grace period ended, or a second interrupt came).
+    killed_all: bool,
     aborted: Option<String>,
     drops: DropWatch,
     params: ParamRelay,
@@ -364,6 +366,7 @@ fn run_inner(
         go: opts.control.is_none(),
         helpers_stopped: false,
         stopping: None,
+        killed_all: false,
         aborted: None,
         drops,
         params: ParamRelay::default(),
@@ -498,7 +501,11 @@ impl Run<'_> {
     fn event_loop(&mut self, rx: &Receiver<Ev>) {
         let ready_deadline = Instant::now() + self.opts.ready_timeout;
         while !self.finished() {
-            match rx.recv_timeout(Duration::from_millis(100)) {
+            let event = match self.next_deadline(ready_deadline) {
+                Some(at) => rx.recv_timeout(at.saturating_duration_since(Instant::now())),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match event {
                 Ok(Ev::Register { stream, node_id, version, pid, accept }) => {
                     let index = self.register(stream, &node_id, &version, pid);
                     let _ = accept.send(index.map(|i| (i, self.nodes[i].generation)));
@@ -564,7 +571,7 @@ impl Run<'_> {
             let now = Instant::now();
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
-            if self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
+            if !self.killed_all && self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
                 self.kill_all();
             }
             if !self.started && self.stopping.is_none() && now >= ready_deadline {
@@ -586,6 +593,17 @@ impl Run<'_> {
                 self.abort(reason);
             }
         }
+    }
+
+    /// The next moment the event loop has work that no event brings: a restart's back-off ends,
+    /// a parameter request's node runs out of time, drops are due for a report, the stop's
+    /// grace period ends, or the wait for every node to be ready. `None`: nothing until the next
+    /// event, so an idle run does not wake the daemon.
+    fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
+        let restarts = self.nodes.iter().filter_map(|n| n.restart.as_ref().map(|(at, _)| *at));
+        let grace = self.stopping.filter(|_| !self.killed_all).map(|s| s + self.opts.grace);
+        let ready = (!self.started && self.stopping.is_none()).then_some(ready_deadline);
+        restarts.chain([self.params.next_deadline(), self.drops.next_check(), grace, ready].into_iter().flatten()).min()
     }
 
     /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
@@ -1040,6 +1058,7 @@ impl Run<'_> {
     }
 
     fn kill_all(&mut self) {
+        self.killed_all = true;
         let lingering: Vec<usize> =
             (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].writer.is_some()).collect();
         for i in lingering {
