@@ -79,24 +79,55 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
     assert "stubborn (did not stop within the grace period)" in err
 
 
+def voluntary_switches(pid: int, tid: int) -> int:
+    status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
+    return int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M).group(1))
+
+
 def test_an_idle_run_leaves_the_runtime_asleep(dataflows):
-    """The runtime's event loop sleeps until an event or a deadline: no polling."""
-    path = dataflows.write("nodes:\n  - id: idle\n    path: sleeper.py\n")
+    """The runtime's event loop, and a node's hand-over thread for a topic input, sleep until
+    there is something to do: no polling."""
+    path = dataflows.write(
+        f"""
+        nodes:
+          - id: idle
+            path: sleeper.py
+            inputs: {{pose: topic/test/idle/{os.getpid()}}}
+        """
+    )
     copy_nodes(path, "sleeper.py")
     proc = dataflows.start(path)
     try:
-        wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+        node = str(path.parent / "sleeper.py")
+
+        def node_pid() -> int | None:
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    if node in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0"):
+                        return int(pid)
+                except OSError:
+                    continue
+            return None
+
+        wait_for(lambda: node_pid() is not None, what="the node's process")
+        pid = node_pid()
+
+        def hand_over_thread() -> int | None:
+            # Found by name (a thread's name is cut to 15 bytes).
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                if Path(f"/proc/{pid}/task/{tid}/comm").read_text().startswith("nerve-topic-in"):
+                    return int(tid)
+            return None
+
+        wait_for(lambda: hand_over_thread() is not None, what="the topic input's thread")
         time.sleep(1.0)
-
-        def wake_ups() -> int:
-            # The event loop runs on the process's main thread, whose task id is its pid.
-            status = Path(f"/proc/{proc.pid}/task/{proc.pid}/status").read_text()
-            return int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M).group(1))
-
-        before = wake_ups()
+        # The event loop runs on the runtime process's main thread, whose task id is its pid.
+        watched = [(proc.pid, proc.pid), (pid, hand_over_thread())]
+        before = [voluntary_switches(*w) for w in watched]
         time.sleep(2.0)
-        # It used to wake every 100 ms (20 here) to look for work.
-        assert wake_ups() - before <= 2
+        after = [voluntary_switches(*w) for w in watched]
+        # Each used to wake every 100 ms (20 times here) to look for work.
+        assert all(b - a <= 2 for a, b in zip(before, after, strict=True)), (before, after)
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)

@@ -8,15 +8,11 @@
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use nerve_shm::inbox::Inbox;
-use nerve_topic::{Message, Subscriber, SubscriberOptions};
+use nerve_topic::{Message, RecvWaker, Subscriber, SubscriberOptions};
 
 use crate::error::NodeError;
-
-/// How often the hand-over thread looks up from waiting, to notice the stream is gone.
-const POLL: Duration = Duration::from_millis(100);
 
 /// Messages of one topic input, waiting for the node.
 pub(crate) struct TopicFeed {
@@ -28,6 +24,8 @@ pub(crate) struct TopicFeed {
     overflowed: AtomicU64,
     /// The subscriber's own drop count, as last seen by the hand-over thread.
     subscriber_dropped: AtomicU64,
+    /// Ends the hand-over thread's wait when the feed closes.
+    waker: RecvWaker,
 }
 
 impl TopicFeed {
@@ -41,6 +39,7 @@ impl TopicFeed {
             open: AtomicBool::new(true),
             overflowed: AtomicU64::new(0),
             subscriber_dropped: AtomicU64::new(0),
+            waker: sub.waker(),
         });
         let handing = feed.clone();
         std::thread::Builder::new()
@@ -52,7 +51,7 @@ impl TopicFeed {
 
     fn hand_over(&self, sub: &Subscriber, bell: &Inbox) {
         while self.open.load(Ordering::Acquire) {
-            let item = sub.recv(Some(POLL));
+            let item = sub.recv(None);
             self.subscriber_dropped.store(sub.dropped(), Ordering::Release);
             let item = match item {
                 Ok(Some(m)) => Ok(m),
@@ -81,8 +80,8 @@ impl TopicFeed {
         queue.front().map(|m| m.as_ref().map_or(0, |m| m.metadata.timestamp))
     }
 
-    /// Messages lost so far: by the subscriber's queues and by this feed's (as of the hand-over
-    /// thread's last look, at most [`POLL`] ago).
+    /// Messages lost so far: by the subscriber's queues (as of the last message the hand-over
+    /// thread took) and by this feed's.
     pub(crate) fn dropped(&self) -> u64 {
         self.overflowed.load(Ordering::Acquire) + self.subscriber_dropped.load(Ordering::Acquire)
     }
@@ -100,8 +99,9 @@ impl TopicFeed {
         m
     }
 
-    /// Stops handing over (the thread ends within [`POLL`], dropping the subscription).
+    /// Stops handing over (the thread wakes and ends, dropping the subscription).
     pub(crate) fn close(&self) {
         self.open.store(false, Ordering::Release);
+        self.waker.wake();
     }
 }

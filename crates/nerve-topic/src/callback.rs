@@ -5,14 +5,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use crate::error::TopicError;
 use crate::message::Message;
-use crate::subscriber::Subscriber;
-
-/// How often the dispatcher looks up from waiting, to notice it should stop.
-const POLL: Duration = Duration::from_millis(100);
+use crate::subscriber::{RecvWaker, Subscriber};
 
 /// How a subscriber's callback is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +27,7 @@ type Callback = dyn Fn(Message) + Send + Sync;
 /// Callbacks running for a subscriber; dropping it stops them (calls in progress finish).
 pub struct Callbacks {
     stop: Arc<AtomicBool>,
+    waker: RecvWaker,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -69,12 +66,13 @@ impl Subscriber {
             }
         };
         let running = stop.clone();
+        let waker = self.waker();
         let dispatcher = std::thread::Builder::new()
             .name(format!("nerve-dispatch:{topic}"))
             .spawn(move || dispatch(&self, &sink, &running))
             .map_err(TopicError::Thread)?;
         threads.insert(0, dispatcher);
-        Ok(Callbacks { stop, threads })
+        Ok(Callbacks { stop, waker, threads })
     }
 }
 
@@ -85,7 +83,7 @@ enum Sink {
 
 fn dispatch(sub: &Subscriber, sink: &Sink, stop: &AtomicBool) {
     while !stop.load(Ordering::Acquire) {
-        let m = match sub.recv(Some(POLL)) {
+        let m = match sub.recv(None) {
             Ok(Some(m)) => m,
             Ok(None) => continue,
             Err(e) => {
@@ -125,7 +123,8 @@ fn call(callback: &Callback, m: Message) {
 impl Drop for Callbacks {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
-        // The dispatcher ends first (within POLL) and drops the channel, ending the workers.
+        // The dispatcher wakes, sees the stop, ends and drops the channel, ending the workers.
+        self.waker.wake();
         for t in self.threads.drain(..) {
             let _ = t.join();
         }

@@ -52,4 +52,4 @@ pub use nerve_shm::codec::{Metadata, Parameters};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions, TopicLoan};
 pub use registry::Scope;
 pub use runtime::lock;
-pub use subscriber::{Subscriber, SubscriberOptions};
+pub use subscriber::{RecvWaker, Subscriber, SubscriberOptions};

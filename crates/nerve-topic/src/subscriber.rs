@@ -72,6 +72,8 @@ pub(crate) struct SubShared {
     attached: AtomicU64,
     local_pending: AtomicUsize,
     ended_pending: AtomicBool,
+    /// A [`RecvWaker`] asked the current or next `recv` to return.
+    woken: AtomicBool,
 }
 
 impl SubShared {
@@ -157,7 +159,10 @@ impl SubShared {
     }
 
     fn has_work(&self) -> bool {
-        if self.local_pending.load(Ordering::Acquire) > 0 || self.ended_pending.load(Ordering::Acquire) {
+        if self.local_pending.load(Ordering::Acquire) > 0
+            || self.ended_pending.load(Ordering::Acquire)
+            || self.woken.load(Ordering::Acquire)
+        {
             return true;
         }
         let mut bits = self.attached.load(Ordering::Acquire);
@@ -306,6 +311,7 @@ impl Subscriber {
             attached: AtomicU64::new(0),
             local_pending: AtomicUsize::new(0),
             ended_pending: AtomicBool::new(false),
+            woken: AtomicBool::new(false),
         });
         {
             let mut local = rt.local();
@@ -355,7 +361,8 @@ impl Subscriber {
         st.dropped + rings
     }
 
-    /// Waits up to `timeout` (forever with `None`; not at all with zero) for the next message.
+    /// Waits up to `timeout` (forever with `None`; not at all with zero) for the next message;
+    /// `Ok(None)` when the timeout passes or a [`RecvWaker`] cuts the wait short.
     ///
     /// # Errors
     /// A message that cannot be decoded (it is skipped; the next call goes on).
@@ -365,6 +372,7 @@ impl Subscriber {
             let waiting = match self.shared.take()? {
                 Taken::Message(m) => return Ok(Some(m)),
                 Taken::Waiting => true,
+                Taken::Nothing if self.shared.woken.swap(false, Ordering::AcqRel) => return Ok(None),
                 Taken::Nothing => false,
             };
             if deadline.is_some_and(|d| Instant::now() >= d) {
@@ -387,6 +395,13 @@ impl Subscriber {
         self.spin.take_slept()
     }
 
+    /// A handle that another thread can use to end this subscriber's wait: how a thread blocked
+    /// in [`Subscriber::recv`] is told to look up (to stop, say) without polling.
+    #[must_use]
+    pub fn waker(&self) -> RecvWaker {
+        RecvWaker(Arc::downgrade(&self.shared))
+    }
+
     /// The next message if one is waiting.
     ///
     /// # Errors
@@ -395,6 +410,22 @@ impl Subscriber {
         match self.shared.take()? {
             Taken::Message(m) => Ok(Some(m)),
             Taken::Nothing | Taken::Waiting => Ok(None),
+        }
+    }
+}
+
+/// Ends a [`Subscriber::recv`] under way, or else the next one, with `Ok(None)` (as a timeout
+/// would); messages already queued are still returned first. Does nothing once the subscriber is
+/// dropped.
+#[derive(Debug, Clone)]
+pub struct RecvWaker(Weak<SubShared>);
+
+impl RecvWaker {
+    /// Wakes the subscriber's waiting `recv`.
+    pub fn wake(&self) {
+        if let Some(shared) = self.0.upgrade() {
+            shared.woken.store(true, Ordering::Release);
+            shared.inbox.doorbell().ring();
         }
     }
 }

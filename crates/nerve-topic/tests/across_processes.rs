@@ -134,6 +134,36 @@ fn keep_latest_holds_only_the_newest() {
 }
 
 #[test]
+fn a_waker_ends_a_wait_that_has_no_timeout() {
+    let topic = unique("waker");
+    let sub = Subscriber::new(&topic, SubscriberOptions::default()).expect("subscriber");
+    let waker = sub.waker();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // Not a scoped thread: if a wake were lost, the test fails below instead of hanging.
+    std::thread::spawn(move || {
+        for _ in 0..4 {
+            let got = sub.recv(None).expect("recv").map(|m| m.metadata.timestamp);
+            tx.send(got).expect("the test waits");
+        }
+    });
+    let next = || rx.recv_timeout(Duration::from_secs(10)).expect("recv(None) returned");
+    let blocked = || rx.recv_timeout(Duration::from_millis(200)).is_err();
+    assert!(blocked(), "recv(None) returned with nothing sent");
+    waker.wake();
+    assert_eq!(next(), None);
+    // A message queued before the wake still comes first; the wake ends the wait after it.
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    p.send(&message(1), &Default::default()).expect("send");
+    waker.wake();
+    assert!(next().is_some());
+    assert_eq!(next(), None);
+    // One wake ends one wait: the next sleeps until woken again.
+    assert!(blocked(), "a wake ended two waits");
+    waker.wake();
+    assert_eq!(next(), None);
+}
+
+#[test]
 fn bad_topic_names_are_refused_with_the_reason() {
     let err = Publisher::new("a//b", PublisherOptions::default()).err().expect("refused");
     assert!(err.to_string().contains("a//b"), "{err}");
