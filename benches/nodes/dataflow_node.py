@@ -83,7 +83,7 @@ def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: 
         send()
     used = cpu_ns() - cpu_from if cpu_from is not None else 0
     with open(out, "w") as f:
-        json.dump({"cpu_ns": used, "cpu_messages": count - warmup, "messages": count}, f)
+        json.dump({"cpu_ns": used, "cpu_messages": count - warmup, "messages": count, "pid": os.getpid()}, f)
     # A dora node that exits at once loses the messages still in flight; its adapter asks for
     # a moment's grace (nerve keeps them: they live in the readers' queues).
     time.sleep(float(os.environ.get("BENCH_LINGER_S", "0")))
@@ -124,6 +124,8 @@ def consumer(out: str, warmup: int) -> None:
                 # nerve: messages whose arrays were made before they came (their block's
                 # address was known); dora-rs has no such count.
                 "imported_ahead": getattr(node, "arrays_imported_ahead", None),
+                # Names the node in a scheduler trace (benches/profile/stalls.py).
+                "pid": os.getpid(),
             },
             f,
         )

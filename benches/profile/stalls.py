@@ -1,6 +1,7 @@
 """Who had the CPUs while a slow message waited: a fan-in run under `perf record` of the
 scheduler's switches, then, for every message slower than a threshold, what ran on each CPU
-between its send and its receipt, longest first.
+between its send and its receipt, longest first (nerve's nodes by role: producer p0, consumer c0;
+`--producers 1` for 1→1).
 
     python benches/profile/stalls.py [RUNS] [--impl nerve|iceoryx2] [--producers N]
                                      [--size BYTES] [--slow US] [--realtime]
@@ -12,6 +13,7 @@ CPUs were mostly idle, the guest's vCPU not run or not woken by its host.
 """
 
 import argparse
+import json
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -37,8 +39,21 @@ def implementation(name: str):
     return impls[0]
 
 
-def occupancy(trace: Path) -> dict[int, list[tuple[int, int, str]]]:
-    """Per CPU, the (start ns, end ns, "comm/pid") of everything that ran on it but the idle task."""
+def node_names(folder: Path) -> dict[str, str]:
+    """The pid of each of a nerve case's nodes (from what they wrote beside their samples) and
+    its role: "producer p0", "consumer c0"… The peers' nodes keep their command names."""
+    names = {}
+    for stats in folder.glob("*/*.json"):
+        pid = json.loads(stats.read_text()).get("pid")
+        role = "producer" if stats.name.startswith("p") else "consumer"
+        if pid is not None:
+            names[str(pid)] = f"{role} {stats.name.split('.')[0]}"
+    return names
+
+
+def occupancy(trace: Path, names: dict[str, str]) -> dict[int, list[tuple[int, int, str]]]:
+    """Per CPU, the (start ns, end ns, "comm/pid") of everything that ran on it but the idle task;
+    a node named in `names` has its role for comm."""
     runs: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
     since: dict[int, tuple[int, str]] = {}
     for line in lines(trace):
@@ -52,7 +67,8 @@ def occupancy(trace: Path) -> dict[int, list[tuple[int, int, str]]]:
         if m["next_pid"] == "0":
             since.pop(cpu, None)
         else:
-            since[cpu] = (t, f"{m['next_comm']}/{m['next_pid']}")
+            pid = m["next_pid"]
+            since[cpu] = (t, f"{names.get(pid, m['next_comm'])}/{pid}")
     return runs
 
 
@@ -96,7 +112,7 @@ def main() -> None:
             order = np.argsort(sent)
             sent, received = sent[order][WARMUP:], received[order][WARMUP:]
             latency = (received - sent) / 1e3
-            runs = occupancy(trace)
+            runs = occupancy(trace, node_names(folder))
             slow = np.flatnonzero(latency > args.slow)
             total += len(latency)
             slow_total += len(slow)
