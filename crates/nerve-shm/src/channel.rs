@@ -157,7 +157,8 @@ impl Publisher {
         out
     }
 
-    /// Sleeps until `ring` has room or is closed (true), or `stop` is set (false).
+    /// Sleeps until `ring` has drained enough to go on (see [`Ring::can_resume`]) or is
+    /// closed (true), or `stop` is set (false).
     fn wait_for_room(&self, ring: Ring<'_>, stop: &AtomicBool) -> bool {
         let Some(own) = &self.own else {
             return false;
@@ -169,7 +170,7 @@ impl Publisher {
                 if stop.load(Ordering::Acquire) {
                     Some(false)
                 } else {
-                    (ring.has_room() || ring.is_closed()).then_some(true)
+                    (ring.can_resume() || ring.is_closed()).then_some(true)
                 }
             })
             .unwrap_or(false);
@@ -217,8 +218,9 @@ impl Drop for Held {
     fn drop(&mut self) {
         let ring = self.inbox.ring(self.queue);
         // Only the reader takes entries from a back-pressured queue: the head is the held one.
-        let _ = ring.pop(&Seen::default());
-        if ring.producer_waiting()
+        let tail = Seen::default();
+        let _ = ring.pop(&tail);
+        if ring.producer_may_resume(&tail)
             && let Some(p) = &self.producer
         {
             p.doorbell().ring();
@@ -278,7 +280,7 @@ impl Input {
     pub fn recv(&mut self) -> Option<Result<(BlockRef, usize), ShmError>> {
         let ring = self.inbox.ring(self.queue);
         let d = ring.pop(&self.tail)?;
-        if ring.producer_waiting()
+        if ring.producer_may_resume(&self.tail)
             && let Some(p) = &self.producer
         {
             p.doorbell().ring();

@@ -265,10 +265,20 @@ impl<'a> Ring<'a> {
         self.len() == 0
     }
 
-    /// Whether a back-pressured producer could queue now.
+    /// Whether a back-pressured producer that found the queue full may go on: half of the
+    /// queue has drained.
+    ///
+    /// Resuming at the first free entry instead keeps both ends in lock-step on a full queue:
+    /// for every message the producer raises and lowers its flag and the reader rings it, each
+    /// moving a cache line between the cores; from half, the producer queues a batch while the
+    /// reader drains one.
     #[must_use]
-    pub fn has_room(&self) -> bool {
-        self.len() < self.slots.len()
+    pub fn can_resume(&self) -> bool {
+        self.len() <= self.resume_level()
+    }
+
+    fn resume_level(&self) -> usize {
+        self.slots.len() / 2
     }
 
     /// Messages evicted so far under drop-oldest.
@@ -300,19 +310,25 @@ impl<'a> Ring<'a> {
         self.header.closed.load(Ordering::SeqCst) != 0
     }
 
-    /// Producer announces it sleeps until room appears.
+    /// Producer announces it waits for room (true) or has stopped waiting (false).
     pub fn set_producer_waiting(&self, waiting: bool) {
         self.header.producer_waiting.store(u32::from(waiting), Ordering::SeqCst);
-        // Pairs with the fence in `producer_waiting`: either the producer sees the room the
+        // Pairs with the fence in `producer_may_resume`: either the producer sees the room the
         // consumer made, or the consumer sees the flag and wakes it.
         std::sync::atomic::fence(Ordering::SeqCst);
     }
 
-    /// Whether a producer sleeps waiting for room.
+    /// Whether a producer waits for room and, by what this consumer saw of the tail, may go on
+    /// (see [`Ring::can_resume`]): it needs a wake-up. The tail seen is at most the real one,
+    /// so this errs towards early, never late.
     #[must_use]
-    pub fn producer_waiting(&self) -> bool {
+    pub fn producer_may_resume(&self, tail: &Seen) -> bool {
         std::sync::atomic::fence(Ordering::SeqCst);
-        self.header.producer_waiting.load(Ordering::SeqCst) != 0
+        if self.header.producer_waiting.load(Ordering::SeqCst) == 0 {
+            return false;
+        }
+        let head = self.header.head.load(Ordering::Acquire);
+        usize::try_from(tail.0.get().saturating_sub(head)).unwrap_or(usize::MAX) <= self.resume_level()
     }
 }
 
@@ -347,6 +363,30 @@ mod tests {
             assert_eq!(r.push(d(4), &head), Push::Queued);
             let got: Vec<u64> = std::iter::from_fn(|| r.pop(&tail)).map(|x| x.seq).collect();
             assert_eq!(got, vec![2, 3, 4]);
+        });
+    }
+
+    #[test]
+    fn a_producer_on_a_full_queue_goes_on_when_half_has_drained() {
+        with_ring(4, Policy::Backpressure, |r| {
+            let (head, tail) = (Seen::default(), Seen::default());
+            for n in 1..=4 {
+                assert_eq!(r.push(d(n), &head), Push::Queued);
+            }
+            r.set_producer_waiting(true);
+            assert_eq!(r.pop(&tail).map(|x| x.seq), Some(1));
+            assert!(!r.can_resume() && !r.producer_may_resume(&tail), "one entry of four free");
+            assert_eq!(r.pop(&tail).map(|x| x.seq), Some(2));
+            assert!(r.can_resume() && r.producer_may_resume(&tail), "half drained");
+            r.set_producer_waiting(false);
+            assert!(!r.producer_may_resume(&tail), "nobody waits");
+        });
+        with_ring(1, Policy::Backpressure, |r| {
+            let (head, tail) = (Seen::default(), Seen::default());
+            assert_eq!(r.push(d(1), &head), Push::Queued);
+            assert!(!r.can_resume());
+            let _ = r.pop(&tail);
+            assert!(r.can_resume(), "a queue of one goes on when empty");
         });
     }
 

@@ -287,7 +287,9 @@ fn a_restarted_producer_takes_over_its_pool_without_touching_held_blocks() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let held = reader.doorbell().wait_until(Some(deadline), Duration::ZERO, || input.recv());
     let (held, held_len) = held.expect("a first message").expect("mappable block");
-    while reader.ring(0).len() < 4 {
+    // The producer blocks with the queue full, or with 3 queued if it filled the queue before
+    // the first message was taken: a producer that found the queue full waits for half of it.
+    while reader.ring(0).len() < 3 {
         assert!(Instant::now() < deadline, "the producer never filled the queue");
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -303,7 +305,7 @@ fn a_restarted_producer_takes_over_its_pool_without_touching_held_blocks() {
         queued.push(check(block.bytes(), len));
         kept.get_or_insert((block, len));
     }
-    assert_eq!(queued, vec![1, 2, 3, 4]);
+    assert!(queued == [1, 2, 3] || queued == [1, 2, 3, 4], "queued before the crash: {queued:?}");
 
     // The node is restarted: a new producer opens the same pool and sends sizes that fit in
     // the held blocks, which must not be written into.
