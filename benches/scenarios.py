@@ -45,10 +45,13 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
         return [Case(scenario, size, n, loan=loan) for size in (4 * MIB, 32 * MIB) for loan in (True, False)]
     if scenario == "throughput":
         m = 100_000 if quick else 1_000_000
+        # Python's 4 MiB case is sized for the peers that copy every message; the Rust case is
+        # nerve's alone, and at its rate m // 100 messages took 25 to 105 ms: too short a run to
+        # give a rate.
         return [
             Case(scenario, 8, m, rate_hz=0, lang="rust"),
             Case(scenario, 8, m, rate_hz=0),
-            Case(scenario, 4 * MIB, m // 100, rate_hz=0, lang="rust"),
+            Case(scenario, 4 * MIB, m, rate_hz=0, lang="rust"),
             Case(scenario, 4 * MIB, m // 100, rate_hz=0),
         ]
     if scenario == "worst-case":
