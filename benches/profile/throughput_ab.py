@@ -15,20 +15,28 @@ import argparse
 import json
 import statistics
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-NERVE = HERE.parent.parent / "target" / "release" / "nerve"
+
+
+def substitute(spec: str, old: str, new: str) -> str:
+    """`spec` with `old` replaced; refuses a spec without it, which would run the wrong build."""
+    if old not in spec:
+        raise SystemExit(f"throughput.yml no longer contains {old!r}: update throughput_ab.py")
+    return spec.replace(old, new)
 
 
 def run_once(binary: Path, size: int, folder: Path) -> float:
     """Runs the throughput dataflow with `binary` as both nodes; M msg/s seen by the consumer."""
     spec = (HERE / "throughput.yml").read_text()
-    spec = spec.replace("../../target/release/nerve-bench-node", str(binary))
-    spec = spec.replace("producer 8 ", f"producer {size} ")
+    spec = substitute(spec, "../../target/release/nerve-bench-node", str(binary))
+    spec = substitute(spec, "producer 8 ", f"producer {size} ")
     (folder / "dataflow.yml").write_text(spec)
-    subprocess.run([str(NERVE), "run", "dataflow.yml"], cwd=folder, check=True, capture_output=True)
+    cmd = [sys.executable, "-m", "nerve", "run", "dataflow.yml"]
+    subprocess.run(cmd, cwd=folder, check=True, capture_output=True)
     stats = json.loads((folder / "consumer.txt.json").read_text())
     return stats["messages"] / stats["seconds"] / 1e6
 
