@@ -97,7 +97,7 @@ impl Outbox {
     fn take(&mut self, next: EncodedNext) -> bool {
         match next {
             EncodedNext::Message { id, message } => {
-                if let Some(p) = self.publishers.get(&id) {
+                if let Some(p) = self.publishers.get(id.as_str()) {
                     let payload = zenoh::bytes::ZBytes::from(bytes::Bytes::from_owner(message));
                     if let Err(e) = p.put(payload).wait() {
                         tracing::warn!(output = %id, error = %e, "cannot send to the other machines");

@@ -35,7 +35,7 @@ mod topic_input;
 pub use arrow_array;
 pub use clock::Clock;
 pub use error::NodeError;
-pub use event::{Event, Metadata, Next, Parameters};
+pub use event::{Event, InputId, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
 pub use node::{Node, Sample};
 pub use params::{ParamError, ParamValue, Params};

@@ -1,6 +1,6 @@
 //! The sending half of a node, and what it shares with its event stream.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -17,6 +17,7 @@ use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
+use rustc_hash::FxHashMap;
 
 use crate::clock::Clock;
 use crate::connect::{Registration, map_inboxes, register, register_dynamic};
@@ -138,7 +139,9 @@ impl std::ops::DerefMut for Sample {
 pub struct Node {
     shared: Arc<Shared>,
     _link: Arc<Link>,
-    outputs: HashMap<String, Output>,
+    /// Looked up by name on every send: a fast hash, not the DoS-resistant default (the names
+    /// come from the node's own dataflow).
+    outputs: FxHashMap<String, Output>,
 }
 
 /// One output: its dataflow readers, and the topic it is also published on.
@@ -200,7 +203,7 @@ impl Node {
         let inbox_of = |n: usize| {
             inboxes.get(&n).cloned().ok_or_else(|| NodeError::Protocol(format!("channel table lacks inbox {n}")))
         };
-        let mut outputs = HashMap::new();
+        let mut outputs = FxHashMap::default();
         for out in &table.outputs {
             let topic = output_topic(&table, out)?;
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;

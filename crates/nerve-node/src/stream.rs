@@ -16,7 +16,7 @@ use nerve_topic::{Message, Payload};
 
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
-use crate::event::{Event, Metadata, Next, Parameters};
+use crate::event::{Event, InputId, Metadata, Next, Parameters};
 use crate::node::{Control, Link, Shared};
 use crate::topic_input::TopicFeed;
 
@@ -34,7 +34,7 @@ enum Source {
 }
 
 struct Slot {
-    id: String,
+    id: InputId,
     source: Source,
     closing: bool,
     closed: bool,
@@ -85,7 +85,7 @@ pub enum EncodedNext {
     /// A message of a shared-memory input, not decoded.
     Message {
         /// Input id.
-        id: String,
+        id: InputId,
         /// The message as its producer wrote it.
         message: Encoded,
     },
@@ -104,6 +104,7 @@ pub struct EventStream {
     shared: Arc<Shared>,
     _link: Arc<Link>,
     slots: Vec<Slot>,
+    has_timers: bool,
     ended: bool,
     spin: Spin,
     clock: Clock,
@@ -136,14 +137,14 @@ impl EventStream {
                     (id.clone(), Source::Topic(TopicFeed::start(topic, *queue_size, shared.inbox.clone())?))
                 }
             };
-            slots.push(Slot { id, source, closing: false, closed: false });
+            slots.push(Slot { id: InputId::from(id), source, closing: false, closed: false });
         }
         let has_timers = slots.iter().any(|s| matches!(s.source, Source::Timer { .. }));
         let timer_watch = if has_timers { TimerWatch::start(&clock, shared.inbox.clone())? } else { None };
         let stream =
             // A short poll before sleeping lets a busy stream be drained without a system call
             // per message (while the stream is busy: see `Spin`).
-            Self { shared, _link: link, slots, ended: false, spin: Spin::from_env(), clock, timer_watch };
+            Self { shared, _link: link, slots, has_timers, ended: false, spin: Spin::from_env(), clock, timer_watch };
         stream.publish_next_timer();
         Ok(stream)
     }
@@ -180,7 +181,7 @@ impl EventStream {
                     Source::Topic(feed) => feed.dropped(),
                     Source::Timer { .. } => 0,
                 };
-                (s.id.clone(), n)
+                (s.id.to_string(), n)
             })
             .collect()
     }
@@ -305,6 +306,27 @@ impl EventStream {
                 }
             }
         }
+        if let Some(polled) = self.poll_timers() {
+            return Some(polled);
+        }
+        if let Some(polled) = self.poll_queued(take) {
+            return Some(polled);
+        }
+        for s in &mut self.slots {
+            if s.closing && !s.closed {
+                s.closed = true;
+                return Some(Polled::Event(Event::InputClosed { id: s.id.clone() }));
+            }
+        }
+        None
+    }
+
+    /// The tick of a timer that is due.
+    fn poll_timers(&mut self) -> Option<Polled> {
+        if !self.has_timers {
+            // Spares a clock read per message to a node without timers.
+            return None;
+        }
         let now = self.clock.timer_ns();
         for i in 0..self.slots.len() {
             let Source::Timer { period_ns, next_ns } = &mut self.slots[i].source else { continue };
@@ -323,15 +345,6 @@ impl EventStream {
                 let data: ArrayRef = Arc::new(NullArray::new(0));
                 let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
                 return Some(Polled::Event(Event::Input { id, metadata, data }));
-            }
-        }
-        if let Some(polled) = self.poll_queued(take) {
-            return Some(polled);
-        }
-        for s in &mut self.slots {
-            if s.closing && !s.closed {
-                s.closed = true;
-                return Some(Polled::Event(Event::InputClosed { id: s.id.clone() }));
             }
         }
         None

@@ -281,7 +281,7 @@ impl Node {
         let d = PyDict::new(py);
         d.set_item(intern!(py, "type"), kind)?;
         if let Some(id) = id {
-            d.set_item(intern!(py, "id"), id)?;
+            d.set_item(intern!(py, "id"), id.as_str())?;
         }
         if let Some(msg) = error {
             d.set_item(intern!(py, "error"), msg)?;

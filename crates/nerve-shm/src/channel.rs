@@ -285,6 +285,9 @@ impl Input {
         {
             p.doorbell().ring();
         }
+        if let Some(next) = ring.peek_seen(&self.tail) {
+            self.cache.prefetch(next.slot, next.seq);
+        }
         let len = usize::try_from(d.len).unwrap_or(usize::MAX);
         Some(self.cache.take(d.slot, d.seq).map(|b| (b, len)))
     }

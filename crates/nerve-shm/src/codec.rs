@@ -270,20 +270,18 @@ impl Decoder {
         buffer: impl FnMut(usize, usize) -> Buffer,
     ) -> Result<(Metadata, ArrayRef), ShmError> {
         let view = MessageView::parse(bytes, len)?;
-        let data_type = match &self.last_type {
-            Some((json, t)) if json.as_slice() == view.type_json => t.clone(),
-            _ => {
-                let t = decode_type(view.type_json)?;
-                self.last_type = Some((view.type_json.to_vec(), t.clone()));
-                t
-            }
+        // Taken out and put back rather than cloned: a nested type is a tree of allocations.
+        let last = match self.last_type.take() {
+            Some(last) if last.0.as_slice() == view.type_json => last,
+            _ => (view.type_json.to_vec(), decode_type(view.type_json)?),
         };
+        let data_type = &self.last_type.insert(last).1;
         let parameters = if view.meta.is_empty() {
             Parameters::new()
         } else {
             serde_json::from_slice(view.meta).map_err(|e| ShmError::Malformed(format!("metadata: {e}")))?
         };
-        let data = view.array_ref(&data_type, buffer)?;
+        let data = view.array_ref(data_type, buffer)?;
         Ok((Metadata { timestamp: view.stamp, parameters }, data))
     }
 }

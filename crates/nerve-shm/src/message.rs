@@ -13,6 +13,7 @@ use arrow_array::{ArrayRef, PrimitiveArray, make_array};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
+use smallvec::SmallVec;
 
 use crate::error::ShmError;
 
@@ -31,7 +32,8 @@ const MAX_ITEMS: u64 = 4096;
 pub struct Frame {
     // Shared: an outlet sends the same type with every message.
     type_json: Arc<[u8]>,
-    layout: Vec<u8>,
+    // Inline up to a primitive array's layout, so the common send allocates nothing for it.
+    layout: SmallVec<[u8; 64]>,
     meta: Vec<u8>,
     data_len: usize,
 }
@@ -57,11 +59,11 @@ impl Frame {
     /// type, with no nulls: the fast path for bytes, numpy arrays and loaned samples.
     #[must_use]
     pub fn primitive(type_json: impl Into<Arc<[u8]>>, items: usize, byte_len: usize, meta: Vec<u8>) -> Self {
-        let mut layout = Vec::with_capacity(64);
-        for w in [items as u64, 0, 0, 0, 1, 0, byte_len as u64, 0] {
-            layout.extend_from_slice(&w.to_le_bytes());
+        let mut layout = [0u8; 64];
+        for (word, w) in layout.chunks_exact_mut(8).zip([items as u64, 0, 0, 0, 1, 0, byte_len as u64, 0]) {
+            word.copy_from_slice(&w.to_le_bytes());
         }
-        Self { type_json: type_json.into(), layout, meta, data_len: byte_len }
+        Self { type_json: type_json.into(), layout: SmallVec::from_buf(layout), meta, data_len: byte_len }
     }
 
     /// Frame for any Arrow array, and the buffers to copy with their offsets in the data area.
@@ -77,7 +79,7 @@ impl Frame {
         let mut copies = Vec::new();
         let mut data_len = 0usize;
         encode_node(data, &mut layout, &mut copies, &mut data_len, 0)?;
-        Ok((Self { type_json: type_json.into(), layout, meta, data_len }, copies))
+        Ok((Self { type_json: type_json.into(), layout: SmallVec::from_vec(layout), meta, data_len }, copies))
     }
 
     /// Copies `copies` (from [`Frame::array`]) into the data area of the message in `dst`.

@@ -235,6 +235,8 @@ pub struct OutputPool {
     blocks: Vec<Option<LocalBlock>>,
     /// Slots that hold a block, so a send scans a handful of blocks, not the whole table.
     allocated: Vec<usize>,
+    /// Where in `allocated` the next lease starts looking.
+    scan_from: usize,
     next_seq: u64,
     uses: u64,
     capacity: usize,
@@ -384,6 +386,7 @@ impl OutputPool {
             output,
             blocks: (0..MAX_BLOCKS).map(|_| None).collect(),
             allocated: Vec::new(),
+            scan_from: 0,
             next_seq: 1,
             uses: 0,
             capacity,
@@ -424,21 +427,31 @@ impl OutputPool {
     /// When a new block cannot be created, or every slot is held by readers.
     pub fn lease(&mut self, len: usize) -> Result<Lease, ShmError> {
         self.uses += 1;
-        let mut best: Option<(usize, usize)> = None;
-        for &slot in &self.allocated {
+        let size = page_round(len);
+        let n = self.allocated.len();
+        let mut best: Option<(usize, usize, usize)> = None;
+        // From the block after the one lent last: blocks are lent and queued in turn, so the
+        // oldest, the likeliest to be free again, comes first; a free block of the least size
+        // that fits ends the scan. Each entry looked at is a cache line the readers write.
+        for k in 0..n {
+            let at = (self.scan_from + k) % n;
+            let slot = self.allocated[at];
             if let Some(b) = &self.blocks[slot] {
-                let size = b.segment.len();
-                if size >= len && best.is_none_or(|(_, s)| size < s) && self.is_free(slot) {
-                    best = Some((slot, size));
+                let have = b.segment.len();
+                if have >= len && best.is_none_or(|(_, _, s)| have < s) && self.is_free(slot) {
+                    best = Some((at, slot, have));
+                    if have == size {
+                        break;
+                    }
                 }
             }
         }
-        if let Some((slot, _)) = best
+        if let Some((at, slot, _)) = best
             && let Some(lease) = self.try_lend(slot)
         {
+            self.scan_from = at + 1;
             return Ok(lease);
         }
-        let size = page_round(len);
         self.make_room(size);
         let Some(slot) = self.empty_slot() else {
             self.retire_one_free();
@@ -586,6 +599,22 @@ impl HandedBlocks {
     }
 }
 
+/// How much of a block's head [`BlockCache::prefetch`] loads: a small message's header,
+/// type, layout and first data bytes.
+const PREFETCH_BYTES: usize = 256;
+
+#[cfg(target_arch = "x86_64")]
+fn prefetch_lines(ptr: *const u8, len: usize) {
+    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+    for offset in (0..len).step_by(64) {
+        // SAFETY: a prefetch is a hint: it never faults, and the range lies in the mapping.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.add(offset).cast()) };
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn prefetch_lines(_ptr: *const u8, _len: usize) {}
+
 /// Reader-side mappings of one output's blocks, each mapped once and reused.
 #[derive(Debug)]
 pub struct BlockCache {
@@ -642,6 +671,17 @@ impl BlockCache {
             },
         };
         Ok(BlockRef { table: self.output.table.clone(), segment, slot: index, bit: self.bit })
+    }
+
+    /// Starts loading the head of block `seq` of `slot` into this core's cache, if it is
+    /// mapped already: the next message's header and first bytes, written by the producer on
+    /// another core, arrive while this one is being handled.
+    pub fn prefetch(&self, slot: u32, seq: u64) {
+        if let Some(Some((s, segment))) = self.mapped.get(slot as usize)
+            && *s == seq
+        {
+            prefetch_lines(segment.as_ptr(), segment.len().min(PREFETCH_BYTES));
+        }
     }
 
     /// Whether block `seq` of `slot` can be taken without waiting: named blocks always can,

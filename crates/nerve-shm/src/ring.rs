@@ -234,6 +234,14 @@ impl<'a> Ring<'a> {
         self.has_entries(head, tail).then(|| self.read(head))
     }
 
+    /// The oldest entry, if what this consumer already saw of the tail shows one: unlike
+    /// [`Ring::peek`], never reads the tail the producer keeps writing.
+    #[must_use]
+    pub fn peek_seen(&self, tail: &Seen) -> Option<Descriptor> {
+        let head = self.header.head.load(Ordering::Acquire);
+        (tail.0.get() > head).then(|| self.read(head))
+    }
+
     /// Whether entries wait at `head` (consumer side).
     #[must_use]
     pub fn has_entries_now(&self, tail: &Seen) -> bool {
