@@ -297,14 +297,22 @@ def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path
 
     cluster.start_coordinator()
 
-    # The daemons reconnect and tell the new coordinator what they run.
-    def known_again() -> bool:
+    # The daemons reconnect and tell the new coordinator what they run, each in its own time:
+    # until a machine has, its nodes are "unknown" (and until one has, `list` shows this host's
+    # part as a run of its own, not the cluster's dataflow).
+    def states() -> dict[str, str]:
         listed = cluster.nerve("list", "--json")
-        return listed.returncode == 0 and any(d["name"] == "ticking" for d in json.loads(listed.stdout))
+        if listed.returncode != 0:
+            return {}
+        known = [d for d in json.loads(listed.stdout) if d["name"] == "ticking" and d.get("coordinator")]
+        return {n["id"]: n["state"] for n in known[0]["nodes"]} if known else {}
 
-    wait_for(known_again, timeout=30, what="the dataflow known again")
-    states = {n["id"]: n["state"] for n in cluster.dataflow("ticking")["nodes"]}
-    assert states == {"ticker": "running", "closer": "running", "waiter": "running"}, states
+    def every_part_known() -> bool:
+        now = states()
+        return bool(now) and "unknown" not in now.values()
+
+    wait_for(every_part_known, timeout=30, what="every part known again")
+    assert states() == {"ticker": "running", "closer": "running", "waiter": "running"}, states()
     # Followed from another host through the new coordinator, to the end.
     follow_argv = nerve_cmd("logs", "ticking", "waiter", "--follow", "--coordinator", COORDINATOR)
     follow = hosts.popen(2, follow_argv, stdout=subprocess.PIPE)
