@@ -312,7 +312,8 @@ def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path
         return bool(now) and "unknown" not in now.values()
 
     wait_for(every_part_known, timeout=30, what="every part known again")
-    assert states() == {"ticker": "running", "closer": "running", "waiter": "running"}, states()
+    now = states()
+    assert now == {"ticker": "running", "closer": "running", "waiter": "running"}, now
     # Followed from another host through the new coordinator, to the end.
     follow_argv = nerve_cmd("logs", "ticking", "waiter", "--follow", "--coordinator", COORDINATOR)
     follow = hosts.popen(2, follow_argv, stdout=subprocess.PIPE)

@@ -429,7 +429,7 @@ impl OutputPool {
         self.uses += 1;
         let size = page_round(len);
         let n = self.allocated.len();
-        let mut best: Option<(usize, usize, usize)> = None;
+        let mut best: Option<(usize, usize)> = None;
         // From the block after the one lent last: blocks are lent and queued in turn, so the
         // oldest, the likeliest to be free again, comes first; a free block of the least size
         // that fits ends the scan. Each entry looked at is a cache line the readers write.
@@ -438,16 +438,16 @@ impl OutputPool {
             let slot = self.allocated[at];
             if let Some(b) = &self.blocks[slot] {
                 let have = b.segment.len();
-                if have >= len && best.is_none_or(|(_, _, s)| have < s) && self.is_free(slot) {
-                    best = Some((at, slot, have));
+                if have >= len && best.is_none_or(|(_, s)| have < s) && self.is_free(slot) {
+                    best = Some((at, have));
                     if have == size {
                         break;
                     }
                 }
             }
         }
-        if let Some((at, slot, _)) = best
-            && let Some(lease) = self.try_lend(slot)
+        if let Some((at, _)) = best
+            && let Some(lease) = self.try_lend(self.allocated[at])
         {
             self.scan_from = at + 1;
             return Ok(lease);
