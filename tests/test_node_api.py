@@ -273,6 +273,54 @@ def test_descriptor_config_and_iteration_api(dataflows):
     assert run.node_lines("dst") == ["[0, 1, 2, 3, 4]"]
 
 
+def test_a_look_from_another_thread_leaves_the_waiting_thread_its_message(dataflows):
+    """One thread waits in `next` while another looks with `try_recv`: the looks find nothing
+    and return, and every message reaches a reader once, in order."""
+    looked = dataflows.tmp_path / "looked"
+    path = dataflows.write(
+        """
+        nodes:
+          - id: src
+            path: src.py
+            outputs: [out]
+          - id: dst
+            path: dst.py
+            inputs: {out: src/out}
+        """,
+        {
+            "src.py": f"""
+            import pathlib, time
+            from nerve import Node
+            node = Node()
+            while not pathlib.Path({str(looked)!r}).exists():
+                time.sleep(0.01)
+            for i in range(3):
+                node.send_output("out", [i])
+            """,
+            "dst.py": f"""
+            import pathlib, threading, time
+            from nerve import Node
+            node = Node()
+            got = []
+            waiter = threading.Thread(target=lambda: got.append(node.next(timeout=20)))
+            waiter.start()
+            looks = []
+            end = time.monotonic() + 0.5
+            while time.monotonic() < end:
+                looks.append(node.try_recv())
+            pathlib.Path({str(looked)!r}).touch()
+            waiter.join()
+            assert looks and all(look is None for look in looks), looks
+            got += [node.next(timeout=20) for _ in range(2)]
+            print([(e["type"], e["id"], e["value"].to_pylist()) for e in got])
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("dst") == ["[('INPUT', 'out', [0]), ('INPUT', 'out', [1]), ('INPUT', 'out', [2])]"]
+
+
 def test_dynamic_node_joins_a_running_dataflow(dataflows):
     path = dataflows.write(
         """

@@ -9,10 +9,17 @@ moves by more than most changes do from one minute to the next.
 
 Each round runs both builds, in turns, on `benches/profile/throughput.yml` (3 M messages, the
 default queue of 10, back-pressure); the lines are M msg/s per run, then each build's median.
+
+With `--python`, A and B are two builds of the Python extension (`nerve/_nerve*.so`, copied
+from the installed package after each `pip install .`), and the nodes are the suite's Python
+ones (`benches/nodes/dataflow_node.py`, 300 000 messages, loaned blocks): each run copies its
+build over the installed extension, and the last run's build stays installed.
 """
 
 import argparse
+import importlib.util
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -20,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PY_MESSAGES = 300_000
 
 
 def substitute(spec: str, old: str, new: str) -> str:
@@ -29,11 +37,33 @@ def substitute(spec: str, old: str, new: str) -> str:
     return spec.replace(old, new)
 
 
-def run_once(binary: Path, size: int, folder: Path) -> float:
-    """Runs the throughput dataflow with `binary` as both nodes; M msg/s seen by the consumer."""
+def rust_spec(binary: Path, size: int) -> str:
+    """throughput.yml with `binary` as both nodes."""
     spec = (HERE / "throughput.yml").read_text()
     spec = substitute(spec, "../../target/release/nerve-bench-node", str(binary))
-    spec = substitute(spec, "producer 8 ", f"producer {size} ")
+    return substitute(spec, "producer 8 ", f"producer {size} ")
+
+
+def python_spec(extension: Path, size: int) -> str:
+    """The suite's Python nodes, unpaced, after putting `extension` in the installed package."""
+    package = Path(importlib.util.find_spec("nerve").origin).parent
+    [installed] = package.glob("_nerve*.so")
+    # A new file renamed over the old: a process still running the old build keeps its mapping.
+    shutil.copyfile(extension, installed.with_suffix(".new"))
+    installed.with_suffix(".new").replace(installed)
+    node = HERE.parent / "nodes" / "dataflow_node.py"
+    return (
+        "nodes:\n"
+        f"  - id: producer\n    path: {node}\n    args: producer {size} {PY_MESSAGES} 0 1 producer.json 10\n"
+        "    outputs: [data]\n"
+        f"  - id: consumer\n    path: {node}\n    args: consumer consumer.txt 10\n"
+        "    inputs: {data: producer/data}\n"
+    )
+
+
+def run_once(build: Path, size: int, folder: Path, python: bool) -> float:
+    """Runs the throughput dataflow on `build`; M msg/s seen by the consumer."""
+    spec = python_spec(build, size) if python else rust_spec(build, size)
     (folder / "dataflow.yml").write_text(spec)
     cmd = [sys.executable, "-m", "nerve", "run", "dataflow.yml"]
     subprocess.run(cmd, cwd=folder, check=True, capture_output=True)
@@ -43,8 +73,9 @@ def run_once(binary: Path, size: int, folder: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("a", type=Path, help="one nerve-bench-node build")
+    parser.add_argument("a", type=Path, help="one nerve-bench-node build (with --python: one _nerve*.so)")
     parser.add_argument("b", type=Path, help="the other")
+    parser.add_argument("--python", action="store_true", help="A and B are builds of the Python extension")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--size", type=int, default=8, help="message size in bytes")
     args = parser.parse_args()
@@ -52,7 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
             for binary in (args.a, args.b) if r % 2 == 0 else (args.b, args.a):
-                rate = run_once(binary.resolve(), args.size, Path(tmp))
+                rate = run_once(binary.resolve(), args.size, Path(tmp), args.python)
                 rates[binary].append(rate)
                 print(f"round {r + 1}: {binary} {rate:.3f} M msg/s", flush=True)
     for binary, runs in rates.items():

@@ -1,11 +1,11 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
-use nerve_node::{Event, EventStream, Metadata, Next, Parameters};
+use nerve_node::{Event, EventStream, InputId, Metadata, Next, Parameters};
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 
 use crate::arrow::PyArrow;
 use crate::convert;
@@ -26,6 +26,7 @@ pub(crate) struct Node {
     events: Mutex<EventStream>,
     pa: PyArrow,
     woken: WokenTogether,
+    ids: IdStrings,
 }
 
 #[pymethods]
@@ -41,7 +42,7 @@ impl Node {
                 None => nerve_node::Node::init_from_env(),
             })
             .map_err(|e| to_py(&e))?;
-        Ok(Self { node, events: Mutex::new(events), pa, woken: WokenTogether::default() })
+        Ok(Self { node, events: Mutex::new(events), pa, woken: WokenTogether::default(), ids: IdStrings::default() })
     }
 
     /// The node's id.
@@ -58,7 +59,7 @@ impl Node {
         // over at once: the yield and the imports ahead below are for the idle time before the
         // next message, and before this one they would only delay it.
         deadline(timeout)?; // a bad timeout is refused even when something is waiting
-        if let Next::Event(e) = py.detach(|| self.lock_events().try_recv()) {
+        if let Next::Event(e) = self.try_next(py) {
             return self.event(py, e).map(Some);
         }
         // Done now, with warm caches, so that a message at a familiar place finds its array
@@ -84,7 +85,7 @@ impl Node {
 
     /// The next event if one is waiting, else ``None`` (never blocks).
     fn try_recv(&self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
-        match py.detach(|| self.lock_events().try_recv()) {
+        match self.try_next(py) {
             Next::Event(e) => self.event(py, e).map(Some),
             Next::Timeout | Next::End => Ok(None),
         }
@@ -264,24 +265,37 @@ impl Node {
 }
 
 impl Node {
-    fn lock_events(&self) -> std::sync::MutexGuard<'_, EventStream> {
+    fn lock_events(&self) -> MutexGuard<'_, EventStream> {
         self.events.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The next event if one is waiting, without waiting. The look keeps the GIL when no other
+    /// thread is waiting on the stream: it never blocks, and letting go of the GIL and taking it
+    /// back cost more than the look itself, on every message of a busy stream. A thread waiting
+    /// on the stream holds it for up to [`crate::wait`]'s short waits; the look then waits its
+    /// turn with the GIL released, as every wait here does.
+    fn try_next(&self, py: Python<'_>) -> Next {
+        match self.events.try_lock() {
+            Ok(mut events) => events.try_recv(),
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().try_recv(),
+            Err(TryLockError::WouldBlock) => py.detach(|| self.lock_events().try_recv()),
+        }
     }
 
     fn event(&self, py: Python<'_>, e: Event) -> PyResult<Py<PyDict>> {
         // An input's dict is made by `input_event`; no other dict is made first on its way.
         let (kind, id, error) = match e {
             Event::Input { id, metadata, data } => {
-                return input_event(py, &id, &metadata, self.pa.received(py, &data)?);
+                return input_event(py, self.ids.get(py, &id), &metadata, self.pa.received(py, &data)?);
             }
-            Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(id), None),
+            Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),
             Event::Stop => (intern!(py, "STOP"), None, None),
             Event::Error(msg) => (intern!(py, "ERROR"), None, Some(msg)),
         };
         let d = PyDict::new(py);
         d.set_item(intern!(py, "type"), kind)?;
         if let Some(id) = id {
-            d.set_item(intern!(py, "id"), id.as_str())?;
+            d.set_item(intern!(py, "id"), id)?;
         }
         if let Some(msg) = error {
             d.set_item(intern!(py, "error"), msg)?;
@@ -290,8 +304,32 @@ impl Node {
     }
 }
 
+/// The Python strings of a node's input ids, made once each: an event's id is then the same
+/// `str` object every time, not a new one per message. A node's inputs are fixed when it
+/// starts, so the list stays as short as its inputs.
+#[derive(Default)]
+struct IdStrings(Mutex<Vec<(InputId, Py<PyString>)>>);
+
+impl IdStrings {
+    fn get<'py>(&self, py: Python<'py>, id: &InputId) -> Bound<'py, PyString> {
+        // No Python runs while the lock is held, so holding the GIL while taking it is safe.
+        let mut ids = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, s)) = ids.iter().find(|(known, _)| known == id) {
+            return s.bind(py).clone();
+        }
+        let s = PyString::intern(py, id);
+        ids.push((id.clone(), s.clone().unbind()));
+        s
+    }
+}
+
 /// The dict of an ``INPUT`` event (a node's input, or a topic's message).
-pub(crate) fn input_event(py: Python<'_>, id: &str, metadata: &Metadata, value: Py<PyAny>) -> PyResult<Py<PyDict>> {
+pub(crate) fn input_event<'py>(
+    py: Python<'py>,
+    id: impl IntoPyObject<'py>,
+    metadata: &Metadata,
+    value: Py<PyAny>,
+) -> PyResult<Py<PyDict>> {
     let d = PyDict::new(py);
     d.set_item(intern!(py, "type"), intern!(py, "INPUT"))?;
     d.set_item(intern!(py, "id"), id)?;

@@ -69,7 +69,7 @@ impl Service {
             Python::attach(|py| {
                 let answer = || -> PyResult<_> {
                     let value = pa.to_py(py, &request.data)?;
-                    let event = input_event(py, &request.service, &request.metadata, value)?;
+                    let event = input_event(py, &*request.service, &request.metadata, value)?;
                     message(py, &pa, &handler.bind(py).call1((event,))?)
                 };
                 // The caller sees what was raised, as Python prints it: `ValueError: …`.

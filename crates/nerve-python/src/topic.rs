@@ -194,6 +194,6 @@ impl Subscriber {
                 None => py.None(),
             },
         };
-        input_event(py, &m.topic, &m.metadata, value)
+        input_event(py, &*m.topic, &m.metadata, value)
     }
 }
