@@ -1,10 +1,11 @@
 //! Per-output pools of shared-memory blocks, allocated on demand (DORA's algorithm).
 //!
-//! A producer sends into the smallest free block that fits, or creates a block of exactly the
-//! page-rounded size; past the pool's capacity it frees its oldest unused blocks first. The
-//! block table lives in a small shared segment: each block's `holders` word has one bit per
-//! reader edge (bit 63 marks the producer's own loan), so a block is free again exactly when
-//! every reader dropped it, and the runtime can clear a dead reader's bits.
+//! A producer sends into the block it lent last once that is free again and of the size, else
+//! into the smallest free block that fits, or creates a block of exactly the page-rounded size;
+//! past the pool's capacity it frees its oldest unused blocks first. The block table lives in a
+//! small shared segment: each block's `holders` word has one bit per reader edge (bit 63 marks
+//! the producer's own loan), so a block is free again exactly when every reader dropped it, and
+//! the runtime can clear a dead reader's bits.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -237,6 +238,8 @@ pub struct OutputPool {
     allocated: Vec<usize>,
     /// Where in `allocated` the next lease starts looking.
     scan_from: usize,
+    /// The slot of the block lent last.
+    last_lent: Option<usize>,
     next_seq: u64,
     uses: u64,
     capacity: usize,
@@ -387,6 +390,7 @@ impl OutputPool {
             blocks: (0..MAX_BLOCKS).map(|_| None).collect(),
             allocated: Vec::new(),
             scan_from: 0,
+            last_lent: None,
             next_seq: 1,
             uses: 0,
             capacity,
@@ -421,13 +425,24 @@ impl OutputPool {
         &self.output.table
     }
 
-    /// Lends a block of at least `len` bytes: the smallest free one, or a new one.
+    /// Lends a block of at least `len` bytes: the one lent last if it is free and of `len`'s
+    /// page-rounded size, else the smallest free one, or a new one.
     ///
     /// # Errors
     /// When a new block cannot be created, or every slot is held by readers.
     pub fn lease(&mut self, len: usize) -> Result<Lease, ShmError> {
         self.uses += 1;
         let size = page_round(len);
+        // The block lent last, once its readers are done with it, is lent again: a paced stream
+        // keeps writing into one warm block whatever the pool grew to (a burst, such as the
+        // first messages of large blocks that take longer to create than a period, leaves
+        // several), and the readers' arrays imported ahead for its place stay valid.
+        if let Some(slot) = self.last_lent
+            && self.blocks[slot].as_ref().is_some_and(|b| b.segment.len() == size)
+            && let Some(lease) = self.try_lend(slot)
+        {
+            return Ok(lease);
+        }
         let n = self.allocated.len();
         let mut best: Option<(usize, usize)> = None;
         // From the block after the one lent last: blocks are lent and queued in turn, so the
@@ -450,6 +465,7 @@ impl OutputPool {
             && let Some(lease) = self.try_lend(self.allocated[at])
         {
             self.scan_from = at + 1;
+            self.last_lent = Some(self.allocated[at]);
             return Ok(lease);
         }
         self.make_room(size);
@@ -500,6 +516,7 @@ impl OutputPool {
         entry.seq.store(seq, Ordering::Release);
         self.blocks[slot] = Some(LocalBlock { segment: segment.clone(), last_use: self.uses });
         self.allocated.push(slot);
+        self.last_lent = Some(slot);
         tracing::trace!(block = %segment.name(), size, "new block");
         let slot = u32::try_from(slot).map_err(|_| ShmError::PoolExhausted(MAX_BLOCKS))?;
         if self.output.names.is_none() {

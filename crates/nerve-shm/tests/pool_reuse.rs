@@ -1,0 +1,54 @@
+//! Which block a send is lent: a stream whose reader keeps up writes into the same block every
+//! time, however many blocks an earlier burst left in the pool; while that block is still
+//! queued, another free block of the pool is lent rather than a new one made.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use nerve_shm::channel::{Publisher, ReaderLink};
+use nerve_shm::inbox::{Inbox, QueueShape};
+use nerve_shm::pool::OutputPool;
+use nerve_shm::ring::{Policy, Seen};
+
+const LEN: usize = 64 * 1024;
+
+#[test]
+fn a_paced_stream_keeps_one_block_after_a_burst() {
+    let pool = OutputPool::anonymous(1 << 30).expect("pool");
+    let table = pool.table().clone();
+    let shape = [QueueShape { capacity: 8, policy: Policy::DropOldest }];
+    let reader = Arc::new(Inbox::anonymous("reader", &shape).expect("inbox"));
+    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], None);
+    let stop = AtomicBool::new(false);
+    let mut stamp = 0;
+    let mut send = |publisher: &mut Publisher| {
+        let lease = publisher.lease(LEN).expect("lease");
+        stamp += 1;
+        publisher.publish(lease, LEN, stamp, &stop);
+        reader.ring(0).pop(&Seen::default()).expect("queued").slot as usize
+    };
+
+    // A burst: three messages queued before the reader is done with any.
+    let burst: Vec<usize> = (0..3).map(|_| send(&mut publisher)).collect();
+    assert_eq!(table.usage().blocks, 3, "one block per message held at once");
+    for &slot in &burst {
+        table.release(slot, 1);
+    }
+
+    // Then the reader keeps up: every message goes to the block of the message before it.
+    let paced: Vec<usize> = (0..10)
+        .map(|_| {
+            let slot = send(&mut publisher);
+            table.release(slot, 1);
+            slot
+        })
+        .collect();
+    assert!(paced.iter().all(|&s| s == burst[2]), "paced sends went to blocks {paced:?}, burst {burst:?}");
+
+    // While that block is held, a free block of the pool is lent, not a new one.
+    let held = send(&mut publisher);
+    let next = send(&mut publisher);
+    assert_ne!(next, held);
+    assert!(burst.contains(&next), "block {next} is none of the pool's {burst:?}");
+    assert_eq!(table.usage().blocks, 3);
+}
