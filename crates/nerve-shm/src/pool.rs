@@ -439,6 +439,9 @@ impl OutputPool {
         // several), and the readers' arrays imported ahead for its place stay valid.
         if let Some(slot) = self.last_lent
             && self.blocks[slot].as_ref().is_some_and(|b| b.segment.len() == size)
+            // Read first: a compare-exchange that fails still takes the line from the readers,
+            // and in a busy stream the block lent last is still queued.
+            && self.is_free(slot)
             && let Some(lease) = self.try_lend(slot)
         {
             return Ok(lease);
