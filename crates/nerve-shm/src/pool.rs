@@ -468,7 +468,6 @@ impl OutputPool {
             && let Some(lease) = self.try_lend(self.allocated[at])
         {
             self.scan_from = at + 1;
-            self.last_lent = Some(self.allocated[at]);
             return Ok(lease);
         }
         self.make_room(size);
@@ -497,6 +496,7 @@ impl OutputPool {
         entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).ok()?;
         let b = self.blocks[slot].as_mut()?;
         b.last_use = self.uses;
+        self.last_lent = Some(slot);
         Some(Lease {
             table: self.output.table.clone(),
             segment: b.segment.clone(),

@@ -2,13 +2,10 @@
 //! it, unused blocks are freed oldest first, so only blocks readers still hold (and the block of
 //! the message being sent) can take it over.
 
-use std::sync::Arc;
+mod common;
+
 use std::sync::atomic::AtomicBool;
 
-use nerve_shm::channel::{Publisher, ReaderLink};
-use nerve_shm::inbox::{Inbox, QueueShape};
-use nerve_shm::pool::OutputPool;
-use nerve_shm::ring::Policy;
 use nerve_shm::segment::page_round;
 use proptest::prelude::*;
 
@@ -22,11 +19,7 @@ proptest! {
         sizes in prop::collection::vec(1usize..CAPACITY / 2, 1..120),
         keep_every in 0usize..6,
     ) {
-        let pool = OutputPool::anonymous(CAPACITY).expect("pool");
-        let table = pool.table().clone();
-        let shape = [QueueShape { capacity: 4, policy: Policy::DropOldest }];
-        let reader = Arc::new(Inbox::anonymous("reader", &shape).expect("inbox"));
-        let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], None);
+        let (mut publisher, reader, table) = common::one_reader(CAPACITY, 4);
         let stop = AtomicBool::new(false);
         let mut largest = 0;
         for (n, &len) in sizes.iter().enumerate() {

@@ -2,23 +2,18 @@
 //! time, however many blocks an earlier burst left in the pool; while that block is still
 //! queued, another free block of the pool is lent rather than a new one made.
 
-use std::sync::Arc;
+mod common;
+
 use std::sync::atomic::AtomicBool;
 
-use nerve_shm::channel::{Publisher, ReaderLink};
-use nerve_shm::inbox::{Inbox, QueueShape};
-use nerve_shm::pool::OutputPool;
-use nerve_shm::ring::{Policy, Seen};
+use nerve_shm::channel::Publisher;
+use nerve_shm::ring::Seen;
 
 const LEN: usize = 64 * 1024;
 
 #[test]
 fn a_paced_stream_keeps_one_block_after_a_burst() {
-    let pool = OutputPool::anonymous(1 << 30).expect("pool");
-    let table = pool.table().clone();
-    let shape = [QueueShape { capacity: 8, policy: Policy::DropOldest }];
-    let reader = Arc::new(Inbox::anonymous("reader", &shape).expect("inbox"));
-    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], None);
+    let (mut publisher, reader, table) = common::one_reader(1 << 30, 8);
     let stop = AtomicBool::new(false);
     let mut stamp = 0;
     let mut send = |publisher: &mut Publisher| {
