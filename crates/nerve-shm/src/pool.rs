@@ -1,16 +1,19 @@
 //! Per-output pools of shared-memory blocks, allocated on demand (DORA's algorithm).
 //!
 //! A producer sends into the block it lent last once that is free again and of the size, else
-//! into the smallest free block that fits, or creates a block of exactly the page-rounded size;
-//! past the pool's capacity it frees its oldest unused blocks first. The block table lives in a
-//! small shared segment: each block's `holders` word has one bit per reader edge (bit 63 marks
-//! the producer's own loan), so a block is free again exactly when every reader dropped it, and
-//! the runtime can clear a dead reader's bits.
+//! into the smallest free block that fits; with none free, it waits a little for a reader to
+//! hand one back (see [`OutputPool::lease`]), else creates a block of exactly the page-rounded
+//! size; past the pool's capacity it frees its oldest unused blocks first. The block table
+//! lives in a small shared segment: each block's `holders` word has one bit per reader edge
+//! (bit 63 marks the producer's own loan), so a block is free again exactly when every reader
+//! dropped it, and the runtime can clear a dead reader's bits.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
+use crate::doorbell::{DEFAULT_SPIN, Doorbell};
 use crate::error::ShmError;
 use crate::names::RunNames;
 use crate::segment::{Access, Segment, page_round};
@@ -25,13 +28,17 @@ pub const LOAN_BIT: u64 = 1 << 63;
 pub const MAX_READERS: usize = 63;
 /// Default bound on the bytes of one output's pool before unused blocks are freed.
 pub const DEFAULT_CAPACITY: usize = 1 << 30;
+/// Longest one lease waits for a reader to hand a block back before it makes a new one.
+const RETURN_WAIT: Duration = Duration::from_millis(2);
 
 #[repr(C)]
 struct PoolHeader {
     magic: AtomicU64,
     version: AtomicU64,
     n_blocks: AtomicU64,
-    _pad: [u64; 5],
+    /// Rung by the reader that frees a block while the producer waits for one.
+    returns: Doorbell,
+    _pad: [u64; 4],
 }
 
 #[repr(C)]
@@ -145,7 +152,15 @@ impl BlockTable {
 
     /// Drops reader `bit`'s reference to the block in `slot`.
     pub fn release(&self, slot: usize, bit: u64) {
-        self.entry(slot).holders.fetch_and(!bit, Ordering::AcqRel);
+        // Sequentially consistent, like the waiting producer's announcement on `returns`: either
+        // it sees this block free, or this sees it asleep and wakes it. The old value is not
+        // asked for, which keeps this one locked instruction (x86 returns it only through a
+        // compare-exchange loop); a producer asleep is rare, so any release wakes it.
+        self.entry(slot).holders.fetch_and(!bit, Ordering::SeqCst);
+        let returns = &self.header().returns;
+        if returns.sleepers() != 0 {
+            returns.ring();
+        }
     }
 
     /// Clears reader `bit` from every block: used when that reader is gone.
@@ -245,6 +260,10 @@ pub struct OutputPool {
     capacity: usize,
     /// Blocks created and not yet reported by [`OutputPool::take_new_blocks`] (anonymous pools).
     fresh: Vec<NewBlock>,
+    /// Size of the block made last and how long making it took: what the next one will cost.
+    last_made: Option<(usize, Duration)>,
+    /// Time leases have waited for blocks to come back since the pool last grew.
+    waited: Duration,
 }
 
 #[derive(Debug)]
@@ -395,6 +414,8 @@ impl OutputPool {
             uses: 0,
             capacity,
             fresh: Vec::new(),
+            last_made: None,
+            waited: Duration::ZERO,
         }
     }
 
@@ -426,13 +447,42 @@ impl OutputPool {
     }
 
     /// Lends a block of at least `len` bytes: the one lent last if it is free and of `len`'s
-    /// page-rounded size, else the smallest free one, or a new one.
+    /// page-rounded size, else the smallest free one, else one a reader hands back soon, or a
+    /// new one.
+    ///
+    /// A block is made once and used for good, but a wait for one to come back is paid by every
+    /// lease that finds none free; so since the pool last grew, its leases wait, in all, at most
+    /// as long as making the next block would take (timed on the last one made), and each at
+    /// most [`RETURN_WAIT`]. A burst whose reader keeps up, such as the messages that pile up
+    /// behind a large block that took several periods to make, is then sent from the blocks
+    /// there are instead of growing the pool by a slow block per message; a stream that needs
+    /// more blocks (unpaced, or readers that keep messages) still gets each one, after at most
+    /// twice its making time.
     ///
     /// # Errors
     /// When a new block cannot be created, or every slot is held by readers.
     pub fn lease(&mut self, len: usize) -> Result<Lease, ShmError> {
         self.uses += 1;
         let size = page_round(len);
+        if let Some(lease) = self.lend_free(len, size) {
+            return Ok(lease);
+        }
+        if let Some(lease) = self.wait_for_return(len, size) {
+            return Ok(lease);
+        }
+        self.make_room(size);
+        let Some(slot) = self.empty_slot() else {
+            self.retire_one_free();
+            return match self.empty_slot() {
+                Some(slot) => self.create_block(slot, size),
+                None => Err(ShmError::PoolExhausted(MAX_BLOCKS)),
+            };
+        };
+        self.create_block(slot, size)
+    }
+
+    /// A free block for `len` bytes (`size` page-rounded), if there is one.
+    fn lend_free(&mut self, len: usize, size: usize) -> Option<Lease> {
         // The block lent last, once its readers are done with it, is lent again: a paced stream
         // keeps writing into one warm block whatever the pool grew to (a burst, such as the
         // first messages of large blocks that take longer to create than a period, leaves
@@ -444,7 +494,7 @@ impl OutputPool {
             && self.is_free(slot)
             && let Some(lease) = self.try_lend(slot)
         {
-            return Ok(lease);
+            return Some(lease);
         }
         let n = self.allocated.len();
         let mut best: Option<(usize, usize)> = None;
@@ -464,21 +514,39 @@ impl OutputPool {
                 }
             }
         }
-        if let Some((at, _)) = best
-            && let Some(lease) = self.try_lend(self.allocated[at])
-        {
-            self.scan_from = at + 1;
-            return Ok(lease);
+        let (at, _) = best?;
+        let lease = self.try_lend(self.allocated[at])?;
+        self.scan_from = at + 1;
+        Some(lease)
+    }
+
+    /// Waits, within the pool's allowance (see [`OutputPool::lease`]), for a reader to free a
+    /// block that fits; `None` when no reader holds one, the allowance is spent, or none came.
+    fn wait_for_return(&mut self, len: usize, size: usize) -> Option<Lease> {
+        let (made, took) = self.last_made?;
+        #[allow(clippy::cast_precision_loss)] // a ratio of sizes: precision past 2^52 is moot
+        let cost = took.mul_f64(size as f64 / made as f64);
+        let allowance = cost.saturating_sub(self.waited).min(RETURN_WAIT);
+        if allowance.is_zero() || !self.any_returning(len) {
+            return None;
         }
-        self.make_room(size);
-        let Some(slot) = self.empty_slot() else {
-            self.retire_one_free();
-            return match self.empty_slot() {
-                Some(slot) => self.create_block(slot, size),
-                None => Err(ShmError::PoolExhausted(MAX_BLOCKS)),
-            };
-        };
-        self.create_block(slot, size)
+        let table = self.output.table.clone();
+        let started = Instant::now();
+        let lease =
+            table.header().returns.wait_until(Some(started + allowance), DEFAULT_SPIN, || self.lend_free(len, size));
+        self.waited += started.elapsed();
+        lease
+    }
+
+    /// Whether readers hold a block of at least `len` bytes that the producer does not: one
+    /// that comes back once they are done with it.
+    fn any_returning(&self, len: usize) -> bool {
+        self.allocated.iter().any(|&slot| {
+            let holders = self.output.table.entry(slot).holders.load(Ordering::Acquire);
+            holders != 0
+                && holders & LOAN_BIT == 0
+                && self.blocks[slot].as_ref().is_some_and(|b| b.segment.len() >= len)
+        })
     }
 
     /// A slot with no block: never used, or left by an earlier producer and now free.
@@ -509,10 +577,13 @@ impl OutputPool {
     fn create_block(&mut self, slot: usize, size: usize) -> Result<Lease, ShmError> {
         let seq = self.next_seq;
         self.next_seq += 1;
+        let started = Instant::now();
         let segment = Arc::new(match self.output.block_name(seq) {
             Some(name) => Segment::create(&name, size, true)?,
             None => Segment::anonymous("nerve-block", size, true)?,
         });
+        self.last_made = Some((size, started.elapsed()));
+        self.waited = Duration::ZERO;
         let entry = self.output.table.entry(slot);
         entry.size.store(size as u64, Ordering::Relaxed);
         entry.holders.store(LOAN_BIT, Ordering::Relaxed);

@@ -1,10 +1,13 @@
 //! Which block a send is lent: a stream whose reader keeps up writes into the same block every
 //! time, however many blocks an earlier burst left in the pool; while that block is still
-//! queued, another free block of the pool is lent rather than a new one made.
+//! queued, another free block of the pool is lent rather than a new one made, and a burst of
+//! large messages waits for its reader to hand blocks back rather than make a slow block each.
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use nerve_shm::channel::Publisher;
 use nerve_shm::ring::Seen;
@@ -46,4 +49,44 @@ fn a_paced_stream_keeps_one_block_after_a_burst() {
     assert_ne!(next, held);
     assert!(burst.contains(&next), "block {next} is none of the pool's {burst:?}");
     assert_eq!(table.usage().blocks, 3);
+}
+
+#[test]
+fn a_burst_of_large_messages_waits_for_blocks_its_reader_hands_back() {
+    const LARGE: usize = 64 << 20;
+    let (mut publisher, reader, table) = common::one_reader(1 << 30, 16);
+    let stop = Arc::new(AtomicBool::new(false));
+    // The reader takes each message as it comes and is done with it a moment later.
+    let reading = {
+        let (reader, table, stop) = (reader.clone(), table.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut read = 0;
+            while !stop.load(Ordering::Acquire) {
+                match reader.ring(0).pop(&Seen::default()) {
+                    Some(d) => {
+                        let until = Instant::now() + Duration::from_micros(300);
+                        while Instant::now() < until {
+                            std::hint::spin_loop();
+                        }
+                        table.release(d.slot as usize, 1);
+                        read += 1;
+                    }
+                    None => std::thread::yield_now(),
+                }
+            }
+            read
+        })
+    };
+    // Ten messages at once, as when a producer catches up with its schedule: a block of this
+    // size takes milliseconds to make, a reader hundreds of microseconds to hand one back.
+    for stamp in 0..10 {
+        let lease = publisher.lease(LARGE).expect("lease");
+        publisher.publish(lease, LARGE, stamp, &stop);
+    }
+    while table.usage().held_bytes != 0 {
+        std::thread::yield_now();
+    }
+    stop.store(true, Ordering::Release);
+    assert_eq!(reading.join().expect("reader thread"), 10);
+    assert_eq!(table.usage().blocks, 1, "the burst made blocks instead of waiting for the one there was");
 }
