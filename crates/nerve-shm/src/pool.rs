@@ -453,7 +453,7 @@ impl OutputPool {
     /// A block is made once and used for good, but a wait for one to come back is paid by every
     /// lease that finds none free; so since the pool last grew, its leases wait, in all, at most
     /// as long as making the next block would take (timed on the last one made), and each at
-    /// most [`RETURN_WAIT`]. A burst whose reader keeps up, such as the messages that pile up
+    /// most 2 ms. A burst whose reader keeps up, such as the messages that pile up
     /// behind a large block that took several periods to make, is then sent from the blocks
     /// there are instead of growing the pool by a slow block per message; a stream that needs
     /// more blocks (unpaced, or readers that keep messages) still gets each one, after at most
