@@ -44,13 +44,18 @@ def rust_spec(binary: Path, size: int) -> str:
     return substitute(spec, "producer 8 ", f"producer {size} ")
 
 
-def python_spec(extension: Path, size: int) -> str:
-    """The suite's Python nodes, unpaced, after putting `extension` in the installed package."""
+def install(extension: Path) -> None:
+    """Puts `extension` (a build of `nerve/_nerve*.so`) in the installed package."""
     package = Path(importlib.util.find_spec("nerve").origin).parent
     [installed] = package.glob("_nerve*.so")
     # A new file renamed over the old: a process still running the old build keeps its mapping.
     shutil.copyfile(extension, installed.with_suffix(".new"))
     installed.with_suffix(".new").replace(installed)
+
+
+def python_spec(extension: Path, size: int) -> str:
+    """The suite's Python nodes, unpaced, after putting `extension` in the installed package."""
+    install(extension)
     node = HERE.parent / "nodes" / "dataflow_node.py"
     return (
         "nodes:\n"
