@@ -19,12 +19,14 @@ for event in node:
     seq = event["metadata"]["seq"]
     assert seq == received, f"got seq {seq}, expected {received}"
     value = event["value"].to_numpy(zero_copy_only=True)
-    assert np.array_equal(value, message(seq)), f"array {seq} is not its own message's"
-    held.append((seq, value))
+    # A relay between (pattern_relay.py) sends some messages on without their first value.
+    expected = message(seq)[1:] if event["metadata"].get("sliced") else message(seq)
+    assert np.array_equal(value, expected), f"array {seq} is not its own message's"
+    held.append((seq, value, expected))
     while len(held) > (0 if received < count // 2 else int(os.environ["HOLD"])):
         held.popleft()
-    for s, v in held:
-        assert np.array_equal(v, message(s)), f"array {s}, still held, changed by a later message"
+    for s, v, e in held:
+        assert np.array_equal(v, e), f"array {s}, still held, changed by a later message"
     received += 1
     del event, value
 print(f"verified {received} arrays, {node.arrays_imported_ahead} imported ahead")

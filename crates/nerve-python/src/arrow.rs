@@ -88,6 +88,17 @@ impl PyArrow {
         self.lock_prebuilt(py).used()
     }
 
+    /// The received message's data behind `obj`, if `obj` is an array this node was just handed
+    /// for it (see `prebuilt`): sent on without an export.
+    pub(crate) fn message_of(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
+        self.lock_prebuilt(py).message_of(py, obj)
+    }
+
+    /// How many arrays were sent on with the data of the message they came in.
+    pub(crate) fn sent_on(&self, py: Python<'_>) -> u64 {
+        self.lock_prebuilt(py).sent_on()
+    }
+
     /// The arrays imported ahead. Python runs while the lock is held (the imports), so waiting
     /// for it lets go of the GIL, as in [`PyArrow::py_type`].
     fn lock_prebuilt(&self, py: Python<'_>) -> MutexGuard<'_, Prebuilt> {

@@ -259,6 +259,14 @@ impl Node {
         self.pa.imported_ahead(py)
     }
 
+    /// How many received arrays this node sent on unchanged (a relay, an echo) with the data
+    /// of the message they came in, sparing their export from ``pyarrow`` (see
+    /// docs/performance.md).
+    #[getter]
+    fn arrays_sent_on(&self, py: Python<'_>) -> u64 {
+        self.pa.sent_on(py)
+    }
+
     fn __repr__(&self) -> String {
         format!("Node(id={:?})", self.node.id())
     }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array};
+use arrow_array::{ArrayRef, Float64Array, Int64Array, make_array};
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
@@ -41,6 +41,9 @@ impl Outgoing {
             return Ok(Self::Array(numbers));
         }
         let is_array = pa.is_array(py, data)?;
+        if is_array && let Some(message) = pa.message_of(py, data) {
+            return Ok(Self::Array(make_array(message)));
+        }
         if !is_array {
             if let Some(primitive) = Self::primitive(data) {
                 return Ok(primitive);

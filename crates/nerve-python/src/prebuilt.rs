@@ -8,21 +8,31 @@
 //! off the latency path), an array is imported for each place recent messages came from more
 //! than once; a message that arrives at such a place is handed that array, and its block is
 //! attached to the array's buffer at that moment. Every other message is imported as it comes.
+//!
+//! A node that sends such an array on as it got it (a relay, an echo) has its data at hand here:
+//! the send takes it from the message rather than exporting it back out of pyarrow, which costs
+//! tens of microseconds with cold caches.
 
+use std::collections::VecDeque;
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::PyWeakrefReference;
 
 use crate::arrow::PyArrow;
 
 /// How many recent places are remembered: a few blocks per input for a node with several
 /// inputs (8 → 1), and a reader that holds on to a few messages while the next arrive.
 const REMEMBERED: usize = 32;
+
+/// How many arrays handed out last can be sent on without an export: a relay sends on the
+/// message it just got, or one of the last few it keeps.
+const HANDED: usize = 8;
 
 /// Where a flat array of numbers lies: two messages at one place have equal arrays.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,6 +86,15 @@ struct Owner(Mutex<Option<ArrayData>>);
 struct Ready {
     array: Py<PyAny>,
     owner: Arc<Owner>,
+    /// Tells this very array apart from any other object later at the same address.
+    weak: Py<PyWeakrefReference>,
+}
+
+/// An array handed out for a received message: while it lives, its owner holds the message.
+struct Handed {
+    weak: Py<PyWeakrefReference>,
+    // Weak: the message stays held only as long as pyarrow uses the array.
+    owner: Weak<Owner>,
 }
 
 /// A recent place: how many messages came from it, when the last did, and its array if one is
@@ -98,6 +117,10 @@ pub(crate) struct Prebuilt {
     received: u64,
     /// Messages handed an array imported ahead.
     used: u64,
+    /// The arrays imported ahead handed out last, newest first.
+    handed: VecDeque<Handed>,
+    /// Arrays sent on with the data of their message ([`Prebuilt::message_of`]).
+    sent_on: u64,
 }
 
 impl Prebuilt {
@@ -119,7 +142,28 @@ impl Prebuilt {
         let Some(ready) = seen.ready.take() else { return pa.import_data(py, &data) };
         *ready.owner.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(data);
         self.used += 1;
+        if self.handed.len() == HANDED {
+            self.handed.pop_back();
+        }
+        self.handed.push_front(Handed { weak: ready.weak, owner: Arc::downgrade(&ready.owner) });
         Ok(ready.array)
+    }
+
+    /// The received message behind `obj`, when `obj` is one of the arrays imported ahead that
+    /// this node was handed last and still holds: sending it on needs no export from pyarrow.
+    pub(crate) fn message_of(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
+        // The weak reference, not the address, says it is the same object: an address can be
+        // reused by a new array once the old one is gone.
+        let handed = self.handed.iter().find(|h| h.weak.bind(py).upgrade().is_some_and(|o| o.is(obj)))?;
+        let owner = handed.owner.upgrade()?;
+        let data = owner.0.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        self.sent_on += 1;
+        Some(data)
+    }
+
+    /// How many arrays were sent on with the data of their message.
+    pub(crate) fn sent_on(&self) -> u64 {
+        self.sent_on
     }
 
     /// Imports an array for every recent place messages came from more than once and that has
@@ -128,7 +172,8 @@ impl Prebuilt {
         for seen in self.seen.iter_mut().filter(|s| s.count >= 2 && s.ready.is_none()) {
             let owner = Arc::new(Owner::default());
             let array = pa.import_data(py, &seen.place.array(owner.clone())?)?;
-            seen.ready = Some(Ready { array, owner });
+            let weak = PyWeakrefReference::new(array.bind(py))?.unbind();
+            seen.ready = Some(Ready { array, owner, weak });
         }
         Ok(())
     }
