@@ -16,13 +16,14 @@ def main() -> None:
             break
         try:
             latest = buffer.lookup("world", "camera")  # the latest time both edges know
+            # 10 ms before the newest pose: between two broadcasts, so base is interpolated.
+            # While only one pose has come, that time is before it: wait for the next.
+            when = latest.stamp - 10_000_000
+            camera = buffer.lookup("world", "camera", time=when)
         except nerve.TransformError as e:
             if time.monotonic() > give_up:
                 raise SystemExit(f"no transform from world to camera: {e}") from e
             continue
-        # 10 ms before the newest pose: between two broadcasts, so base is interpolated.
-        when = latest.stamp - 10_000_000
-        camera = buffer.lookup("world", "camera", time=when)
         error = np.abs(camera.translation - motion.camera_in_world(when)).max()
         print(f"camera in world at {when}: {np.round(camera.translation, 4)}, off by {error:.1e} m")
         print(f"frames: {buffer.frames()}")
