@@ -60,13 +60,18 @@ def dataflow(case: Case, folder: Path, together: bool = False) -> str:
     return "".join(lines)
 
 
+def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
+    """Writes `spec` to `folder`/dataflow.yml and runs it to the end, logs in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dataflow.yml").write_text(spec)
+    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+
+
 def run(case: Case, workdir: Path, together: bool = False) -> Samples:
     folder = workdir / f"{NAME}--{case.key}"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "dataflow.yml").write_text(dataflow(case, folder, together))
     samples = Samples(NAME if case.lang == "python" else f"{NAME} (rust)", case)
-    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    result = run_dataflow(folder, dataflow(case, folder, together))
     if result.returncode != 0:
         samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
         return samples

@@ -65,31 +65,52 @@ def test_two_dataflows_side_by_side_never_mix(dataflows):
         assert f"[consumer] verified {expected} arrays" in out
 
 
-def test_arrays_imported_ahead_show_their_own_message(dataflows):
-    """A Python reader gets most arrays imported before their message arrived (docs/performance.md):
-    each must show its own message, never change while held, and messages of another size or
-    type in between must still be right."""
-    count = 600
+def run_pattern(dataflows, count: int, relay: bool):
+    """Runs pattern_producer.py into pattern_consumer.py (holding its last 3 arrays), through
+    pattern_relay.py with `relay`; checks that the run and the producer finished."""
+    source = "producer/data"
+    relay_node = ""
+    if relay:
+        source = "relay/data"
+        relay_node = """
+          - id: relay
+            path: pattern_relay.py
+            inputs: {data: producer/data}
+            outputs: [data]"""
     path = dataflows.write(
         f"""
         nodes:
           - id: producer
             path: pattern_producer.py
             env: {{COUNT: "{count}"}}
-            outputs: [data]
+            outputs: [data]{relay_node}
           - id: consumer
             path: pattern_consumer.py
             env: {{COUNT: "{count}", HOLD: "3"}}
-            inputs: {{data: producer/data}}
+            inputs: {{data: {source}}}
         """
     )
-    for node in ("pattern_producer.py", "pattern_consumer.py"):
+    for node in ("pattern_producer.py", "pattern_relay.py", "pattern_consumer.py"):
         shutil.copy(NODES / node, path.parent / node)
     run = dataflows.run(path, timeout=120)
     assert run.returncode == 0, run.output
     assert run.node_lines("producer") == [f"sent {count} arrays"]
+    return run
+
+
+def numbers(line: str) -> list[int]:
+    """The whole numbers a node printed on `line`."""
+    return [int(w) for w in line.replace(",", "").split() if w.isdigit()]
+
+
+def test_arrays_imported_ahead_show_their_own_message(dataflows):
+    """A Python reader gets most arrays imported before their message arrived (docs/performance.md):
+    each must show its own message, never change while held, and messages of another size or
+    type in between must still be right."""
+    count = 600
+    run = run_pattern(dataflows, count, relay=False)
     [line] = run.node_lines("consumer")
-    verified, ahead = (int(w) for w in line.replace(",", "").split() if w.isdigit())
+    verified, ahead = numbers(line)
     assert verified == count, line
     # The stream keeps coming back to a few blocks, so most messages find their array ready
     # (here about 570 of 600); none would if the arrays imported ahead were never used.
@@ -101,29 +122,9 @@ def test_a_relay_sends_on_the_arrays_it_received(dataflows):
     it from pyarrow (docs/performance.md): each message must reach the next reader as it was
     sent, and a slice of a received array must go as the slice."""
     count = 600
-    path = dataflows.write(
-        f"""
-        nodes:
-          - id: producer
-            path: pattern_producer.py
-            env: {{COUNT: "{count}"}}
-            outputs: [data]
-          - id: relay
-            path: pattern_relay.py
-            inputs: {{data: producer/data}}
-            outputs: [data]
-          - id: consumer
-            path: pattern_consumer.py
-            env: {{COUNT: "{count}", HOLD: "3"}}
-            inputs: {{data: relay/data}}
-        """
-    )
-    for node in ("pattern_producer.py", "pattern_relay.py", "pattern_consumer.py"):
-        shutil.copy(NODES / node, path.parent / node)
-    run = dataflows.run(path, timeout=120)
-    assert run.returncode == 0, run.output
+    run = run_pattern(dataflows, count, relay=True)
     [line] = run.node_lines("relay")
-    relayed, sent_on = (int(w) for w in line.replace(",", "").split() if w.isdigit())
+    relayed, sent_on = numbers(line)
     assert relayed == count, line
     # Most arrays come imported ahead (see the test above), and four in five are sent on whole;
     # a relay that exported every array would count none.

@@ -10,7 +10,6 @@ Run the script itself as a node with `echo OUT MODE`.
 """
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,7 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from benches.impl_nerve import ROOT, run_dataflow
+
 PING = ROOT / "benches" / "nodes" / "dataflow_node.py"
 COUNT = 600
 WARMUP = 10
@@ -45,9 +47,7 @@ def echo(out: str, mode: str) -> None:
 
 
 def run(folder: Path, size: int, mode: str) -> str:
-    folder.mkdir(parents=True)
-    (folder / "dataflow.yml").write_text(
-        f"""nodes:
+    spec = f"""nodes:
   - id: ping
     path: {PING}
     args: ping {size} {COUNT} 50 {folder / "rtt.txt"}
@@ -59,9 +59,8 @@ def run(folder: Path, size: int, mode: str) -> str:
     inputs: {{data: ping/data}}
     outputs: [data]
 """
-    )
-    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    if run_dataflow(folder, spec).returncode != 0:
+        raise SystemExit(f"nerve run failed; logs in {folder}")
     send = np.loadtxt(folder / "send.txt")[WARMUP:] / 1e3
     one_way = np.loadtxt(folder / "rtt.txt")[WARMUP:] / 2e3
     sent_on = (folder / "send.txt.sent_on").read_text()

@@ -8,7 +8,6 @@ Each line is one run: p50 / p90 / p99 µs. Run the script itself as a node with 
 """
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import time
@@ -16,7 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+
+from benches.impl_nerve import ROOT, run_dataflow
+
 NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
 COUNT = 600
 WARMUP = 10
@@ -44,20 +46,19 @@ def poll(out: str) -> None:
 
 
 def run(folder: Path, size: int, how: str) -> str:
-    folder.mkdir(parents=True)
     out = folder / "c0.txt"
     if how == "spin":
         reader = f"    path: {NODE}\n    args: consumer {out} {WARMUP}\n    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n"
     else:
         reader = f"    path: {Path(__file__).resolve()}\n    args: poll {out}\n"
-    (folder / "dataflow.yml").write_text(
+    spec = (
         "nodes:\n"
         f"  - id: p0\n    path: {NODE}\n    args: producer {size} {COUNT} 50 1 {folder / 'p0.json'} {WARMUP}\n"
         "    outputs: [data]\n"
         f"  - id: c0\n{reader}    inputs: {{in0: p0/data}}\n"
     )
-    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
-    subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+    if run_dataflow(folder, spec).returncode != 0:
+        raise SystemExit(f"nerve run failed; logs in {folder}")
     rows = np.loadtxt(out, dtype=np.int64)[WARMUP:]
     p50, p90, p99 = np.percentile((rows[:, 1] - rows[:, 0]) / 1e3, [50, 90, 99])
     return f"{how:5s} {p50:7.1f} {p90:7.1f} {p99:7.1f}"
