@@ -13,7 +13,9 @@ default queue of 10, back-pressure); the lines are M msg/s per run, then each bu
 With `--python`, A and B are two builds of the Python extension (`nerve/_nerve*.so`, copied
 from the installed package after each `pip install .`), and the nodes are the suite's Python
 ones (`benches/nodes/dataflow_node.py`, 300 000 messages, loaned blocks): each run copies its
-build over the installed extension, and the last run's build stays installed.
+build over the installed extension, and the last run's build stays installed. `--readers K`
+gives the producer K Python readers (a fan-out whose readers share the machine's cores); the
+rate is then the slowest reader's.
 """
 
 import argparse
@@ -53,27 +55,33 @@ def install(extension: Path) -> None:
     installed.with_suffix(".new").replace(installed)
 
 
-def python_spec(extension: Path, size: int) -> str:
+def python_spec(extension: Path, size: int, readers: int) -> str:
     """The suite's Python nodes, unpaced, after putting `extension` in the installed package."""
     install(extension)
     node = HERE.parent / "nodes" / "dataflow_node.py"
+    consumers = "".join(
+        f"  - id: consumer{i}\n    path: {node}\n    args: consumer consumer{i}.txt 10\n"
+        "    inputs: {data: producer/data}\n"
+        for i in range(readers)
+    )
     return (
         "nodes:\n"
         f"  - id: producer\n    path: {node}\n    args: producer {size} {PY_MESSAGES} 0 1 producer.json 10\n"
-        "    outputs: [data]\n"
-        f"  - id: consumer\n    path: {node}\n    args: consumer consumer.txt 10\n"
-        "    inputs: {data: producer/data}\n"
+        "    outputs: [data]\n" + consumers
     )
 
 
-def run_once(build: Path, size: int, folder: Path, python: bool) -> float:
-    """Runs the throughput dataflow on `build`; M msg/s seen by the consumer."""
-    spec = python_spec(build, size) if python else rust_spec(build, size)
+def run_once(build: Path, size: int, folder: Path, readers: int | None) -> float:
+    """Runs the throughput dataflow on `build` (with `readers`: the Python one); M msg/s seen by
+    the slowest consumer."""
+    spec = python_spec(build, size, readers) if readers else rust_spec(build, size)
     (folder / "dataflow.yml").write_text(spec)
     cmd = [sys.executable, "-m", "nerve", "run", "dataflow.yml"]
     subprocess.run(cmd, cwd=folder, check=True, capture_output=True)
-    stats = json.loads((folder / "consumer.txt.json").read_text())
-    return stats["messages"] / stats["seconds"] / 1e6
+    stats = [json.loads(f.read_text()) for f in sorted(folder.glob("consumer*.txt.json"))]
+    if len(stats) != (readers or 1):
+        raise SystemExit(f"{len(stats)} consumers reported in {folder}, not {readers or 1}")
+    return min(s["messages"] / s["seconds"] for s in stats) / 1e6
 
 
 def main() -> None:
@@ -83,12 +91,15 @@ def main() -> None:
     parser.add_argument("--python", action="store_true", help="A and B are builds of the Python extension")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--size", type=int, default=8, help="message size in bytes")
+    parser.add_argument("--readers", type=int, default=1, help="Python readers of the stream (with --python)")
     args = parser.parse_args()
+    if args.readers != 1 and not args.python:
+        parser.error("--readers needs --python")
     rates: dict[Path, list[float]] = {args.a: [], args.b: []}
-    with tempfile.TemporaryDirectory() as tmp:
-        for r in range(args.rounds):
-            for binary in (args.a, args.b) if r % 2 == 0 else (args.b, args.a):
-                rate = run_once(binary.resolve(), args.size, Path(tmp), args.python)
+    for r in range(args.rounds):
+        for binary in (args.a, args.b) if r % 2 == 0 else (args.b, args.a):
+            with tempfile.TemporaryDirectory() as tmp:
+                rate = run_once(binary.resolve(), args.size, Path(tmp), args.readers if args.python else None)
                 rates[binary].append(rate)
                 print(f"round {r + 1}: {binary} {rate:.3f} M msg/s", flush=True)
     for binary, runs in rates.items():
