@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
 
@@ -66,6 +69,24 @@ def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
     (folder / "dataflow.yml").write_text(spec)
     cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+
+
+def paced_one_to_one(folder: Path, size: int, count: int, reader: Callable[[Path], str]) -> np.ndarray:
+    """Runs the suite's Python producer (loaned blocks, 50 Hz) into one reader node and returns
+    the one-way latencies after the warm-up, in µs. `reader(out)` gives the reader's YAML lines
+    (path, args, env…): a node that writes a `sent received` line of stamps to `out` for every
+    message, as the suite's consumer does."""
+    out = folder / "c0.txt"
+    spec = (
+        "nodes:\n"
+        f"  - id: p0\n    path: {PY_NODE}\n    args: producer {size} {count} 50 1 {folder / 'p0.json'} {WARMUP}\n"
+        "    outputs: [data]\n"
+        f"  - id: c0\n{reader(out)}    inputs: {{in0: p0/data}}\n"
+    )
+    if run_dataflow(folder, spec).returncode != 0:
+        raise RuntimeError(f"nerve run failed; logs in {folder}")
+    rows = np.loadtxt(out, dtype=np.int64)[WARMUP:]
+    return (rows[:, 1] - rows[:, 0]) / 1e3
 
 
 def run(case: Case, workdir: Path, together: bool = False) -> Samples:

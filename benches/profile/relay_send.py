@@ -19,11 +19,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from benches.impl_nerve import ROOT, run_dataflow
+from benches.impl_nerve import PY_NODE as PING
+from benches.impl_nerve import run_dataflow
+from benches.model import WARMUP
 
-PING = ROOT / "benches" / "nodes" / "dataflow_node.py"
 COUNT = 600
-WARMUP = 10
 
 
 def echo(out: str, mode: str) -> None:

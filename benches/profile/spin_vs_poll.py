@@ -17,11 +17,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
 
-from benches.impl_nerve import ROOT, run_dataflow
+from benches.impl_nerve import PY_NODE as NODE
+from benches.impl_nerve import paced_one_to_one
+from benches.model import WARMUP
 
-NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
 COUNT = 600
-WARMUP = 10
 # Longer than the period between messages: the reader never sleeps.
 SPIN_US = 200_000
 
@@ -46,21 +46,12 @@ def poll(out: str) -> None:
 
 
 def run(folder: Path, size: int, how: str) -> str:
-    out = folder / "c0.txt"
-    if how == "spin":
-        reader = f"    path: {NODE}\n    args: consumer {out} {WARMUP}\n    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n"
-    else:
-        reader = f"    path: {Path(__file__).resolve()}\n    args: poll {out}\n"
-    spec = (
-        "nodes:\n"
-        f"  - id: p0\n    path: {NODE}\n    args: producer {size} {COUNT} 50 1 {folder / 'p0.json'} {WARMUP}\n"
-        "    outputs: [data]\n"
-        f"  - id: c0\n{reader}    inputs: {{in0: p0/data}}\n"
-    )
-    if run_dataflow(folder, spec).returncode != 0:
-        raise SystemExit(f"nerve run failed; logs in {folder}")
-    rows = np.loadtxt(out, dtype=np.int64)[WARMUP:]
-    p50, p90, p99 = np.percentile((rows[:, 1] - rows[:, 0]) / 1e3, [50, 90, 99])
+    def reader(out: Path) -> str:
+        if how == "spin":
+            return f"    path: {NODE}\n    args: consumer {out} {WARMUP}\n    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n"
+        return f"    path: {Path(__file__).resolve()}\n    args: poll {out}\n"
+
+    p50, p90, p99 = np.percentile(paced_one_to_one(folder, size, COUNT, reader), [50, 90, 99])
     return f"{how:5s} {p50:7.1f} {p90:7.1f} {p99:7.1f}"
 
 
