@@ -55,9 +55,8 @@ def install(extension: Path) -> None:
     installed.with_suffix(".new").replace(installed)
 
 
-def python_spec(extension: Path, size: int, readers: int) -> str:
-    """The suite's Python nodes, unpaced, after putting `extension` in the installed package."""
-    install(extension)
+def python_spec(size: int, readers: int, messages: int = PY_MESSAGES) -> str:
+    """The suite's Python nodes, unpaced: one producer of loaned blocks, `readers` consumers."""
     node = HERE.parent / "nodes" / "dataflow_node.py"
     consumers = "".join(
         f"  - id: consumer{i}\n    path: {node}\n    args: consumer consumer{i}.txt 10\n"
@@ -66,21 +65,27 @@ def python_spec(extension: Path, size: int, readers: int) -> str:
     )
     return (
         "nodes:\n"
-        f"  - id: producer\n    path: {node}\n    args: producer {size} {PY_MESSAGES} 0 1 producer.json 10\n"
+        f"  - id: producer\n    path: {node}\n    args: producer {size} {messages} 0 1 producer.json 10\n"
         "    outputs: [data]\n" + consumers
     )
 
 
 def run_once(build: Path, size: int, folder: Path, readers: int | None) -> float:
-    """Runs the throughput dataflow on `build` (with `readers`: the Python one); M msg/s seen by
-    the slowest consumer."""
-    spec = python_spec(build, size, readers) if readers else rust_spec(build, size)
+    """Runs the throughput dataflow on `build` (with `readers`: the Python one, `build` put in
+    the installed package first); M msg/s seen by the slowest consumer."""
+    if readers:
+        install(build)
+    return run_spec(python_spec(size, readers) if readers else rust_spec(build, size), folder, readers or 1)
+
+
+def run_spec(spec: str, folder: Path, readers: int) -> float:
+    """Runs `spec` in `folder`; M msg/s seen by the slowest of its `readers` consumers."""
     (folder / "dataflow.yml").write_text(spec)
     cmd = [sys.executable, "-m", "nerve", "run", "dataflow.yml"]
     subprocess.run(cmd, cwd=folder, check=True, capture_output=True)
     stats = [json.loads(f.read_text()) for f in sorted(folder.glob("consumer*.txt.json"))]
-    if len(stats) != (readers or 1):
-        raise SystemExit(f"{len(stats)} consumers reported in {folder}, not {readers or 1}")
+    if len(stats) != readers:
+        raise SystemExit(f"{len(stats)} consumers reported in {folder}, not {readers}")
     return min(s["messages"] / s["seconds"] for s in stats) / 1e6
 
 
