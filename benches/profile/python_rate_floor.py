@@ -56,14 +56,21 @@ def _write(shm: mmap.mmap, count: int) -> None:
         STAMP.pack_into(shm, HEAD, i + 1)
 
 
-def _read(shm: mmap.mmap, count: int, arrays: bool) -> float:
-    """Takes `count` stamps; returns messages per second from the first to the last."""
+def _read(shm: mmap.mmap, count: int, arrays: bool, writer: int) -> float:
+    """Takes `count` stamps from the process `writer`; returns messages per second from the
+    first to the last."""
     sent: list[int] = []
     received: list[int] = []
     ring = pa.Array.from_buffers(pa.uint8(), SLOTS * 8, [None, pa.py_buffer(shm)[RING : RING + SLOTS * 8]])
-    tail = 0
+    tail = idle = 0
     while tail < count:
         head = STAMP.unpack_from(shm, HEAD)[0]
+        if head == tail:
+            idle += 1
+            # A writer that died leaves the ring empty for good: look now and then, not per poll.
+            if idle % 1_000_000 == 0 and os.waitpid(writer, os.WNOHANG)[0] == writer:
+                raise SystemExit(f"the bare writer exited after {tail} of {count} messages")
+            continue
         while tail < head:
             offset = (tail % SLOTS) * 8
             if arrays:
@@ -92,7 +99,7 @@ def bare(count: int, arrays: bool) -> float:
         except BaseException:  # a child must never return into the caller
             code = 1
         os._exit(code)
-    rate = _read(shm, count, arrays)
+    rate = _read(shm, count, arrays, pid)
     if os.waitpid(pid, 0)[1] != 0:
         raise SystemExit("the bare writer failed")
     return rate / 1e6
