@@ -18,7 +18,7 @@ Each round runs, in an order that alternates:
   metadata dict, the stamp read back through the array's buffer. This is the least a reader
   with this API pays per message, before taking anything from a queue.
 - `nerve`: the suite's Python nodes unpaced (`benches/nodes/dataflow_node.py`, loaned blocks,
-  the default queue of 10), with the nerve installed.
+  the default queue of 10), with the installed build of nerve.
 
 Rates are messages over the time from the first received to the last, as the suite counts
 them; then each one's median.
@@ -85,7 +85,7 @@ def _read(shm: mmap.mmap, count: int, arrays: bool, writer: int) -> float:
             received.append(time.monotonic_ns())
             tail += 1
         STAMP.pack_into(shm, TAIL, tail)
-    return (count - 1) / ((received[-1] - received[0]) / 1e9)
+    return count / ((received[-1] - received[0]) / 1e9)
 
 
 def bare(count: int, arrays: bool) -> float:
