@@ -63,12 +63,16 @@ def dataflow(case: Case, folder: Path, together: bool = False) -> str:
     return "".join(lines)
 
 
-def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
-    """Writes `spec` to `folder`/dataflow.yml and runs it to the end, logs in `folder`."""
+def nerve_run(folder: Path, spec: str) -> list[str]:
+    """Writes `spec` to `folder`/dataflow.yml; the command that runs it, logs in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "dataflow.yml").write_text(spec)
-    cmd = [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    return [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
+
+
+def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
+    """Runs `spec` to the end (see `nerve_run`)."""
+    return subprocess.run(nerve_run(folder, spec), capture_output=True, text=True, timeout=1800)
 
 
 def paced_one_to_one(folder: Path, size: int, count: int, reader: Callable[[Path], str]) -> np.ndarray:

@@ -1,6 +1,8 @@
-"""nerve's topic API (no dataflow) on its three transports: within one process, between two
-processes of the host (shared memory), and between two hosts (Zenoh, over a veth/bridge
-between network namespaces; needs root)."""
+"""nerve's topic API on its three transports: within one process, between two processes of the
+host (shared memory), and between two hosts (Zenoh, over a veth/bridge between network
+namespaces; needs root). Beside them, in the same run, a dataflow node reading the topic as an
+input (`inputs: {x: topic/...}`) and the same node reading a dataflow edge: both are woken by
+the node's one doorbell, so the two should cost the same."""
 
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from benches.model import Case, Samples, read_stamp_lines
+from benches.impl_nerve import PY_NODE, nerve_run, run_dataflow
+from benches.model import WARMUP, Case, Samples, read_stamp_lines
 from benches.netns import Hosts
 
 NAME = "nerve topics"
@@ -33,6 +36,29 @@ def run(case: Case, workdir: Path) -> Samples:
         if case.transport == "process":
             args = ["inprocess", topic, str(case.size), str(case.count), str(case.rate_hz), str(out)]
             subprocess.run([*node, *args], check=True, capture_output=True, text=True, timeout=600)
+        elif case.transport == "node-topic":
+            # The topic's publisher is a process of its own; the node stops after `count`.
+            spec = (
+                f"nodes:\n  - id: c0\n    path: {PY_NODE}\n    args: consumer {out} {WARMUP} {case.count}\n"
+                f"    inputs: {{in0: {{source: topic/{topic}, queue_size: {case.count}}}}}\n"
+            )
+            command = nerve_run(folder, spec)
+            run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            subprocess.run([*node, *produce, "host"], check=True, capture_output=True, text=True, timeout=600)
+            _, err = run.communicate(timeout=60)
+            if run.returncode != 0:
+                raise RuntimeError(err.strip().splitlines()[-1:] if err else "nerve run failed")
+        elif case.transport == "node-edge":
+            # The same reader node on a dataflow edge, its producer loaning blocks in place too.
+            spec = (
+                f"nodes:\n  - id: p0\n    path: {PY_NODE}\n"
+                f"    args: producer {case.size} {case.count} {case.rate_hz} 1 {folder / 'p0.json'} 0\n"
+                "    outputs: [data]\n"
+                f"  - id: c0\n    path: {PY_NODE}\n    args: consumer {out} {WARMUP}\n    inputs: {{in0: p0/data}}\n"
+            )
+            result = run_dataflow(folder, spec)
+            if result.returncode != 0:
+                raise RuntimeError(result.stderr.strip().splitlines()[-1:] or "nerve run failed")
         elif case.transport == "host":
             consumer = subprocess.Popen([*node, "consumer", topic, str(case.count), "host", str(out)])
             subprocess.run([*node, *produce, "host"], check=True, capture_output=True, text=True, timeout=600)

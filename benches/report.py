@@ -290,7 +290,7 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
 
 #: Topic transports from nearest to farthest; LAN ways across, nerve's first.
 TRANSPORT_ORDER = {
-    **{"process": 0, "host": 1, "network": 2},
+    **{"process": 0, "host": 1, "node-topic": 2, "node-edge": 3, "network": 4},
     **{"cluster": 0, "cluster-latest": 1, "zenoh": 2, "zenoh-drop": 3},
 }
 

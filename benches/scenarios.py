@@ -66,7 +66,9 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
         one = [Case(scenario, size, n, cpu_latency=True) for size in SIZES]
         return [*one, *(Case(scenario, 4 * MIB, n, consumers=k, cpu_latency=True) for k in (4, 8))]
     if scenario == "topics":
-        transports = ("process", "host", "network")
+        # node-topic / node-edge: a dataflow node's topic input beside a dataflow edge, both
+        # woken by the node's one doorbell.
+        transports = ("process", "host", "node-topic", "node-edge", "network")
         return [Case(scenario, size, n, transport=t) for t in transports for size in (8, 64 * KIB, 4 * MIB)]
     if scenario == "lan":
         # From 4 MiB on, 50 Hz is more than a 1 Gbit/s link carries (4 MiB takes 33.5 ms on the

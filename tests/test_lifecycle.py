@@ -85,8 +85,8 @@ def voluntary_switches(pid: int, tid: int) -> int:
 
 
 def test_an_idle_run_leaves_the_runtime_asleep(dataflows):
-    """The runtime's event loop, and a node's hand-over thread for a topic input, sleep until
-    there is something to do: no polling."""
+    """The runtime's event loop, and the threads of a node reading a topic, sleep until there is
+    something to do: no polling."""
     path = dataflows.write(
         f"""
         nodes:
@@ -112,17 +112,18 @@ def test_an_idle_run_leaves_the_runtime_asleep(dataflows):
         wait_for(lambda: node_pid() is not None, what="the node's process")
         pid = node_pid()
 
-        def hand_over_thread() -> int | None:
-            # Found by name (a thread's name is cut to 15 bytes).
-            for tid in os.listdir(f"/proc/{pid}/task"):
-                if Path(f"/proc/{pid}/task/{tid}/comm").read_text().startswith("nerve-topic-in"):
-                    return int(tid)
-            return None
+        def threads() -> dict[int, str]:
+            # By name (a thread's name is cut to 15 bytes).
+            tasks = os.listdir(f"/proc/{pid}/task")
+            return {int(t): Path(f"/proc/{pid}/task/{t}/comm").read_text().strip() for t in tasks}
 
-        wait_for(lambda: hand_over_thread() is not None, what="the topic input's thread")
+        # The node's topic input has no thread of its own: its queues are in the node's inbox.
+        wait_for(lambda: "nerve-control" in threads().values(), what="the node to start")
+        assert not any(name.startswith("nerve-topic-in") for name in threads().values()), threads()
         time.sleep(1.0)
         # The event loop runs on the runtime process's main thread, whose task id is its pid.
-        watched = [(proc.pid, proc.pid), (pid, hand_over_thread())]
+        # The node's main thread looks for Ctrl-C between waits; every other thread of it sleeps.
+        watched = [(proc.pid, proc.pid), *((pid, tid) for tid in threads() if tid != pid)]
         before = [voluntary_switches(*w) for w in watched]
         time.sleep(2.0)
         after = [voluntary_switches(*w) for w in watched]

@@ -89,7 +89,8 @@ def producer(size: int, count: int, rate_hz: float, how: str, out: str, warmup: 
     time.sleep(float(os.environ.get("BENCH_LINGER_S", "0")))
 
 
-def consumer(out: str, warmup: int) -> None:
+def consumer(out: str, warmup: int, limit: int = 0) -> None:
+    """Stamps every message until STOP, or until ``limit`` messages (a topic input never closes)."""
     node = Node()
     sent = []
     received = []
@@ -107,6 +108,8 @@ def consumer(out: str, warmup: int) -> None:
             if len(sent) == start_after:
                 used_from = usage()
             del event
+            if len(sent) == limit:
+                break
         elif event["type"] == "STOP":
             break
     used_to, last_wall = usage(), time.monotonic_ns()
@@ -163,7 +166,7 @@ def main() -> None:
     if role == "producer":
         producer(int(args[0]), int(args[1]), float(args[2]), args[3], args[4], int(args[5]), *args[6:7])
     elif role == "consumer":
-        consumer(args[0], int(args[1]))
+        consumer(args[0], int(args[1]), *(int(a) for a in args[2:3]))
     elif role == "echo":
         echo()
     elif role == "ping":

@@ -126,10 +126,18 @@ class Publisher:
 
 @final
 class Subscriber:
-    """Receives a topic's messages (``nerve.Subscriber`` adds callbacks on top)."""
+    """Receives a topic's messages, by ``recv`` or on nerve's callback threads (the core of ``nerve.Subscriber``)."""
 
     def __new__(
-        cls, topic: str, *, domain: int = 0, scope: str = "network", queue_size: int = 10, keep_latest: bool = False
+        cls,
+        topic: str,
+        *,
+        domain: int = 0,
+        scope: str = "network",
+        queue_size: int = 10,
+        keep_latest: bool = False,
+        callback: Callable[[Message], object] | None = None,
+        workers: int = 0,
     ) -> Subscriber: ...
     @property
     def topic(self) -> str: ...
@@ -138,6 +146,7 @@ class Subscriber:
     @property
     def dropped(self) -> int: ...
     def recv(self, timeout: float | None = None) -> Message | None: ...
+    def close(self) -> None: ...
 
 class ServiceError(NerveError): ...
 

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use nerve_node::arrow_array::{Array, UInt8Array};
-use nerve_node::{Event, Node, Parameters, monotonic_ns};
+use nerve_node::{Event, Message, Node, Parameters, monotonic_ns};
 
 mod zenoh_pair;
 
@@ -64,7 +64,7 @@ fn consumer(args: &[String]) -> Result<()> {
     let mut first = None;
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { data, .. } => {
+            Event::Input(Message { data, .. }) => {
                 let bytes = data.as_any().downcast_ref::<UInt8Array>().ok_or("payload is not UInt8")?;
                 let mut stamp = [0u8; 8];
                 stamp.copy_from_slice(&bytes.values()[..8]);
@@ -98,7 +98,7 @@ fn echo() -> Result<()> {
     let (node, mut events) = Node::init_from_env()?;
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { metadata, data, .. } => node.send_output("data", &metadata.parameters, &data)?,
+            Event::Input(Message { metadata, data, .. }) => node.send_output("data", &metadata.parameters, &data)?,
             Event::Stop => break,
             _ => {}
         }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use clap::Subcommand;
 use nerve_topic::action::{ActionClient, ActionError, ActionOptions, GoalStatus};
-use nerve_topic::{Message, Metadata, Payload};
+use nerve_topic::{Message, Metadata};
 
 use crate::service::{await_server, print_servers};
 use crate::values;
@@ -98,7 +98,7 @@ fn send_goal(args: &SendGoalArgs) -> anyhow::Result<i32> {
     let mut cancel_at = cancel_after.map(|after| started + after);
     let deadline = timeout.map(|t| started + t);
     let print = |title: &str, metadata: Metadata, data| {
-        let message = Message { topic: client.action().into(), metadata, payload: Payload::Array(data) };
+        let message = Message::new(client.action().into(), metadata, data);
         print!("{title}:\n{}", crate::topic::describe(&message));
         // Each feedback shows as it comes, also through a pipe.
         let _ = std::io::stdout().flush();

@@ -10,7 +10,7 @@ use anyhow::Context;
 use nerve_node::{Event, Node};
 use nerve_record::{DROPS_METADATA, Recording, RecordingWriter, WriteError, now_ns, output_channel, topic_channel};
 use nerve_spec::{Dataflow, InputSource, InputSpec, NodeSpec, QueuePolicy};
-use nerve_topic::{Payload, SubscriberOptions};
+use nerve_topic::{Message, SubscriberOptions};
 
 use crate::topic::{StopSignal, subscribe};
 use crate::{RunFlags, load, nerve_itself, secs};
@@ -194,7 +194,7 @@ pub fn node(args: &RecordNodeArgs) -> anyhow::Result<i32> {
         // After a stop, what already reached the queues is still written.
         let event = if stopped { events.next_queued() } else { events.recv() };
         match event {
-            Some(Event::Input { id, metadata, data }) => {
+            Some(Event::Input(Message { id, metadata, data, .. })) => {
                 let written = writer.write(&id, &metadata, data.as_ref(), now_ns());
                 keep(&mut writer, &id, written)?;
             }
@@ -263,12 +263,12 @@ fn record_topics(file: &Path, topics: &[String], duration: Option<Duration>, que
                                 continue;
                             }
                         };
-                        let Payload::Array(data) = &message.payload else {
+                        if message.object.is_some() {
                             // Objects are handed over only within one process, never to this one.
                             continue;
-                        };
+                        }
                         let mut w = lock(writer);
-                        let written = w.write(&channel, &message.metadata, data.as_ref(), now_ns());
+                        let written = w.write(&channel, &message.metadata, message.data.as_ref(), now_ns());
                         keep(&mut w, &channel, written)?;
                     }
                     lock(writer).count_dropped(&channel, sub.dropped());

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Subcommand;
+use nerve_topic::Message;
 use nerve_topic::service::{Client, ServiceOptions};
-use nerve_topic::{Message, Payload};
 
 use crate::values;
 
@@ -62,11 +62,7 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
             let client = Client::new(&call.service, ServiceOptions { domain: call.domain, ..Default::default() })?;
             await_server(|| client.server_count(), timeout);
             let reply = client.call(&request.to_data(), &params, timeout)?;
-            let message = Message {
-                topic: client.service().into(),
-                metadata: reply.metadata,
-                payload: Payload::Array(reply.data),
-            };
+            let message = Message::new(client.service().into(), reply.metadata, reply.data);
             print!("{}", crate::topic::describe(&message));
             Ok(0)
         }

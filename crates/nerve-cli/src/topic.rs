@@ -13,7 +13,7 @@ use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use clap::Subcommand;
 use nerve_topic::arrow_array::Array;
 use nerve_topic::registry::{Entry, Kind};
-use nerve_topic::{Message, Payload, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
+use nerve_topic::{Message, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 
 use crate::{secs, values};
 
@@ -286,18 +286,13 @@ pub(crate) fn describe(message: &Message) -> String {
     let metadata = &message.metadata;
     let parameters = serde_json::Value::Object(metadata.parameters.clone());
     let mut text = format!("timestamp: {}\nparameters: {parameters}\n", metadata.timestamp);
-    match &message.payload {
-        Payload::Array(array) => {
-            let _ = write!(
-                text,
-                "type: {}\nlength: {}\nvalues: {}\n",
-                array.data_type(),
-                array.len(),
-                values(array.as_ref())
-            );
-        }
+    if message.object.is_some() {
         // Objects only travel between endpoints of one process, never to this command.
-        Payload::Object(_) => text.push_str("value: <object>\n"),
+        text.push_str("value: <object>\n");
+    } else {
+        let array = &message.data;
+        let _ =
+            write!(text, "type: {}\nlength: {}\nvalues: {}\n", array.data_type(), array.len(), values(array.as_ref()));
     }
     text.push_str("---\n");
     text
@@ -456,12 +451,8 @@ impl Bw {
 /// Bytes of a message's data: what its buffers hold for the array's values (offset and
 /// length applied), not the capacity of the memory they sit in.
 fn message_size(message: &Message) -> usize {
-    match &message.payload {
-        Payload::Array(array) => {
-            array.to_data().get_slice_memory_size().unwrap_or_else(|_| array.get_buffer_memory_size())
-        }
-        Payload::Object(_) => 0,
-    }
+    let array = &message.data;
+    array.to_data().get_slice_memory_size().unwrap_or_else(|_| array.get_buffer_memory_size())
 }
 
 impl Meter for Bw {
@@ -550,7 +541,7 @@ mod tests {
     fn message(timestamp: u64, array: ArrayRef) -> Message {
         let mut parameters = Parameters::new();
         parameters.insert("i".into(), serde_json::json!(7));
-        Message { topic: Arc::from("t"), metadata: Metadata { timestamp, parameters }, payload: Payload::Array(array) }
+        Message::new(Arc::<str>::from("t").into(), Metadata { timestamp, parameters }, array)
     }
 
     #[test]

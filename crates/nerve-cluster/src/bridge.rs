@@ -114,7 +114,7 @@ impl Outbox {
                 true
             }
             EncodedNext::Event(Event::Stop) | EncodedNext::End => false,
-            EncodedNext::Event(Event::Input { .. }) | EncodedNext::Timeout => true,
+            EncodedNext::Event(Event::Input(_)) | EncodedNext::Timeout => true,
         }
     }
 

@@ -3,7 +3,9 @@
 use std::collections::BTreeSet;
 
 use nerve_message::ChannelTable;
-use nerve_message::channel_table::{InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel};
+use nerve_message::channel_table::{
+    InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel, TOPIC_FEEDS,
+};
 use nerve_spec::{Dataflow, InputSource};
 
 /// One reader edge of an output.
@@ -66,12 +68,19 @@ impl Plan {
                         edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
                         inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
                     }
-                    // The node subscribes itself: no queue in its inbox, no edge on any output.
-                    InputSource::Topic { topic } => inputs[r].push(InputChannel::Topic {
-                        id: input.id.clone(),
-                        topic: topic.clone(),
-                        queue_size: input.queue_size,
-                    }),
+                    // The node subscribes itself, with one queue per publisher process in its
+                    // inbox: the topic's messages ring the node's doorbell like any input's.
+                    InputSource::Topic { topic } => {
+                        let queue = inboxes[r].len();
+                        let shape = QueueShape { capacity: input.queue_size, policy: Policy::DropOldest };
+                        inboxes[r].extend(std::iter::repeat_n(shape, TOPIC_FEEDS));
+                        inputs[r].push(InputChannel::Topic {
+                            id: input.id.clone(),
+                            topic: topic.clone(),
+                            queue_size: input.queue_size,
+                            queue,
+                        });
+                    }
                 }
             }
         }
@@ -174,17 +183,23 @@ mod tests {
     }
 
     #[test]
-    fn topic_inputs_and_outputs_reach_the_node_not_the_inbox() {
+    fn a_topic_input_takes_one_queue_per_publisher_process_in_the_inbox() {
         let (df, plan) = plan(
             "nodes:\n\
-             - id: nav\n  path: n.py\n  inputs: {pose: topic/robot/pose, tick: timer/hz/10}\n  outputs: [{id: cmd, topic: /robot/cmd}, log]\n",
+             - id: nav\n  path: n.py\n  inputs: {pose: topic/robot/pose, tick: timer/hz/10, map: {source: topic/map, queue_size: 1}}\n  outputs: [{id: cmd, topic: /robot/cmd}, log]\n",
         );
-        // A topic input takes no queue: the node subscribes itself.
-        assert!(plan.inboxes[0].is_empty());
+        let drop_oldest = |capacity| QueueShape { capacity, policy: Policy::DropOldest };
+        let mut expected = vec![drop_oldest(10); TOPIC_FEEDS];
+        expected.extend(vec![drop_oldest(1); TOPIC_FEEDS]);
+        assert_eq!(plan.inboxes[0], expected);
         let table = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
         assert_eq!(
             table.inputs[0],
-            InputChannel::Topic { id: "pose".into(), topic: "robot/pose".into(), queue_size: 10 }
+            InputChannel::Topic { id: "pose".into(), topic: "robot/pose".into(), queue_size: 10, queue: 0 }
+        );
+        assert_eq!(
+            table.inputs[2],
+            InputChannel::Topic { id: "map".into(), topic: "map".into(), queue_size: 1, queue: TOPIC_FEEDS }
         );
         let topics: Vec<_> = table.outputs.iter().map(|o| (o.id.as_str(), o.topic.as_deref())).collect();
         assert_eq!(topics, vec![("cmd", Some("robot/cmd")), ("log", None)]);

@@ -6,6 +6,10 @@ pub use nerve_shm::inbox::QueueShape;
 pub use nerve_shm::ring::Policy;
 use serde::{Deserialize, Serialize};
 
+/// Queues a topic subscriber has, one per publisher process it follows: a node's topic input
+/// takes this many queues of its inbox.
+pub const TOPIC_FEEDS: usize = 32;
+
 /// The inbox of one node, as every node touching it must map it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InboxSpec {
@@ -39,14 +43,17 @@ pub enum InputChannel {
         /// Period in nanoseconds.
         period_ns: u64,
     },
-    /// A named topic, which the node subscribes to itself (domain 0).
+    /// A named topic, which the node subscribes to itself (domain 0), with its queues in the
+    /// node's inbox.
     Topic {
         /// Input id.
         id: String,
         /// Topic name (canonical).
         topic: String,
-        /// Messages kept while the node is busy; the oldest go first.
+        /// Messages kept per publisher while the node is busy; the oldest go first.
         queue_size: usize,
+        /// Index of the first of the input's [`TOPIC_FEEDS`] queues in this node's inbox.
+        queue: usize,
     },
 }
 

@@ -12,8 +12,8 @@
 //! let (node, mut events) = Node::init_from_env()?;
 //! while let Some(event) = events.recv() {
 //!     match event {
-//!         Event::Input { id, metadata, data } if id == "tick" => {
-//!             let counter = UInt64Array::from(vec![metadata.timestamp]);
+//!         Event::Input(message) if message.id == "tick" => {
+//!             let counter = UInt64Array::from(vec![message.timestamp()]);
 //!             node.send_output("counter", &Parameters::new(), &counter)?;
 //!         }
 //!         Event::Stop => break,
@@ -30,14 +30,14 @@ mod event;
 mod node;
 mod params;
 mod stream;
-mod topic_input;
 
 pub use arrow_array;
 pub use clock::Clock;
 pub use error::NodeError;
-pub use event::{Event, InputId, Metadata, Next, Parameters};
+pub use event::{Event, InputId, Message, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
-pub use node::{Node, Sample};
+pub use nerve_topic::{Sample, SendError, SendFailure};
+pub use node::Node;
 pub use params::{ParamError, ParamValue, Params};
 pub use stream::{Encoded, EncodedNext, EventStream};
 

@@ -12,11 +12,12 @@ use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::node_to_daemon::NodeRequest;
 use nerve_message::{ChannelTable, env, frame};
 use nerve_shm::ShmError;
-use nerve_shm::channel::{Publisher, ReaderLink};
+use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
+use nerve_topic::{Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
 use crate::clock::Clock;
@@ -102,37 +103,6 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// A block lent to the node to fill in place, then send with [`Node::send_sample`].
-///
-/// Dropping it unsent gives the block back.
-pub struct Sample {
-    output: String,
-    loan: Loan,
-}
-
-impl Sample {
-    /// The output it will be sent on.
-    #[must_use]
-    pub fn output(&self) -> &str {
-        &self.output
-    }
-}
-
-/// The loan's accessors (`data_mut`, `as_mut_ptr`, `len`, `keep_mapped`…) serve the sample.
-impl std::ops::Deref for Sample {
-    type Target = Loan;
-
-    fn deref(&self) -> &Loan {
-        &self.loan
-    }
-}
-
-impl std::ops::DerefMut for Sample {
-    fn deref_mut(&mut self) -> &mut Loan {
-        &mut self.loan
-    }
-}
-
 /// The sending half of a node.
 ///
 /// Obtained with [`Node::init_from_env`] together with the node's [`EventStream`].
@@ -146,6 +116,8 @@ pub struct Node {
 
 /// One output: its dataflow readers, and the topic it is also published on.
 struct Output {
+    /// The output's id, which its samples carry.
+    id: Arc<str>,
     outlet: Mutex<Outlet>,
     topic: Option<nerve_topic::Publisher>,
 }
@@ -212,11 +184,9 @@ impl Node {
                 .iter()
                 .map(|r| Ok(ReaderLink { inbox: inbox_of(r.node)?, queue: r.queue, edge: r.edge }))
                 .collect::<Result<Vec<_>, NodeError>>()?;
-            let publisher = Publisher::new(pool, readers, Some(own.clone()));
-            outputs.insert(
-                out.id.clone(),
-                Output { outlet: Mutex::new(Outlet::new(publisher, table.max_message)), topic },
-            );
+            let fan_out = FanOut::new(pool, readers, Some(own.clone()));
+            let outlet = Mutex::new(Outlet::new(fan_out, table.max_message));
+            outputs.insert(out.id.clone(), Output { id: Arc::from(out.id.as_str()), outlet, topic });
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
@@ -390,19 +360,27 @@ impl Node {
         items: usize,
         byte_len: usize,
     ) -> Result<Sample, NodeError> {
-        let mut outlet = lock(&self.output(output)?.outlet);
-        let loan = outlet.loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
-        Ok(Sample { output: output.to_owned(), loan })
+        let out = self.output(output)?;
+        let loan =
+            lock(&out.outlet).loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
+        Ok(Sample::new(loan, out.id.clone()))
     }
 
-    /// Sends a filled sample.
+    /// Sends a filled sample on the output that lent it.
     ///
     /// # Errors
-    /// When the sample's output is not one of this node's (a sample of another node).
-    pub fn send_sample(&self, sample: Sample) -> Result<(), NodeError> {
-        let out = self.output(&sample.output)?;
-        let mut outlet = lock(&out.outlet);
-        self.publish(&sample.output, out.topic.as_ref(), &mut outlet, sample.loan);
+    /// The sample back, unsent, when it was not lent by an output of this node.
+    // The unsent sample comes back by value, as tokio's `SendError<T>` does: a large error
+    // costs a move on a failed send, never on one that succeeds.
+    #[allow(clippy::result_large_err)]
+    pub fn send_sample(&self, sample: Sample) -> Result<(), SendError<Sample>> {
+        let out = self.outputs.get(sample.endpoint());
+        let Some(out) = out.filter(|out| lock(&out.outlet).lent(sample.loan())) else {
+            let lent_by = sample.endpoint().to_owned();
+            let endpoint = format!("an output of node `{}`", self.id());
+            return Err(SendError { sample, endpoint, reason: SendFailure::LentElsewhere { lent_by } });
+        };
+        self.publish(&out.id, out.topic.as_ref(), &mut lock(&out.outlet), sample.into_loan());
         Ok(())
     }
 

@@ -12,13 +12,12 @@ use nerve_shm::doorbell::Spin;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::{BlockCache, BlockRef};
-use nerve_topic::{Message, Payload};
+use nerve_topic::{Message, Subscriber, SubscriberOptions};
 
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
 use crate::event::{Event, InputId, Metadata, Next, Parameters};
 use crate::node::{Control, Link, Shared};
-use crate::topic_input::TopicFeed;
 
 enum Source {
     Shm {
@@ -30,7 +29,9 @@ enum Source {
         period_ns: u64,
         next_ns: u64,
     },
-    Topic(Arc<TopicFeed>),
+    /// A topic subscriber whose queues are in the node's inbox: its messages ring the node's
+    /// doorbell, as an edge's do.
+    Topic(Subscriber),
 }
 
 struct Slot {
@@ -133,8 +134,9 @@ impl EventStream {
                     let period_ns = (*period_ns).max(1);
                     (id.clone(), Source::Timer { period_ns, next_ns: now.saturating_add(period_ns) })
                 }
-                InputChannel::Topic { id, topic, queue_size } => {
-                    (id.clone(), Source::Topic(TopicFeed::start(topic, *queue_size, shared.inbox.clone())?))
+                InputChannel::Topic { id, topic, queue_size, queue } => {
+                    let options = SubscriberOptions { queue_size: *queue_size, ..Default::default() };
+                    (id.clone(), Source::Topic(Subscriber::in_inbox(topic, options, shared.inbox.clone(), *queue)?))
                 }
             };
             slots.push(Slot { id: InputId::from(id), source, closing: false, closed: false });
@@ -178,7 +180,7 @@ impl EventStream {
             .map(|s| {
                 let n = match &s.source {
                     Source::Shm { input, .. } => input.dropped(),
-                    Source::Topic(feed) => feed.dropped(),
+                    Source::Topic(sub) => sub.dropped(),
                     Source::Timer { .. } => 0,
                 };
                 (s.id.to_string(), n)
@@ -244,7 +246,7 @@ impl EventStream {
             return Event::Error(format!("input `{id}`: a message from an input without shared memory"));
         };
         match decoder.decode(block, len) {
-            Ok((metadata, data)) => Event::Input { id: id.clone(), metadata, data },
+            Ok((metadata, data)) => Event::Input(Message::new(id.clone(), metadata, data)),
             Err(e) => Event::Error(format!("input `{id}`: {e}")),
         }
     }
@@ -273,6 +275,11 @@ impl EventStream {
                 (Some(d), Some(t)) => Some(d.min(t)),
                 (d, t) => d.or(t),
             };
+            if self.slots.iter().any(|s| matches!(&s.source, Source::Topic(sub) if sub.handing_over())) {
+                // The doorbell rang for that message already; its memory arrives in microseconds.
+                std::thread::sleep(nerve_topic::HAND_OVER_PAUSE);
+                continue;
+            }
             let shared = self.shared.clone();
             let (slots, clock) = (&self.slots, &self.clock);
             // Whatever ended the wait, the next turn of the loop looks again.
@@ -344,7 +351,7 @@ impl EventStream {
                 self.publish_next_timer();
                 let data: ArrayRef = Arc::new(NullArray::new(0));
                 let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
-                return Some(Polled::Event(Event::Input { id, metadata, data }));
+                return Some(Polled::Event(Event::Input(Message::new(id, metadata, data))));
             }
         }
         None
@@ -364,7 +371,7 @@ impl EventStream {
             .enumerate()
             .filter_map(|(i, s)| match &s.source {
                 Source::Shm { input, .. } => input.peek_stamp().map(|stamp| (i, stamp)),
-                Source::Topic(feed) => feed.peek_stamp().map(|stamp| (i, stamp)),
+                Source::Topic(sub) => sub.peek_stamp().map(|stamp| (i, stamp)),
                 Source::Timer { .. } => None,
             })
             .min_by_key(|&(_, stamp)| stamp);
@@ -390,11 +397,11 @@ impl EventStream {
                     Err(e) => Polled::Event(Event::Error(format!("input `{id}`: {e}"))),
                 })
             }
-            Source::Topic(feed) => Some(Polled::Event(match feed.take()? {
-                Ok(Message { metadata, payload: Payload::Array(data), .. }) => {
-                    Event::Input { id: id.clone(), metadata, data }
+            Source::Topic(sub) => Some(Polled::Event(match sub.try_recv().transpose()? {
+                Ok(Message { metadata, data, object: None, .. }) => {
+                    Event::Input(Message::new(id.clone(), metadata, data))
                 }
-                Ok(Message { topic, .. }) => Event::Error(format!(
+                Ok(Message { id: topic, .. }) => Event::Error(format!(
                     "input `{id}`: a message of topic `{topic}` sent as an object within this process is not an Arrow array"
                 )),
                 Err(e) => Event::Error(format!("input `{id}`: {e}")),
@@ -404,22 +411,12 @@ impl EventStream {
     }
 }
 
-impl Drop for EventStream {
-    fn drop(&mut self) {
-        for s in &self.slots {
-            if let Source::Topic(feed) = &s.source {
-                feed.close();
-            }
-        }
-    }
-}
-
 fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
     shared.has_control()
         || slots.iter().any(|s| match &s.source {
             Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
             Source::Timer { next_ns, .. } => *next_ns <= clock.timer_ns(),
-            Source::Topic(feed) => feed.has_pending(),
+            Source::Topic(sub) => sub.has_pending(),
         })
 }
 

@@ -52,9 +52,11 @@ pub(crate) fn topic_error(e: &TopicError) -> PyErr {
         | TopicError::BadQueueSize(_)
         | TopicError::BadWorkers(_)
         | TopicError::TooLarge { .. } => PyValueError::new_err(msg),
-        TopicError::Registry { .. } | TopicError::Shm(_) | TopicError::Network(_) | TopicError::Thread(_) => {
-            NerveError::new_err(msg)
-        }
+        TopicError::Registry { .. }
+        | TopicError::Shm(_)
+        | TopicError::Network(_)
+        | TopicError::Thread(_)
+        | TopicError::InboxQueues { .. } => NerveError::new_err(msg),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
-use nerve_node::{Event, EventStream, InputId, Metadata, Next, Parameters};
+use nerve_node::{Event, EventStream, InputId, Message, Metadata, Next, Parameters};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -12,7 +12,7 @@ use crate::convert;
 use crate::errors::{at, to_py};
 use crate::outgoing::Outgoing;
 use crate::params;
-use crate::sample::{Pending, Sample};
+use crate::sample::{Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 /// A dataflow node.
@@ -168,7 +168,7 @@ impl Node {
         let params = params(metadata)?;
         let node = slf.get();
         let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
-        Ok(Sample::new(Pending::Node(slf.clone().unbind(), sample)))
+        Ok(Sample::new(Target::Node(slf.clone().unbind()), sample))
     }
 
     /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).
@@ -293,7 +293,7 @@ impl Node {
     fn event(&self, py: Python<'_>, e: Event) -> PyResult<Py<PyDict>> {
         // An input's dict is made by `input_event`; no other dict is made first on its way.
         let (kind, id, error) = match e {
-            Event::Input { id, metadata, data } => {
+            Event::Input(Message { id, metadata, data, .. }) => {
                 return input_event(py, self.ids.get(py, &id), &metadata, self.pa.received(py, &data)?);
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),

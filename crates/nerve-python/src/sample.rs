@@ -8,9 +8,7 @@ use pyo3::exceptions::{PyBufferError, PyRuntimeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-use nerve_topic::TopicLoan;
-
-use crate::errors::{to_py, topic_error};
+use crate::errors::SendError;
 use crate::node::Node;
 use crate::topic::Publisher;
 
@@ -21,35 +19,36 @@ use crate::topic::Publisher;
 /// views of a sample after it is sent: readers are reading that memory.
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct Sample {
-    sample: Mutex<Option<Pending>>,
+    sample: Mutex<Option<(Target, nerve_topic::Sample)>>,
     // Views handed to Python may outlive the send; the memory stays mapped until they go.
     _mapping: Arc<dyn Any + Send + Sync>,
     ptr: usize,
     len: usize,
 }
 
-/// Where a sample goes when sent.
-pub(crate) enum Pending {
-    /// An output of a dataflow node.
-    Node(Py<Node>, nerve_node::Sample),
+/// The endpoint that lent a sample, where it goes when sent.
+pub(crate) enum Target {
+    /// A dataflow node (the sample names its output).
+    Node(Py<Node>),
     /// A topic.
-    Topic(Py<Publisher>, TopicLoan),
+    Topic(Py<Publisher>),
 }
 
 impl Sample {
-    pub(crate) fn new(mut pending: Pending) -> Self {
-        let (mapping, data) = match &mut pending {
-            Pending::Node(_, s) => (s.keep_mapped(), s.data_mut()),
-            Pending::Topic(_, l) => (l.keep_mapped(), l.data_mut()),
-        };
+    pub(crate) fn new(target: Target, mut sample: nerve_topic::Sample) -> Self {
+        let mapping = sample.keep_mapped();
+        let data = sample.data_mut();
         let (ptr, len) = (data.as_mut_ptr() as usize, data.len());
-        Self { sample: Mutex::new(Some(pending)), _mapping: mapping, ptr, len }
+        Self { sample: Mutex::new(Some((target, sample))), _mapping: mapping, ptr, len }
     }
 }
 
 #[pymethods]
 impl Sample {
-    /// Sends the sample; it cannot be sent twice.
+    /// Sends the sample; it cannot be sent twice. When it cannot be sent, ``SendError`` is
+    /// raised and the sample stays as it was, to send again or discard.
+    // A failed send hands the sample back by value (see `nerve_topic::SendError`).
+    #[allow(clippy::result_large_err)]
     fn send(&self, py: Python<'_>) -> PyResult<()> {
         let sample = self
             .sample
@@ -57,16 +56,23 @@ impl Sample {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
-        match sample {
-            Pending::Node(node, sample) => {
+        let (target, sample) = sample;
+        let sent = match &target {
+            Target::Node(node) => {
                 let node = node.get();
-                py.detach(|| node.node.send_sample(sample)).map_err(|e| to_py(&e))
+                py.detach(|| node.node.send_sample(sample))
             }
-            Pending::Topic(publisher, loan) => {
+            Target::Topic(publisher) => {
                 let publisher = publisher.get();
-                py.detach(|| publisher.inner.send_loan(loan)).map_err(|e| topic_error(&e))
+                py.detach(|| publisher.inner.send_sample(sample))
             }
-        }
+        };
+        sent.map_err(|e| {
+            let message = e.to_string();
+            // Not sent: the sample stays with its Python object, filled as it was.
+            *self.sample.lock().unwrap_or_else(PoisonError::into_inner) = Some((target, e.into_inner()));
+            SendError::new_err(message)
+        })
     }
 
     /// Gives the memory back without sending.

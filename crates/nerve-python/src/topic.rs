@@ -1,8 +1,9 @@
 //! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
-use nerve_topic::{Message, Payload, PublisherOptions, Scope, SubscriberOptions};
+use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, Scope, SubscriberOptions};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -10,7 +11,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
-use crate::sample::{Pending, Sample};
+use crate::sample::{Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
@@ -69,7 +70,7 @@ impl Publisher {
             None
         };
         let object: Arc<dyn std::any::Any + Send + Sync> = Arc::new(data.clone().unbind());
-        self.inner.send_local(&Payload::Object(object), &params);
+        self.inner.send_local_object(&object, &params);
         let Some(outgoing) = outgoing else {
             return Ok(());
         };
@@ -107,7 +108,7 @@ impl Publisher {
         let params = params(metadata)?;
         let this = slf.get();
         let loan = slf.py().detach(|| this.inner.loan(data_len, &params)).map_err(|e| topic_error(&e))?;
-        Ok(Sample::new(Pending::Topic(slf.clone().unbind(), loan)))
+        Ok(Sample::new(Target::Topic(slf.clone().unbind()), loan))
     }
 
     fn __repr__(&self) -> String {
@@ -115,18 +116,29 @@ impl Publisher {
     }
 }
 
-/// Receives a topic's messages (the callback-free core of ``nerve.Subscriber``).
+/// Receives a topic's messages: by ``recv``, or handed to a callback on threads of nerve's own
+/// (the core of ``nerve.Subscriber``).
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct Subscriber {
-    inner: nerve_topic::Subscriber,
-    pa: PyArrow,
+    topic: String,
+    inner: Receiving,
+    pa: Arc<PyArrow>,
     woken: WokenTogether,
+}
+
+/// How a subscriber's messages are taken.
+enum Receiving {
+    /// By `recv`.
+    Recv(nerve_topic::Subscriber),
+    /// By a callback, until `close` (then `None`).
+    Callbacks(Mutex<Option<Callbacks>>),
 }
 
 #[pymethods]
 impl Subscriber {
     #[new]
-    #[pyo3(signature = (topic, *, domain=0, scope="network", queue_size=10, keep_latest=false))]
+    #[pyo3(signature = (topic, *, domain=0, scope="network", queue_size=10, keep_latest=false, callback=None, workers=0))]
+    #[allow(clippy::too_many_arguments)] // the Python signature, keyword by keyword
     fn new(
         py: Python<'_>,
         topic: &str,
@@ -134,66 +146,112 @@ impl Subscriber {
         scope: &str,
         queue_size: usize,
         keep_latest: bool,
+        callback: Option<Py<PyAny>>,
+        workers: usize,
     ) -> PyResult<Self> {
         let options = SubscriberOptions { domain, scope: self::scope(scope)?, queue_size, keep_latest };
-        let pa = PyArrow::import(py)?;
-        let inner = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
-        Ok(Self { inner, pa, woken: WokenTogether::default() })
+        let pa = Arc::new(PyArrow::import(py)?);
+        let sub = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
+        let topic = sub.topic().to_owned();
+        let inner = match callback {
+            None => Receiving::Recv(sub),
+            Some(callback) => {
+                let mode = if workers == 0 { CallbackMode::Serial } else { CallbackMode::Concurrent { workers } };
+                let converting = pa.clone();
+                // Runs on nerve's callback threads, woken by each message: no Python thread polls.
+                let call = move |m: Message| {
+                    Python::attach(|py| {
+                        let called = message(py, &converting, &m, false).and_then(|d| callback.call1(py, (d,)));
+                        if let Err(e) = called {
+                            e.write_unraisable(py, Some(callback.bind(py)));
+                        }
+                    });
+                };
+                let callbacks = py.detach(|| sub.on_message(mode, call)).map_err(|e| topic_error(&e))?;
+                Receiving::Callbacks(Mutex::new(Some(callbacks)))
+            }
+        };
+        Ok(Self { topic, inner, pa, woken: WokenTogether::default() })
     }
 
     /// The topic's name (without a leading ``/``).
     #[getter]
     fn topic(&self) -> &str {
-        self.inner.topic()
+        &self.topic
     }
 
-    /// Publishers reaching this subscriber now.
+    /// Publishers reaching this subscriber now (0 once its callbacks are closed).
     #[getter]
     fn publisher_count(&self) -> usize {
-        self.inner.publisher_count()
+        self.with_subscriber(nerve_topic::Subscriber::publisher_count).unwrap_or(0)
     }
 
     /// Messages lost so far because the queue was full (the oldest go first).
     #[getter]
     fn dropped(&self) -> u64 {
-        self.inner.dropped()
+        self.with_subscriber(nerve_topic::Subscriber::dropped).unwrap_or(0)
     }
 
     /// Waits up to ``timeout`` seconds (forever with ``None``, not at all with ``0``) for the
     /// next message; ``None`` on timeout.
     #[pyo3(signature = (timeout=None))]
     fn recv(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
+        let Receiving::Recv(sub) = &self.inner else {
+            return Err(PyRuntimeError::new_err(
+                "this subscriber hands its messages to its callback; recv() is not available",
+            ));
+        };
         // As `Node.next`: a message already waiting at once; else readers woken with this one
         // first, then the imports ahead.
         deadline(timeout)?; // a bad timeout is refused even when something is waiting
-        if let Some(m) = py.detach(|| self.inner.try_recv()).map_err(|e| topic_error(&e))? {
-            return self.message(py, m).map(Some);
+        if let Some(m) = py.detach(|| sub.try_recv()).map_err(|e| topic_error(&e))? {
+            return message(py, &self.pa, &m, true).map(Some);
         }
         self.woken.yield_first(py);
         self.pa.prepare(py)?;
-        let message = interruptible(py, timeout, |chunk| {
-            let got = py.detach(|| self.inner.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
-            self.woken.set(self.inner.take_slept());
+        let got = interruptible(py, timeout, |chunk| {
+            let got = py.detach(|| sub.recv(Some(chunk))).map_err(|e| topic_error(&e))?;
+            self.woken.set(sub.take_slept());
             Ok(got.map_or(Waited::Nothing, Waited::Got))
         })?;
-        message.map(|m| self.message(py, m)).transpose()
+        got.map(|m| message(py, &self.pa, &m, true)).transpose()
+    }
+
+    /// Stops the callbacks and unsubscribes: waits for calls under way, except the caller's own
+    /// (a callback may close its subscriber). Does nothing for a subscriber without callbacks.
+    fn close(&self, py: Python<'_>) {
+        if let Receiving::Callbacks(slot) = &self.inner {
+            crate::service::close(py, slot);
+        }
     }
 
     fn __repr__(&self) -> String {
-        format!("Subscriber(topic={:?})", self.inner.topic())
+        format!("Subscriber(topic={:?})", self.topic)
     }
 }
 
 impl Subscriber {
-    fn message(&self, py: Python<'_>, m: Message) -> PyResult<Py<PyDict>> {
-        let value = match &m.payload {
-            Payload::Array(a) => self.pa.received(py, a)?,
-            Payload::Object(o) => match o.downcast_ref::<Py<PyAny>>() {
-                Some(obj) => obj.clone_ref(py),
-                // Sent by Rust code of this process: not a Python object.
-                None => py.None(),
-            },
-        };
-        input_event(py, &*m.topic, &m.metadata, value)
+    fn with_subscriber<T>(&self, f: impl FnOnce(&nerve_topic::Subscriber) -> T) -> Option<T> {
+        match &self.inner {
+            Receiving::Recv(sub) => Some(f(sub)),
+            Receiving::Callbacks(slot) => {
+                slot.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map(|c| f(c.subscriber()))
+            }
+        }
     }
+}
+
+/// A received message as a message dict; `ahead` uses the arrays imported ahead for a reader
+/// that waits in `recv` (see [`PyArrow::prepare`]).
+fn message(py: Python<'_>, pa: &PyArrow, m: &Message, ahead: bool) -> PyResult<Py<PyDict>> {
+    let value = match &m.object {
+        None if ahead => pa.received(py, &m.data)?,
+        None => pa.to_py(py, &m.data)?,
+        Some(o) => match o.downcast_ref::<Py<PyAny>>() {
+            Some(obj) => obj.clone_ref(py),
+            // Sent by Rust code of this process: not a Python object.
+            None => py.None(),
+        },
+    };
+    input_event(py, m.id.as_str(), &m.metadata, value)
 }

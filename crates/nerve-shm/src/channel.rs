@@ -1,4 +1,4 @@
-//! The two ends of an output → input edge: a publisher that queues blocks to every reader, and
+//! The two ends of an output → input edge: a fan-out writer that queues blocks to every reader, and
 //! an input that takes them, with no process in between.
 
 use std::sync::Arc;
@@ -41,9 +41,10 @@ pub struct Published {
     pub skipped: usize,
 }
 
-/// Producer end of one output.
+/// The fan-out writer of one output: queues each block it lends to every reader of the output, in
+/// their own inboxes, with no process in between.
 #[derive(Debug)]
-pub struct Publisher {
+pub struct FanOut {
     pool: OutputPool,
     readers: Vec<ReaderLink>,
     /// What this producer last saw of each reader's queue head, by reader.
@@ -54,7 +55,7 @@ pub struct Publisher {
     to_wake: Vec<usize>,
 }
 
-impl Publisher {
+impl FanOut {
     /// An output with its pool and readers; `own` is the producer's inbox, whose doorbell it
     /// sleeps on while a back-pressured reader is full (without one, a full back-pressured
     /// reader is skipped).
@@ -92,6 +93,12 @@ impl Publisher {
     #[must_use]
     pub fn has_readers(&self) -> bool {
         self.readers.iter().any(|r| !r.ring().is_closed())
+    }
+
+    /// Whether `lease` is a block of this output's pool.
+    #[must_use]
+    pub fn lent(&self, lease: &Lease) -> bool {
+        self.pool.lent(lease)
     }
 
     /// Lends a block of at least `len` bytes to fill.

@@ -10,7 +10,7 @@ use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
 
-use crate::channel::{Published, Publisher};
+use crate::channel::{FanOut, Published};
 use crate::clock::monotonic_ns;
 use crate::error::ShmError;
 use crate::message::{Frame, MessageView, decode_type, encode_type};
@@ -83,21 +83,27 @@ pub struct EncodedCopy {
 /// The producer end of an output: turns arrays into messages in its pool's blocks.
 #[derive(Debug)]
 pub struct Outlet {
-    publisher: Publisher,
+    fan_out: FanOut,
     last_type: Option<(DataType, Arc<[u8]>)>,
     max_message: usize,
 }
 
 impl Outlet {
-    /// Sends through `publisher`, refusing messages over `max_message` bytes.
+    /// Sends through `fan_out`, refusing messages over `max_message` bytes.
     #[must_use]
-    pub fn new(publisher: Publisher, max_message: usize) -> Self {
-        Self { publisher, last_type: None, max_message }
+    pub fn new(fan_out: FanOut, max_message: usize) -> Self {
+        Self { fan_out, last_type: None, max_message }
     }
 
-    /// The publisher underneath (its readers and pool).
-    pub fn publisher_mut(&mut self) -> &mut Publisher {
-        &mut self.publisher
+    /// The fan-out writer underneath (its readers and pool).
+    pub fn fan_out_mut(&mut self) -> &mut FanOut {
+        &mut self.fan_out
+    }
+
+    /// Whether `loan` was lent by this outlet (only then may [`Outlet::send`] take it).
+    #[must_use]
+    pub fn lent(&self, loan: &Loan) -> bool {
+        self.fan_out.lent(&loan.lease)
     }
 
     fn type_json(&mut self, t: &DataType) -> Result<Arc<[u8]>, ShmError> {
@@ -116,7 +122,7 @@ impl Outlet {
         if len > self.max_message {
             return Err(ShmError::TooLarge { len, limit: self.max_message });
         }
-        let lease = self.publisher.lease(len)?;
+        let lease = self.fan_out.lease(len)?;
         Ok(Loan { frame, lease })
     }
 
@@ -148,7 +154,7 @@ impl Outlet {
         self.lease(frame)
     }
 
-    /// Stamps a filled loan and queues it to every reader (see [`Publisher::publish`]).
+    /// Stamps a filled loan and queues it to every reader (see [`FanOut::publish`]).
     pub fn send(&mut self, loan: Loan, stop: &AtomicBool) -> Published {
         self.send_with(loan, stop, |_| ())
     }
@@ -171,7 +177,7 @@ impl Outlet {
         if len > self.max_message {
             return Err(ShmError::TooLarge { len, limit: self.max_message });
         }
-        let mut lease = self.publisher.lease(len)?;
+        let mut lease = self.fan_out.lease(len)?;
         let bytes = &mut lease.bytes_mut()[..len];
         fill(bytes);
         let stamp = MessageView::parse(bytes, len)?.stamp;
@@ -186,7 +192,7 @@ impl Outlet {
     /// Like [`Outlet::send_copy`], handing the message to `also` first.
     pub fn send_copy_with(&mut self, mut copy: EncodedCopy, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
         also(&copy.lease.bytes_mut()[..copy.len]);
-        self.publisher.publish(copy.lease, copy.len, copy.stamp, stop)
+        self.fan_out.publish(copy.lease, copy.len, copy.stamp, stop)
     }
 
     /// Like [`Outlet::send`], handing the whole encoded message to `also` first (to send it
@@ -196,7 +202,7 @@ impl Outlet {
         loan.frame.write_head(loan.lease.bytes_mut(), stamp);
         let total = loan.frame.total_len();
         also(&loan.lease.bytes_mut()[..total]);
-        self.publisher.publish(loan.lease, total, stamp, stop)
+        self.fan_out.publish(loan.lease, total, stamp, stop)
     }
 }
 

@@ -84,7 +84,37 @@ impl Inbox {
     /// # Errors
     /// When the segment is missing or does not match.
     pub fn open(name: &str, queues: &[QueueShape]) -> Result<Self, ShmError> {
-        Self::from_segment(Segment::open(name, Access::ReadWrite)?, queues)
+        // Shareable: topic publishers of other processes are handed the inbox of a node that
+        // reads a topic, to queue into it directly.
+        Self::from_segment(Segment::open_shareable(name, Access::ReadWrite)?, queues)
+    }
+
+    /// Takes one queue of another process's inbox, handed over as `segment`: the queue of
+    /// `shape` at byte `offset` (see [`Inbox::queue_offset`]), which becomes queue 0 of the
+    /// result. Only the inbox's header and that queue are checked; the rest is not this
+    /// process's business.
+    ///
+    /// # Errors
+    /// When the segment is not an inbox, or holds no such queue at `offset`.
+    pub fn one_queue(segment: Segment, offset: usize, shape: QueueShape) -> Result<Self, ShmError> {
+        let bad = || ShmError::BadHeader { name: segment.name().to_owned(), what: "inbox queue" };
+        // A queue has fewer entries than its inbox has bytes: this bounds `ring_bytes` too.
+        if shape.capacity == 0 || shape.capacity > segment.len() {
+            return Err(bad());
+        }
+        let end = offset.checked_add(ring_bytes(shape.capacity)).ok_or_else(bad)?;
+        if offset < std::mem::size_of::<InboxHeader>() || !offset.is_multiple_of(64) || end > segment.len() {
+            return Err(bad());
+        }
+        let inbox = Self { segment, queues: vec![(offset, shape)] };
+        let h = inbox.header();
+        if h.magic.load(Ordering::Acquire) != MAGIC
+            || h.version.load(Ordering::Relaxed) != INBOX_VERSION
+            || !inbox.ring(0).is_consistent(shape.policy)
+        {
+            return Err(ShmError::BadHeader { name: inbox.segment.name().to_owned(), what: "inbox queue" });
+        }
+        Ok(inbox)
     }
 
     /// Takes a mapped segment as an inbox, after checking it has exactly the expected queues.
@@ -131,6 +161,24 @@ impl Inbox {
         // SAFETY: `layout` placed the queue inside the segment at a 64-byte aligned offset,
         // and the segment lives as long as `self`.
         unsafe { Ring::at(self.segment.as_ptr().add(offset), shape.capacity) }
+    }
+
+    /// Where queue `i` starts in the segment, in bytes (what [`Inbox::one_queue`] takes).
+    ///
+    /// # Panics
+    /// If `i` is not a queue of this inbox.
+    #[must_use]
+    pub fn queue_offset(&self, i: usize) -> usize {
+        self.queues[i].0
+    }
+
+    /// The shape of queue `i`.
+    ///
+    /// # Panics
+    /// If `i` is not a queue of this inbox.
+    #[must_use]
+    pub fn queue_shape(&self, i: usize) -> QueueShape {
+        self.queues[i].1
     }
 
     /// Number of queues.

@@ -28,10 +28,10 @@
 //! // Producer: lease a block, fill it, publish it.
 //! let link = ReaderLink { inbox: reader_inbox.clone(), queue: 0, edge: 0 };
 //! let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY)?;
-//! let mut publisher = Publisher::new(pool, vec![link], Some(writer_inbox.clone()));
-//! let mut lease = publisher.lease(5)?;
+//! let mut fan_out = FanOut::new(pool, vec![link], Some(writer_inbox.clone()));
+//! let mut lease = fan_out.lease(5)?;
 //! lease.bytes_mut()[..5].copy_from_slice(b"hello");
-//! publisher.publish(lease, 5, 0, &AtomicBool::new(false));
+//! fan_out.publish(lease, 5, 0, &AtomicBool::new(false));
 //!
 //! // Consumer: read the very same bytes in place.
 //! let cache = BlockCache::open(&names, 0, 0, 0)?;

@@ -446,6 +446,13 @@ impl OutputPool {
         &self.output.table
     }
 
+    /// Whether `lease` is a block of this pool (a block of another pool must never be queued to
+    /// this pool's readers: they would look it up in the wrong table).
+    #[must_use]
+    pub fn lent(&self, lease: &Lease) -> bool {
+        Arc::ptr_eq(&lease.table, &self.output.table)
+    }
+
     /// Lends a block of at least `len` bytes: the one lent last if it is free and of `len`'s
     /// page-rounded size, else the smallest free one, else one a reader hands back soon, or a
     /// new one.

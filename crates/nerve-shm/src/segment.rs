@@ -44,7 +44,8 @@ pub struct Segment {
     len: usize,
     /// Whether `name` is a POSIX shared-memory name (rather than a label).
     named: bool,
-    /// Kept for anonymous segments this process created, so it can hand them out.
+    /// Kept for anonymous segments this process created, and named ones opened to be shared,
+    /// so it can hand them out.
     fd: Option<OwnedFd>,
 }
 
@@ -88,6 +89,20 @@ impl Segment {
     /// # Errors
     /// [`ShmError::Open`] when the object does not exist or cannot be mapped.
     pub fn open(name: &str, access: Access) -> Result<Self, ShmError> {
+        Self::open_named(name, access, false)
+    }
+
+    /// Like [`Segment::open`], keeping the descriptor so that [`Segment::fd`] can hand the
+    /// object to another process (a node's inbox, which topic publishers of other processes
+    /// queue into).
+    ///
+    /// # Errors
+    /// As [`Segment::open`].
+    pub fn open_shareable(name: &str, access: Access) -> Result<Self, ShmError> {
+        Self::open_named(name, access, true)
+    }
+
+    fn open_named(name: &str, access: Access, keep_fd: bool) -> Result<Self, ShmError> {
         let cname = shm_name(name)?;
         let err = |source| ShmError::Open { name: name.to_owned(), source };
         let flags = match access {
@@ -101,7 +116,7 @@ impl Segment {
             return Err(err(std::io::Error::other("shared-memory object is empty")));
         }
         let ptr = map(&fd, len, access, false).map_err(err)?;
-        Ok(Self { name: name.to_owned(), ptr, len, named: true, fd: None })
+        Ok(Self { name: name.to_owned(), ptr, len, named: true, fd: keep_fd.then_some(fd) })
     }
 
     /// Creates an anonymous object of `len` bytes (`label` only names it in `/proc` and in
@@ -134,7 +149,8 @@ impl Segment {
         Ok(Self { name: label.to_owned(), ptr, len, named: false, fd: None })
     }
 
-    /// The descriptor of an anonymous segment this process created, to hand to another.
+    /// The descriptor of an anonymous segment this process created, or of one opened with
+    /// [`Segment::open_shareable`], to hand to another process.
     #[must_use]
     pub fn fd(&self) -> Option<BorrowedFd<'_>> {
         self.fd.as_ref().map(AsFd::as_fd)

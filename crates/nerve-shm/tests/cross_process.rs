@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use nerve_shm::channel::{Input, Publisher, ReaderLink, Taken};
+use nerve_shm::channel::{FanOut, Input, ReaderLink, Taken};
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::{BlockCache, BlockTable, DEFAULT_CAPACITY, OutputPool};
@@ -42,7 +42,7 @@ fn produce(run: &str, policy: Policy, capacity: usize) {
     let writer = Arc::new(Inbox::open(&names.inbox(0), &[]).expect("writer inbox"));
     let reader = Arc::new(Inbox::open(&names.inbox(1), &shape(policy, capacity)).expect("reader inbox"));
     let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
-    let mut publisher = Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
+    let mut publisher = FanOut::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
     let stop = AtomicBool::new(false);
     for n in 0..MESSAGES {
         send_numbered(&mut publisher, n, &stop);
@@ -50,7 +50,7 @@ fn produce(run: &str, policy: Policy, capacity: usize) {
 }
 
 /// Sends message `n`: its number, then bytes derived from it, in one of seven sizes.
-fn send_numbered(publisher: &mut Publisher, n: u64, stop: &AtomicBool) {
+fn send_numbered(publisher: &mut FanOut, n: u64, stop: &AtomicBool) {
     let len = 16 + (n as usize % 7) * 4096;
     let mut lease = publisher.lease(len).expect("lease");
     let bytes = lease.bytes_mut();
@@ -116,8 +116,7 @@ fn a_producer_waiting_for_room_is_woken_while_its_node_also_waits_for_input() {
             }
             let reader = Arc::new(Inbox::open(&names.inbox(1), &shape(Policy::Backpressure, 1)).expect("reader inbox"));
             let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
-            let mut publisher =
-                Publisher::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
+            let mut publisher = FanOut::new(pool, vec![ReaderLink { inbox: reader, queue: 0, edge: 0 }], Some(writer));
             let stop = AtomicBool::new(false);
             for n in 0..SENDS {
                 send_numbered(&mut publisher, n, &stop);
@@ -243,8 +242,7 @@ fn a_killed_readers_references_are_reclaimed() {
     let run = format!("t{}kill", std::process::id());
     let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 4);
     let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool");
-    let mut publisher =
-        Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
+    let mut publisher = FanOut::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
     let lease = publisher.lease(1 << 20).expect("lease");
     publisher.publish(lease, 1 << 20, 0, &AtomicBool::new(false));
     let mut child = spawn_peer("a_killed_readers_references_are_reclaimed", "reader-hold", &run);
@@ -310,8 +308,7 @@ fn a_restarted_producer_takes_over_its_pool_without_touching_held_blocks() {
     // The node is restarted: a new producer opens the same pool and sends sizes that fit in
     // the held blocks, which must not be written into.
     let pool = OutputPool::open(&names, 0, 0, DEFAULT_CAPACITY).expect("pool of the restarted producer");
-    let mut publisher =
-        Publisher::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
+    let mut publisher = FanOut::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
     let stop = AtomicBool::new(false);
     for n in 10_000..10_200u64 {
         send_numbered(&mut publisher, n, &stop);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use nerve_shm::channel::Publisher;
+use nerve_shm::channel::FanOut;
 use nerve_shm::ring::Seen;
 
 const LEN: usize = 64 * 1024;
@@ -19,7 +19,7 @@ fn a_paced_stream_keeps_one_block_after_a_burst() {
     let (mut publisher, reader, table) = common::one_reader(1 << 30, 8);
     let stop = AtomicBool::new(false);
     let mut stamp = 0;
-    let mut send = |publisher: &mut Publisher| {
+    let mut send = |publisher: &mut FanOut| {
         let lease = publisher.lease(LEN).expect("lease");
         stamp += 1;
         publisher.publish(lease, LEN, stamp, &stop);

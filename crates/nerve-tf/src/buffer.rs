@@ -44,14 +44,14 @@ struct Shared {
 
 impl Shared {
     fn receive(&self, message: &Message, is_static: bool) {
-        let decoded = match message.array() {
-            Some(array) => wire::decode(array),
-            None => Err("not an Arrow array (a Python object published in this process?)".to_owned()),
+        let decoded = match message.object {
+            None => wire::decode(&message.data),
+            Some(_) => Err("not an Arrow array (a Python object published in this process?)".to_owned()),
         };
         let transforms = match decoded {
             Ok(t) => t,
             Err(why) => {
-                let e = TfError::Malformed { topic: message.topic.to_string(), why };
+                let e = TfError::Malformed { topic: message.id.to_string(), why };
                 tracing::warn!(error = %e, "transform message skipped");
                 return;
             }

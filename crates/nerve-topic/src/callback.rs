@@ -29,6 +29,15 @@ pub struct Callbacks {
     stop: Arc<AtomicBool>,
     waker: RecvWaker,
     threads: Vec<JoinHandle<()>>,
+    subscriber: Arc<Subscriber>,
+}
+
+impl Callbacks {
+    /// The subscriber whose messages the callbacks get (for its counts: publishers, drops).
+    #[must_use]
+    pub fn subscriber(&self) -> &Subscriber {
+        &self.subscriber
+    }
 }
 
 impl Subscriber {
@@ -67,12 +76,14 @@ impl Subscriber {
         };
         let running = stop.clone();
         let waker = self.waker();
+        let subscriber = Arc::new(self);
+        let dispatching = subscriber.clone();
         let dispatcher = std::thread::Builder::new()
             .name(format!("nerve-dispatch:{topic}"))
-            .spawn(move || dispatch(&self, &sink, &running))
+            .spawn(move || dispatch(&dispatching, &sink, &running))
             .map_err(TopicError::Thread)?;
         threads.insert(0, dispatcher);
-        Ok(Callbacks { stop, waker, threads })
+        Ok(Callbacks { stop, waker, threads, subscriber })
     }
 }
 
@@ -114,7 +125,7 @@ fn work(rx: &Mutex<Receiver<Message>>, callback: &Callback) {
 }
 
 fn call(callback: &Callback, m: Message) {
-    let topic = m.topic.clone();
+    let topic = m.id.clone();
     if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(m))).is_err() {
         tracing::error!(%topic, "a topic callback panicked; going on with the next message");
     }
@@ -125,8 +136,12 @@ impl Drop for Callbacks {
         self.stop.store(true, Ordering::Release);
         // The dispatcher wakes, sees the stop, ends and drops the channel, ending the workers.
         self.waker.wake();
+        let me = std::thread::current().id();
         for t in self.threads.drain(..) {
-            let _ = t.join();
+            // A callback may drop its own subscription: its thread ends once the call returns.
+            if t.thread().id() != me {
+                let _ = t.join();
+            }
         }
     }
 }

@@ -40,6 +40,14 @@ pub enum TopicError {
     /// A shared-memory failure.
     #[error(transparent)]
     Shm(#[from] ShmError),
+    /// An inbox handed to a subscriber does not hold the queues it needs.
+    #[error("cannot subscribe to `{topic}` in the inbox given: {why}")]
+    InboxQueues {
+        /// Topic.
+        topic: String,
+        /// What is missing.
+        why: String,
+    },
     /// A message larger than the publisher allows.
     #[error("message of {len} bytes on topic `{topic}` exceeds the limit of {limit} bytes")]
     TooLarge {

@@ -19,7 +19,7 @@
 //! let value: ArrayRef = Arc::new(UInt32Array::from(vec![7]));
 //! publisher.send(&value, &Default::default())?;
 //! let got = sub.recv(Some(Duration::from_secs(1)))?.expect("a message");
-//! assert_eq!(got.array().map(|a| a.len()), Some(1));
+//! assert_eq!(got.data.len(), 1);
 //! # Ok::<(), nerve_topic::TopicError>(())
 //! ```
 //!
@@ -39,6 +39,7 @@ mod query;
 pub mod registry;
 mod rendezvous;
 mod runtime;
+mod sample;
 pub mod service;
 mod subscriber;
 pub mod wire;
@@ -47,9 +48,10 @@ pub use arrivals::Arrivals;
 pub use arrow_array;
 pub use callback::{CallbackMode, Callbacks};
 pub use error::TopicError;
-pub use message::{Message, Payload};
+pub use message::{InputId, Message};
 pub use nerve_shm::codec::{Metadata, Parameters};
-pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions, TopicLoan};
+pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
 pub use registry::Scope;
 pub use runtime::lock;
-pub use subscriber::{RecvWaker, Subscriber, SubscriberOptions};
+pub use sample::{Sample, SendError, SendFailure};
+pub use subscriber::{HAND_OVER_PAUSE, RecvWaker, Subscriber, SubscriberOptions};

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use arrow_array::ArrayRef;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
-use nerve_shm::channel::{Publisher as Channel, ReaderLink};
+use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
 use nerve_shm::inbox::Inbox;
@@ -15,10 +15,11 @@ use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
-use crate::message::{Message, Payload};
+use crate::message::Message;
 use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
 use crate::runtime::{Runtime, lock, runtime};
+use crate::sample::{LocalCopy, Sample, SendError, SendFailure};
 use crate::wire::{self, Wire};
 
 /// Largest message a publisher sends unless told otherwise.
@@ -73,16 +74,16 @@ struct Remote {
 }
 
 impl PubShared {
-    /// Links a subscriber process that handed over `inbox`, feeding its queue `ring`; returns
-    /// its reader bit. Everything the subscriber needs to read (the table, every block) is sent
+    /// Links a subscriber process that handed over its queue (queue 0 of `queue`, see
+    /// [`Inbox::one_queue`]); returns its reader bit. Everything the subscriber needs to read (the table, every block) is sent
     /// before the first message can reach its queue.
-    pub(crate) fn attach(&self, sock: Arc<OwnedFd>, inbox: Arc<Inbox>, ring: usize) -> Result<usize, String> {
+    pub(crate) fn attach(&self, sock: Arc<OwnedFd>, queue: Arc<Inbox>) -> Result<usize, String> {
         let mut st = lock(&self.state);
         let used = st.peers.iter().fold(0u64, |m, p| m | (1 << p.edge));
         let edge = (0..MAX_READERS)
             .find(|e| used & (1 << e) == 0)
             .ok_or_else(|| format!("topic `{}` already has {MAX_READERS} subscriber processes", self.topic))?;
-        let pool = st.outlet.publisher_mut().pool_mut();
+        let pool = st.outlet.fan_out_mut().pool_mut();
         let table = pool.table().clone();
         let blocks = pool.blocks();
         let sent = wire::send(sock.as_fd(), &Wire::Welcome { edge }, table.segment().fd())
@@ -90,7 +91,7 @@ impl PubShared {
         if let Err(e) = sent {
             return Err(format!("cannot set up a subscriber of `{}`: {e}", self.topic));
         }
-        st.outlet.publisher_mut().add_reader(ReaderLink { inbox, queue: ring, edge });
+        st.outlet.fan_out_mut().add_reader(ReaderLink { inbox: queue, queue: 0, edge });
         st.peers.push(PeerLink { edge, sock });
         self.peer_count.store(st.peers.len(), Ordering::Release);
         self.arrivals.note();
@@ -104,7 +105,7 @@ impl PubShared {
         if let Some(i) = st.peers.iter().position(|p| p.edge == edge) {
             st.peers.swap_remove(i);
             self.peer_count.store(st.peers.len(), Ordering::Release);
-            st.outlet.publisher_mut().remove_reader(edge);
+            st.outlet.fan_out_mut().remove_reader(edge);
             tracing::debug!(topic = %self.topic, edge, "subscriber unlinked");
         }
     }
@@ -112,7 +113,7 @@ impl PubShared {
     /// Hands blocks created by the last lease to every linked subscriber; one that cannot take
     /// them is unlinked (it could not read the message).
     fn announce_new(&self, st: &mut PubState) {
-        let fresh = st.outlet.publisher_mut().pool_mut().take_new_blocks();
+        let fresh = st.outlet.fan_out_mut().pool_mut().take_new_blocks();
         if fresh.is_empty() {
             return;
         }
@@ -125,7 +126,7 @@ impl PubShared {
         }
         for edge in broken {
             st.peers.retain(|p| p.edge != edge);
-            st.outlet.publisher_mut().remove_reader(edge);
+            st.outlet.fan_out_mut().remove_reader(edge);
         }
         self.peer_count.store(st.peers.len(), Ordering::Release);
     }
@@ -133,33 +134,6 @@ impl PubShared {
 
 fn announce(sock: &OwnedFd, b: &NewBlock) -> std::io::Result<()> {
     wire::send(sock.as_fd(), &Wire::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
-}
-
-/// A block lent by [`Publisher::loan`], filled in place and sent with [`Publisher::send_loan`].
-///
-/// Dropping it unsent gives the block back.
-#[derive(Debug)]
-pub struct TopicLoan {
-    loan: Loan,
-    parameters: Parameters,
-    /// Type and length of the values, to give this process's subscribers a copy; `None` when
-    /// they were served already (see [`Publisher::send`]).
-    local: Option<(DataType, usize)>,
-}
-
-/// The loan's accessors (`data_mut`, `as_mut_ptr`, `len`, `keep_mapped`…) serve the topic loan.
-impl std::ops::Deref for TopicLoan {
-    type Target = Loan;
-
-    fn deref(&self) -> &Loan {
-        &self.loan
-    }
-}
-
-impl std::ops::DerefMut for TopicLoan {
-    fn deref_mut(&mut self) -> &mut Loan {
-        &mut self.loan
-    }
 }
 
 /// Publishes on a topic: to subscribers in this process (the data itself is passed), in other
@@ -194,7 +168,7 @@ impl Publisher {
         let rt = runtime()?;
         let id = rt.next_id();
         let pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
-        let outlet = Outlet::new(Channel::new(pool, Vec::new(), None), options.max_message);
+        let outlet = Outlet::new(FanOut::new(pool, Vec::new(), None), options.max_message);
         let arrivals = Arc::new(Arrivals::default());
         let shared = Arc::new(PubShared {
             id,
@@ -292,8 +266,18 @@ impl Publisher {
             .unwrap_or_default()
     }
 
-    /// Hands `payload` to every subscriber of this process as is; returns how many got it.
-    pub fn send_local(&self, payload: &Payload, parameters: &Parameters) -> usize {
+    /// Hands `data` to every subscriber of this process as is; returns how many got it.
+    pub fn send_local(&self, data: &ArrayRef, parameters: &Parameters) -> usize {
+        self.hand_local(|id, metadata| Message::new(id, metadata, data.clone()), parameters)
+    }
+
+    /// Hands a binding's own object to every subscriber of this process as is (see
+    /// [`Message::object`]); returns how many got it.
+    pub fn send_local_object(&self, object: &Arc<dyn std::any::Any + Send + Sync>, parameters: &Parameters) -> usize {
+        self.hand_local(|id, metadata| Message::of_object(id, metadata, object.clone()), parameters)
+    }
+
+    fn hand_local(&self, message: impl Fn(crate::InputId, Metadata) -> Message, parameters: &Parameters) -> usize {
         if self.local_count.load(Ordering::Acquire) == 0 {
             return 0;
         }
@@ -303,11 +287,7 @@ impl Publisher {
         }
         let metadata = Metadata { timestamp: monotonic_ns(), parameters: parameters.clone() };
         for s in &subs {
-            s.push_local(Message {
-                topic: self.shared.topic.clone(),
-                metadata: metadata.clone(),
-                payload: payload.clone(),
-            });
+            s.push_local(message(self.shared.topic.clone().into(), metadata.clone()));
         }
         subs.len()
     }
@@ -318,10 +298,10 @@ impl Publisher {
     /// # Errors
     /// A message over the limit, an array nerve cannot carry, or no block to be had.
     pub fn send(&self, data: &ArrayRef, parameters: &Parameters) -> Result<(), TopicError> {
-        self.send_local(&Payload::Array(data.clone()), parameters);
+        self.send_local(data, parameters);
         if self.reaches_other_processes() {
-            let loan = self.loan_array(&data.to_data(), parameters)?;
-            self.send_to_other_processes(loan);
+            let sample = self.loan_array(&data.to_data(), parameters)?;
+            self.send_to_other_processes(sample);
         }
         Ok(())
     }
@@ -335,11 +315,12 @@ impl Publisher {
         self.send(&array, parameters)
     }
 
-    /// Lends `len` bytes of shared memory, sent as a `UInt8` array by [`Publisher::send_loan`].
+    /// Lends `len` bytes of shared memory, sent as a `UInt8` array by
+    /// [`Publisher::send_sample`].
     ///
     /// # Errors
     /// A message over the limit, or no block to be had.
-    pub fn loan(&self, len: usize, parameters: &Parameters) -> Result<TopicLoan, TopicError> {
+    pub fn loan(&self, len: usize, parameters: &Parameters) -> Result<Sample, TopicError> {
         self.loan_primitive(&DataType::UInt8, len, len, parameters)
     }
 
@@ -353,18 +334,18 @@ impl Publisher {
         items: usize,
         byte_len: usize,
         parameters: &Parameters,
-    ) -> Result<TopicLoan, TopicError> {
-        let local = Some((data_type.clone(), items));
-        self.lease(|outlet| outlet.loan_primitive(data_type, items, byte_len, parameters), parameters, local)
+    ) -> Result<Sample, TopicError> {
+        let sample = self.lease(|outlet| outlet.loan_primitive(data_type, items, byte_len, parameters))?;
+        Ok(sample.with_local_copy(LocalCopy { data_type: data_type.clone(), items, parameters: parameters.clone() }))
     }
 
-    /// A loan already holding a copy of `data`, for [`Publisher::send_to_other_processes`]
+    /// A sample already holding a copy of `data`, for [`Publisher::send_to_other_processes`]
     /// (bindings serve this process's subscribers with their own objects first).
     ///
     /// # Errors
     /// As [`Publisher::send`].
-    pub fn loan_array(&self, data: &ArrayData, parameters: &Parameters) -> Result<TopicLoan, TopicError> {
-        self.lease(|outlet| outlet.loan_array(data, parameters), parameters, None)
+    pub fn loan_array(&self, data: &ArrayData, parameters: &Parameters) -> Result<Sample, TopicError> {
+        self.lease(|outlet| outlet.loan_array(data, parameters))
     }
 
     /// Names the topic in a size error.
@@ -377,39 +358,43 @@ impl Publisher {
         }
     }
 
-    fn lease(
-        &self,
-        take: impl FnOnce(&mut Outlet) -> Result<Loan, nerve_shm::ShmError>,
-        parameters: &Parameters,
-        local: Option<(DataType, usize)>,
-    ) -> Result<TopicLoan, TopicError> {
+    fn lease(&self, take: impl FnOnce(&mut Outlet) -> Result<Loan, nerve_shm::ShmError>) -> Result<Sample, TopicError> {
         let mut st = lock(&self.shared.state);
         let loan = take(&mut st.outlet).map_err(|e| self.sized(e))?;
         self.shared.announce_new(&mut st);
-        Ok(TopicLoan { loan, parameters: parameters.clone(), local })
+        Ok(Sample::new(loan, self.shared.topic.clone()))
     }
 
-    /// Sends a filled loan to every subscriber: in shared memory to other processes, and as a
-    /// copy to this process's subscribers (the loaned memory belongs to the others' readers).
+    /// Sends a filled sample to every subscriber: in shared memory to other processes, and as a
+    /// copy to this process's subscribers (the lent memory belongs to the others' readers).
     ///
     /// # Errors
-    /// When the values cannot form an array of the loan's type (this process's copy).
-    pub fn send_loan(&self, mut loan: TopicLoan) -> Result<(), TopicError> {
-        if let Some((data_type, items)) = loan.local.take()
+    /// The sample back, unsent: when another endpoint lent it, or its values cannot form an
+    /// array of its type (this process's copy).
+    // The unsent sample comes back by value, as tokio's `SendError<T>` does: a large error
+    // costs a move on a failed send, never on one that succeeds.
+    #[allow(clippy::result_large_err)]
+    pub fn send_sample(&self, mut sample: Sample) -> Result<(), SendError<Sample>> {
+        let refuse = |sample, reason| Err(SendError { sample, endpoint: self.shared.topic.to_string(), reason });
+        if !lock(&self.shared.state).outlet.lent(sample.loan()) {
+            let lent_by = sample.endpoint().to_owned();
+            return refuse(sample, SendFailure::LentElsewhere { lent_by });
+        }
+        if let Some(LocalCopy { data_type, items, parameters }) = sample.take_local_copy()
             && !self.local_subscribers().is_empty()
         {
-            let copy = ArrayData::try_new(
-                data_type,
-                items,
-                None,
-                0,
-                vec![arrow_buffer::Buffer::from(loan.data_mut().to_vec())],
-                vec![],
-            )
-            .map_err(|e| TopicError::Shm(nerve_shm::ShmError::Unsupported(e.to_string())))?;
-            self.send_local(&Payload::Array(arrow_array::make_array(copy)), &loan.parameters);
+            let bytes = arrow_buffer::Buffer::from(sample.data_mut().to_vec());
+            match ArrayData::try_new(data_type.clone(), items, None, 0, vec![bytes], vec![]) {
+                Ok(copy) => {
+                    self.send_local(&arrow_array::make_array(copy), &parameters);
+                }
+                Err(e) => {
+                    let sample = sample.with_local_copy(LocalCopy { data_type, items, parameters });
+                    return refuse(sample, SendFailure::BadValues(e.to_string()));
+                }
+            }
         }
-        self.send_to_other_processes(loan);
+        self.send_to_other_processes(sample);
         Ok(())
     }
 
@@ -424,11 +409,7 @@ impl Publisher {
         if !subs.is_empty() {
             let (metadata, data) = Decoder::default().decode_buffer(&aligned_copy(message))?;
             for s in &subs {
-                s.push_local(Message {
-                    topic: self.shared.topic.clone(),
-                    metadata: metadata.clone(),
-                    payload: Payload::Array(data.clone()),
-                });
+                s.push_local(Message::new(self.shared.topic.clone().into(), metadata.clone(), data.clone()));
             }
         }
         let mut st = lock(&self.shared.state);
@@ -445,13 +426,19 @@ impl Publisher {
         Ok(())
     }
 
-    /// Sends a filled loan to the subscribers of other processes only: in shared memory on
-    /// this host, over the network once per other host that has subscribers.
-    pub fn send_to_other_processes(&self, loan: TopicLoan) {
+    /// Sends a filled sample of this publisher to the subscribers of other processes only: in
+    /// shared memory on this host, over the network once per other host that has subscribers.
+    /// A sample lent by another endpoint is dropped unsent, with a warning (see
+    /// [`Publisher::send_sample`], which hands it back instead).
+    pub fn send_to_other_processes(&self, sample: Sample) {
         let hosts = self.remote.as_ref().map(|r| r.subscribers.hosts()).unwrap_or_default();
         let mut wire_copy = None;
         let mut st = lock(&self.shared.state);
-        let done = st.outlet.send_with(loan.loan, &self.never_stop, |bytes| {
+        if !st.outlet.lent(sample.loan()) {
+            tracing::warn!(topic = %self.shared.topic, lent_by = sample.endpoint(), "a sample of another endpoint dropped");
+            return;
+        }
+        let done = st.outlet.send_with(sample.into_loan(), &self.never_stop, |bytes| {
             if !hosts.is_empty() {
                 wire_copy = Some(bytes.to_vec());
             }

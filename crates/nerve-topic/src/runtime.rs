@@ -32,8 +32,6 @@ const INOTIFY: u64 = 1;
 const FIRST_LINK: u64 = 16;
 /// How long a blocked send to a peer may take before the peer is dropped as stuck.
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
-/// Queues an inbox can hold for publishers sending to one subscriber.
-pub(crate) const MAX_FEEDS: usize = 32;
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
 
@@ -217,15 +215,17 @@ impl Runtime {
         rustix::net::sockopt::set_socket_timeout(&sock, rustix::net::sockopt::Timeout::Send, Some(SEND_TIMEOUT))?;
         rustix::net::connect(&sock, &SocketAddrUnix::new(&entry.socket)?)?;
         let shape = sub.shape;
+        let queue = sub.first + ring;
         let hello = Wire::Hello {
             version: nerve_message::NERVE_VERSION.to_owned(),
             publisher: entry.id,
-            ring,
-            rings: MAX_FEEDS,
+            ring: queue,
+            offset: sub.inbox.queue_offset(queue),
             capacity: shape.capacity,
             policy: shape.policy,
         };
-        wire::send(sock.as_fd(), &hello, sub.inbox.segment().fd())?;
+        let inbox = sub.inbox.segment().fd().ok_or_else(|| std::io::Error::other("the inbox cannot be shared"))?;
+        wire::send(sock.as_fd(), &hello, Some(inbox))?;
         let sock = Arc::new(sock);
         let handed = Arc::new(HandedBlocks::default());
         let token = self.watch(st, &sock)?;
@@ -348,7 +348,7 @@ impl Runtime {
 
     fn on_message(&self, st: &mut State, token: u64, msg: Wire, fd: Option<OwnedFd>) -> Result<(), String> {
         match (st.links.get(&token), msg) {
-            (Some(Link::Accepted(_)), Wire::Hello { version, publisher, ring, rings, capacity, policy }) => {
+            (Some(Link::Accepted(_)), Wire::Hello { version, publisher, ring, offset, capacity, policy }) => {
                 let Some(Link::Accepted(sock)) = st.links.remove(&token) else {
                     return Err("link vanished".into());
                 };
@@ -365,21 +365,21 @@ impl Runtime {
                 let Some(p) = st.publishers.get(&publisher).and_then(Weak::upgrade) else {
                     return refuse(&sock, format!("publisher {publisher} is closed"));
                 };
-                if rings == 0 || rings > MAX_FEEDS || ring >= rings || capacity == 0 || capacity > MAX_QUEUE {
-                    return refuse(&sock, format!("bad queue shape: queue {ring} of {rings}, {capacity} entries"));
+                if capacity == 0 || capacity > MAX_QUEUE {
+                    return refuse(&sock, format!("bad queue shape: queue {ring}, {capacity} entries"));
                 }
                 let Some(fd) = fd else {
                     return refuse(&sock, "no inbox attached".into());
                 };
-                let shapes = vec![QueueShape { capacity, policy }; rings];
+                let shape = QueueShape { capacity, policy };
                 let inbox = match Segment::from_fd("nerve-inbox", &fd, Access::ReadWrite)
-                    .and_then(|seg| Inbox::from_segment(seg, &shapes))
+                    .and_then(|seg| Inbox::one_queue(seg, offset, shape))
                 {
                     Ok(inbox) => Arc::new(inbox),
-                    Err(e) => return refuse(&sock, format!("bad inbox: {e}")),
+                    Err(e) => return refuse(&sock, format!("bad inbox queue {ring}: {e}")),
                 };
                 let sock = Arc::new(sock);
-                let edge = p.attach(sock.clone(), inbox, ring)?;
+                let edge = p.attach(sock.clone(), inbox)?;
                 st.links
                     .insert(token, Link::Reader { publisher: Arc::downgrade(&p), edge, sock: Arc::downgrade(&sock) });
                 Ok(())

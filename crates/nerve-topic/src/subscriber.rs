@@ -15,10 +15,11 @@ use nerve_shm::ring::Policy;
 use nerve_shm::segment::{Access, Segment};
 
 use crate::error::TopicError;
-use crate::message::{Message, Payload};
+use crate::message::Message;
 use crate::network::{RemoteFeed, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
-use crate::runtime::{MAX_FEEDS, Runtime, lock, runtime};
+use crate::runtime::{Runtime, lock, runtime};
+use nerve_message::channel_table::TOPIC_FEEDS;
 
 /// How a subscriber is set up.
 #[derive(Debug, Clone)]
@@ -66,7 +67,10 @@ pub(crate) struct SubShared {
     pub(crate) topic: Arc<str>,
     pub(crate) domain: u32,
     pub(crate) shape: QueueShape,
+    /// The inbox the queues are in: the subscriber's own, or its node's.
     pub(crate) inbox: Arc<Inbox>,
+    /// Index of the first of the subscriber's [`TOPIC_FEEDS`] queues in `inbox`.
+    pub(crate) first: usize,
     state: Mutex<SubState>,
     /// Bit per queue that has a linked input.
     attached: AtomicU64,
@@ -74,6 +78,8 @@ pub(crate) struct SubShared {
     ended_pending: AtomicBool,
     /// A [`RecvWaker`] asked the current or next `recv` to return.
     woken: AtomicBool,
+    /// The last look found a message whose block is still being handed over.
+    handing_over: AtomicBool,
 }
 
 impl SubShared {
@@ -86,7 +92,7 @@ impl SubShared {
         let Some(ring) = st.feeds.iter().position(Option::is_none) else {
             if !st.full_warned {
                 st.full_warned = true;
-                tracing::warn!(topic = %self.topic, "a subscriber follows at most {MAX_FEEDS} publisher processes");
+                tracing::warn!(topic = %self.topic, "a subscriber follows at most {TOPIC_FEEDS} publisher processes");
             }
             return None;
         };
@@ -123,7 +129,7 @@ impl SubShared {
             table = table.keep_alive(sock);
         }
         let cache = BlockCache::handed(table, handed, edge);
-        f.input = Some((Input::new(self.inbox.clone(), ring, cache, None), Decoder::default()));
+        f.input = Some((Input::new(self.inbox.clone(), self.first + ring, cache, None), Decoder::default()));
         self.attached.fetch_or(1 << ring, Ordering::AcqRel);
         drop(st);
         self.inbox.doorbell().ring();
@@ -158,17 +164,15 @@ impl SubShared {
         self.inbox.doorbell().ring();
     }
 
-    fn has_work(&self) -> bool {
-        if self.local_pending.load(Ordering::Acquire) > 0
-            || self.ended_pending.load(Ordering::Acquire)
-            || self.woken.load(Ordering::Acquire)
-        {
+    /// Whether a message (or a queue to reap) waits; takes no lock.
+    fn has_pending(&self) -> bool {
+        if self.local_pending.load(Ordering::Acquire) > 0 || self.ended_pending.load(Ordering::Acquire) {
             return true;
         }
         let mut bits = self.attached.load(Ordering::Acquire);
         while bits != 0 {
             let ring = bits.trailing_zeros() as usize;
-            if !self.inbox.ring(ring).is_empty() {
+            if !self.inbox.ring(self.first + ring).is_empty() {
                 return true;
             }
             bits &= bits - 1;
@@ -193,17 +197,17 @@ impl SubShared {
             st.dropped += f.input.as_ref().map_or(0, |(input, _)| input.dropped());
             self.attached.fetch_and(!(1 << ring), Ordering::AcqRel);
             *slot = None;
-            self.inbox.ring(ring).init(self.shape.policy);
+            self.inbox.ring(self.first + ring).init(self.shape.policy);
         }
     }
 
-    /// The oldest waiting message, from this process or another.
+    /// Where the oldest waiting message is: its stamp, and its feed (`None`: the local queue).
     ///
-    /// A message whose block descriptor is still on its way is left queued (`Taken::Waiting`):
-    /// waiting for it here, under the state lock, could stall the topic thread that files it.
-    fn take(&self) -> Result<Taken, TopicError> {
-        let mut st = lock(&self.state);
-        self.reap(&mut st);
+    /// A message whose block descriptor is still on its way is passed over (and
+    /// `handing_over` set): waiting for it here, under the state lock, could stall the topic
+    /// thread that files it.
+    fn oldest(&self, st: &mut SubState) -> Option<(u64, Option<usize>)> {
+        self.reap(st);
         let mut oldest: Option<(u64, Option<usize>)> = st.local.front().map(|m| (m.metadata.timestamp, None));
         let mut waiting = false;
         let now = Instant::now();
@@ -223,8 +227,21 @@ impl SubShared {
                 }
             }
         }
-        match oldest {
-            None if waiting => Ok(Taken::Waiting),
+        self.handing_over.store(waiting && oldest.is_none(), Ordering::Release);
+        oldest
+    }
+
+    /// Stamp of the oldest message that can be taken now.
+    fn peek_stamp(&self) -> Option<u64> {
+        let mut st = lock(&self.state);
+        self.oldest(&mut st).map(|(stamp, _)| stamp)
+    }
+
+    /// The oldest waiting message, from this process or another.
+    fn take(&self) -> Result<Taken, TopicError> {
+        let mut st = lock(&self.state);
+        match self.oldest(&mut st) {
+            None if self.handing_over.load(Ordering::Acquire) => Ok(Taken::Waiting),
             None => Ok(Taken::Nothing),
             Some((_, None)) => {
                 let m = st.local.pop_front();
@@ -239,7 +256,7 @@ impl SubShared {
                     return Ok(Taken::Nothing);
                 };
                 let (metadata, data) = got.and_then(|(block, len)| decoder.decode(block, len))?;
-                Ok(Taken::Message(Message { topic: self.topic.clone(), metadata, payload: Payload::Array(data) }))
+                Ok(Taken::Message(Message::new(self.topic.clone().into(), metadata, data)))
             }
         }
     }
@@ -254,7 +271,11 @@ enum Taken {
 }
 
 /// How long to pause before looking again at a message whose block is still being handed over.
-const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
+pub const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
+
+fn queue_shape(options: &SubscriberOptions) -> Result<QueueShape, TopicError> {
+    Subscriber::queue_shape(options)
+}
 /// How long a message may wait for its block before it is given up as unreadable.
 const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
 
@@ -268,7 +289,7 @@ const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
 ///
 /// let poses = Subscriber::new("robot/pose", SubscriberOptions { keep_latest: true, ..Default::default() })?;
 /// while let Some(m) = poses.recv(Some(Duration::from_secs(1)))? {
-///     println!("pose at {}: {:?}", m.metadata.timestamp, m.array());
+///     println!("pose at {}: {:?}", m.timestamp(), m.data);
 /// }
 /// # Ok::<(), nerve_topic::TopicError>(())
 /// ```
@@ -281,37 +302,82 @@ pub struct Subscriber {
 }
 
 impl Subscriber {
-    /// Subscribes to `topic`.
+    /// Subscribes to `topic`, with queues in an inbox of its own.
     ///
     /// # Errors
     /// A bad topic name or queue size, or the registry or shared memory cannot be set up.
     pub fn new(topic: &str, options: SubscriberOptions) -> Result<Self, TopicError> {
-        let topic = crate::name::canonical(topic)?;
+        let shape = queue_shape(&options)?;
+        let feeds = if options.scope >= Scope::Host { TOPIC_FEEDS } else { 0 };
+        let inbox = Arc::new(Inbox::anonymous("nerve-inbox", &vec![shape; feeds])?);
+        Self::start(topic, options, inbox, 0)
+    }
+
+    /// Subscribes to `topic` with its queues in an inbox its owner already has: queues
+    /// `first..first + TOPIC_FEEDS` of `inbox`, each of [`Subscriber::queue_shape`]. Messages then
+    /// ring the owner's doorbell, so the owner waits for this topic and for everything else its
+    /// inbox serves in one sleep: how a dataflow node's topic input (`inputs: {x: topic/...}`)
+    /// is woken exactly like its other inputs. The owner waits on the inbox's doorbell until
+    /// [`Subscriber::has_pending`], then takes messages with [`Subscriber::try_recv`].
+    ///
+    /// # Errors
+    /// As [`Subscriber::new`], and [`TopicError::InboxQueues`] when the inbox lacks the queues.
+    pub fn in_inbox(
+        topic: &str,
+        options: SubscriberOptions,
+        inbox: Arc<Inbox>,
+        first: usize,
+    ) -> Result<Self, TopicError> {
+        let shape = queue_shape(&options)?;
+        let end = first.checked_add(TOPIC_FEEDS).filter(|&end| end <= inbox.len());
+        if end.is_none() || (first..first + TOPIC_FEEDS).any(|i| inbox.queue_shape(i) != shape) {
+            return Err(TopicError::InboxQueues {
+                topic: topic.to_owned(),
+                why: format!(
+                    "queues {first}..{} of {shape:?} expected, the inbox has {} queues",
+                    first + TOPIC_FEEDS,
+                    inbox.len()
+                ),
+            });
+        }
+        Self::start(topic, options, inbox, first)
+    }
+
+    /// The shape of each of a subscriber's queues (one per publisher process) under `options`.
+    ///
+    /// # Errors
+    /// [`TopicError::BadQueueSize`] for a queue of zero entries.
+    pub fn queue_shape(options: &SubscriberOptions) -> Result<QueueShape, TopicError> {
         if options.queue_size == 0 {
             return Err(TopicError::BadQueueSize(0));
         }
+        let capacity = if options.keep_latest { 1 } else { options.queue_size };
+        Ok(QueueShape { capacity, policy: Policy::DropOldest })
+    }
+
+    fn start(topic: &str, options: SubscriberOptions, inbox: Arc<Inbox>, first: usize) -> Result<Self, TopicError> {
+        let topic = crate::name::canonical(topic)?;
+        let shape = queue_shape(&options)?;
         let rt = runtime()?;
         let id = rt.next_id();
-        let capacity = if options.keep_latest { 1 } else { options.queue_size };
-        let shape = QueueShape { capacity, policy: Policy::DropOldest };
-        let feeds = if options.scope >= Scope::Host { MAX_FEEDS } else { 0 };
-        let inbox = Arc::new(Inbox::anonymous("nerve-inbox", &vec![shape; feeds])?);
         let shared = Arc::new(SubShared {
             id,
             topic: Arc::from(topic.as_str()),
             domain: options.domain,
             shape,
             inbox,
+            first,
             state: Mutex::new(SubState {
                 local: VecDeque::new(),
                 dropped: 0,
-                feeds: (0..MAX_FEEDS).map(|_| None).collect(),
+                feeds: (0..TOPIC_FEEDS).map(|_| None).collect(),
                 full_warned: false,
             }),
             attached: AtomicU64::new(0),
             local_pending: AtomicUsize::new(0),
             ended_pending: AtomicBool::new(false),
             woken: AtomicBool::new(false),
+            handing_over: AtomicBool::new(false),
         });
         {
             let mut local = rt.local();
@@ -361,6 +427,29 @@ impl Subscriber {
         st.dropped + rings
     }
 
+    /// Whether a message waits to be taken (or the subscriber has housekeeping to do, which the
+    /// next [`Subscriber::try_recv`] does); takes no lock. What an owner of the inbox (see
+    /// [`Subscriber::in_inbox`]) checks before sleeping on its doorbell.
+    #[must_use]
+    pub fn has_pending(&self) -> bool {
+        self.shared.has_pending()
+    }
+
+    /// Send stamp of the oldest message that can be taken now: how an owner waiting for several
+    /// sources at once takes them oldest first.
+    #[must_use]
+    pub fn peek_stamp(&self) -> Option<u64> {
+        if self.shared.has_pending() { self.shared.peek_stamp() } else { None }
+    }
+
+    /// Whether the last look found only a message whose shared memory is still being handed
+    /// over by its publisher (it takes microseconds): an owner waiting on the inbox should look
+    /// again after [`HAND_OVER_PAUSE`] rather than sleep on the doorbell, which has rung already.
+    #[must_use]
+    pub fn handing_over(&self) -> bool {
+        self.shared.handing_over.load(Ordering::Acquire)
+    }
+
     /// Waits up to `timeout` (forever with `None`; not at all with zero) for the next message;
     /// `Ok(None)` when the timeout passes or a [`RecvWaker`] cuts the wait short.
     ///
@@ -383,7 +472,9 @@ impl Subscriber {
                 continue;
             }
             let shared = &self.shared;
-            self.spin.wait(shared.inbox.doorbell(), deadline, || shared.has_work().then_some(()));
+            self.spin.wait(shared.inbox.doorbell(), deadline, || {
+                (shared.has_pending() || shared.woken.load(Ordering::Acquire)).then_some(())
+            });
         }
     }
 
@@ -439,7 +530,7 @@ fn deliver_to(shared: &Arc<SubShared>) -> impl Fn(arrow_buffer::Buffer) + Send +
         let Some(sub) = sub.upgrade() else { return };
         match lock(&decoder).decode_buffer(&bytes) {
             Ok((metadata, data)) => {
-                sub.push_local(Message { topic: topic.clone(), metadata, payload: Payload::Array(data) });
+                sub.push_local(Message::new(topic.clone().into(), metadata, data));
             }
             Err(e) => tracing::warn!(%topic, error = %e, "malformed message from the network dropped"),
         }

@@ -23,20 +23,21 @@ const MAX_MESSAGE: usize = 16 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "msg", rename_all = "snake_case")]
 pub enum Wire {
-    /// Subscriber → publisher: "queue messages of your endpoint `publisher` into queue `ring`
-    /// of the inbox attached" (an inbox of `rings` queues of `capacity` entries each).
+    /// Subscriber → publisher: "queue messages of your endpoint `publisher` into the queue of
+    /// `capacity` entries at byte `offset` of the inbox attached" (the subscriber's own inbox,
+    /// or the inbox of the node it serves, whose other queues are not the publisher's business).
     Hello {
         /// nerve version of the subscriber.
         version: String,
         /// Publisher endpoint id, from its registry entry.
         publisher: u64,
-        /// Queue reserved for this publisher.
+        /// Index of the queue in the inbox (for logs).
         ring: usize,
-        /// Queues in the inbox.
-        rings: usize,
-        /// Entries per queue.
+        /// Where the queue starts in the inbox, in bytes.
+        offset: usize,
+        /// Entries of the queue.
         capacity: usize,
-        /// Policy of every queue.
+        /// Policy of the queue.
         policy: Policy,
     },
     /// Publisher → subscriber: accepted as reader bit `edge`; the block table is attached.

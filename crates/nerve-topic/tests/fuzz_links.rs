@@ -16,7 +16,7 @@ fn corpus() -> Vec<Vec<u8>> {
             version: "0.1.0".into(),
             publisher: 7,
             ring: 2,
-            rings: 32,
+            offset: 4096,
             capacity: 10,
             policy: Policy::DropOldest,
         },

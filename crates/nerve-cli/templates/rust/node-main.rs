@@ -2,13 +2,13 @@
 //! on output `out`.
 
 use nerve_node::arrow_array::{Array, UInt64Array};
-use nerve_node::{Event, Node, Parameters};
+use nerve_node::{Event, Message, Node, Parameters};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (node, mut events) = Node::init_from_env()?;
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { id, metadata, data } => {
+            Event::Input(Message { id, metadata, data, .. }) => {
                 println!("{id}: {} values, sent at {} ns", data.len(), metadata.timestamp);
                 // Replace this with the node's work. Every output it sends must be listed under
                 // the node's `outputs:` in the dataflow.

@@ -1,7 +1,7 @@
 //! talker: sends a greeting on `message` at every tick, ten times, then exits.
 
 use nerve_node::arrow_array::StringArray;
-use nerve_node::{Event, Node, Parameters};
+use nerve_node::{Event, Message, Node, Parameters};
 
 const MESSAGES: u32 = 10;
 
@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sent = 0;
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { id, .. } if id == "tick" => {
+            Event::Input(Message { id, .. }) if id == "tick" => {
                 let text = StringArray::from(vec![format!("hello #{sent}")]);
                 node.send_output("message", &Parameters::new(), &text)?;
                 sent += 1;
@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Event::Stop => break,
             Event::Error(e) => eprintln!("talker: {e}"),
-            Event::Input { .. } | Event::InputClosed { .. } => {}
+            Event::Input(_) | Event::InputClosed { .. } => {}
         }
     }
     println!("talker sent {sent} messages");

@@ -1,7 +1,7 @@
 //! Caps every speed command at the `max_speed` parameter, which must stay positive.
 
 use nerve_node::arrow_array::{Array, Float64Array};
-use nerve_node::{Event, Node, ParamValue};
+use nerve_node::{Event, Message, Node, ParamValue};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (node, mut events) = Node::init_from_env()?;
@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut count, mut limited, mut max) = (0usize, 0usize, None);
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { id, data, .. } if id == "command" => {
+            Event::Input(Message { id, data, .. }) if id == "command" => {
                 let Some(ParamValue::Float(now)) = params.get("max_speed") else {
                     return Err("max_speed must be declared as a float (params: limiter.yml)".into());
                 };

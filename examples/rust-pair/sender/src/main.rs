@@ -1,7 +1,7 @@
 //! Sends a counter and a block of bytes derived from it on every tick, then finishes.
 
 use nerve_node::arrow_array::UInt64Array;
-use nerve_node::{Event, Node, Parameters};
+use nerve_node::{Event, Message, Node, Parameters};
 
 const MESSAGES: u64 = 100;
 
@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut sent = 0u64;
     while let Some(event) = events.recv() {
         match event {
-            Event::Input { id, .. } if id == "tick" => {
+            Event::Input(Message { id, .. }) if id == "tick" => {
                 node.send_output("counter", &Parameters::new(), &UInt64Array::from(vec![sent]))?;
                 // 64 KiB written straight into shared memory: no intermediate buffer.
                 node.send_output_raw("blob", &Parameters::new(), 64 * 1024, |buf| {
