@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from benches.model import Case, Samples, read_stamp_lines
-from benches.netns import Hosts
+from testbed.netns import Hosts
 
 NAME = "nerve topics"
 NODE = Path(__file__).resolve().parent / "nodes" / "topic_node.py"

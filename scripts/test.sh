@@ -21,8 +21,8 @@ step "rust: tests (same release profile as the wheel, so nothing is compiled twi
 cargo test --workspace --release --exclude nerve-python
 
 step "python: lints and type stubs"
-python3 -m ruff check python tests examples benches
+python3 -m ruff check python tests examples benches testbed
 python3 -m mypy.stubtest nerve._nerve --mypy-config-file pyproject.toml --allowlist python/stubtest-allowlist.txt
 
-step "python: cross-process tests and examples"
-python3 -m pytest -q tests
+step "python: cross-process tests and examples, and the benchmark suite's own tests"
+python3 -m pytest -q tests benches/tests
