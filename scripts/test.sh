@@ -16,6 +16,8 @@ python3 -m pip install --quiet ".[test]"
 step "rust: format and lints"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+# The stage stamps of benches/profile/breakdown.yml: code no other build compiles.
+cargo clippy -p nerve-python --release --features profile-stages -- -D warnings
 
 step "rust: tests (same release profile as the wheel, so nothing is compiled twice)"
 cargo test --workspace --release --exclude nerve-python
