@@ -135,7 +135,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command + "\n")
     (out / "code.txt").write_text(code_version() + "\n")
-    started = time.gmtime()
+    began = time.gmtime()
     if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
@@ -169,7 +169,7 @@ def main() -> None:
                 if load:
                     load.terminate()
                     load.wait()
-    (out / "date.txt").write_text(span(started, time.gmtime()) + "\n")
+    (out / "date.txt").write_text(span(began, time.gmtime()) + "\n")
     date, code = recorded(out, "date"), recorded(out, "code")
     render(results, command, args.report, args.report.parent / "img", date=date, code=code)
     print(f"report: {args.report}; raw samples: {out}")
