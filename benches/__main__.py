@@ -124,8 +124,8 @@ def main() -> None:
 
     if args.render:
         saved = [Samples.load(p) for p in sorted(args.render.glob("*.json"))]
-        command = (args.render / "command.txt").read_text().strip() if (args.render / "command.txt").exists() else "?"
-        render(saved, command, args.report, args.report.parent / "img")
+        command, date, code = (recorded(args.render, name) for name in ("command", "date", "code"))
+        render(saved, command, args.report, args.report.parent / "img", date=date, code=code)
         print(f"report: {args.report}")
         return
 
@@ -134,6 +134,8 @@ def main() -> None:
     work = out / "work"
     out.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(command + "\n")
+    (out / "code.txt").write_text(code_version() + "\n")
+    began = time.gmtime()
     if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
@@ -167,8 +169,31 @@ def main() -> None:
                 if load:
                     load.terminate()
                     load.wait()
-    render(results, command, args.report, args.report.parent / "img")
+    (out / "date.txt").write_text(span(began, time.gmtime()) + "\n")
+    date, code = recorded(out, "date"), recorded(out, "code")
+    render(results, command, args.report, args.report.parent / "img", date=date, code=code)
     print(f"report: {args.report}; raw samples: {out}")
+
+
+def code_version() -> str:
+    """The commit the suite runs on, `-dirty` with uncommitted changes: what a report measured."""
+    try:
+        git = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True)
+    except OSError:
+        return "?"
+    return git.stdout.strip() or "?"
+
+
+def span(start: time.struct_time, end: time.struct_time) -> str:
+    """When a run went on, in UTC: `2026-11-25 11:52 to 13:28 UTC`."""
+    until = "%H:%M" if start[:3] == end[:3] else "%Y-%m-%d %H:%M"
+    return f"{time.strftime('%Y-%m-%d %H:%M', start)} to {time.strftime(until, end)} UTC"
+
+
+def recorded(out: Path, name: str) -> str:
+    """What a run wrote into `out`/`name`.txt about itself ("?" for runs made before it did)."""
+    path = out / f"{name}.txt"
+    return path.read_text().strip() if path.exists() else "?"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """A CPU latency request of 0 µs held by the harness: idle CPUs poll instead of halting.
 
 nerve's nodes ask for it themselves (`realtime: {cpu_latency_us: 0}`); the harness holds the
-same request for every other implementation of a cpu-latency case, and for the profiles."""
+same request for every other implementation of a cpu-latency case."""
 
 from __future__ import annotations
 

@@ -53,12 +53,9 @@ def _consume(efd: int, shm: mmap.mmap, count: int, out: Path) -> None:
     out.write_text("".join(lines))
 
 
-def run(case: Case, workdir: Path, cpus: tuple[int, int] | None = None) -> Samples:
+def run(case: Case, workdir: Path) -> Samples:
     """One producer writes the stamp, then signals each reader's eventfd in turn (fan-out: the
-    spread between readers of one stamp is the least any middleware's can be here).
-
-    `cpus` pins the writer and the readers to these CPUs, (writer, readers); on one CPU the
-    writer yields after signalling, as nerve's does (benches/profile/wake_placement.py)."""
+    spread between readers of one stamp is the least any middleware's can be here)."""
     samples = Samples(NAME, case)
     folder = workdir / f"floor--{case.key}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -70,17 +67,11 @@ def run(case: Case, workdir: Path, cpus: tuple[int, int] | None = None) -> Sampl
         if pid == 0:
             code = 0
             try:
-                if cpus is not None:
-                    os.sched_setaffinity(0, {cpus[1]})
                 _consume(efd, shm, case.count, folder / f"c{c}.txt")
             except BaseException:  # a child must never return into the harness
                 code = 1
             os._exit(code)
         pids.append(pid)
-    own_cpus = os.sched_getaffinity(0)
-    if cpus is not None:
-        os.sched_setaffinity(0, {cpus[0]})
-    hand_over = cpus is not None and cpus[0] == cpus[1]
     period = 1e9 / case.rate_hz
     start = time.monotonic_ns() + 50_000_000
     cpu_from = None
@@ -93,12 +84,9 @@ def run(case: Case, workdir: Path, cpus: tuple[int, int] | None = None) -> Sampl
         struct.pack_into("<q", shm, 0, time.monotonic_ns())
         for efd in efds:
             os.eventfd_write(efd, 1)
-        if hand_over:
-            os.sched_yield()
     if cpu_from is not None:
         samples.producer_cpu_ns = cpu_ns() - cpu_from
         samples.producer_cpu_messages = case.count - WARMUP
-    os.sched_setaffinity(0, own_cpus)
     failed = [pid for pid in pids if os.waitpid(pid, 0)[1] != 0]
     for efd in efds:
         os.close(efd)

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
-from benches.netns import Hosts
+from testbed.netns import Hosts
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"

@@ -5,10 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-
-import numpy as np
 
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
 
@@ -35,9 +32,9 @@ def _node(case: Case, role: str, *args: object) -> str:
     return node + (f"    realtime: {{{', '.join(realtime)}}}\n" if realtime else "")
 
 
-def dataflow(case: Case, folder: Path, together: bool = False) -> str:
+def dataflow(case: Case, folder: Path) -> str:
     """The YAML of a case: producers p*, consumers c* (or ping + echo). The producers of a
-    fan-in send spread over the period, or all at the same moment with `together`."""
+    fan-in send spread over the period."""
     lines = ["nodes:\n"]
     if case.scenario == "round-trip":
         lines.append("  - id: ping\n" + _node(case, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
@@ -50,8 +47,7 @@ def dataflow(case: Case, folder: Path, together: bool = False) -> str:
             lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, out))
         else:
             loan = 1 if case.loan else 0
-            slot = "0/1" if together else f"{p}/{case.producers}"
-            args = (case.size, case.count, case.rate_hz, loan, out, WARMUP, slot)
+            args = (case.size, case.count, case.rate_hz, loan, out, WARMUP, f"{p}/{case.producers}")
             lines.append(f"  - id: p{p}\n" + _node(case, "producer", *args))
         lines.append("    outputs: [data]\n")
     for c in range(case.consumers):
@@ -75,28 +71,10 @@ def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(nerve_run(folder, spec), capture_output=True, text=True, timeout=1800)
 
 
-def paced_one_to_one(folder: Path, size: int, count: int, reader: Callable[[Path], str]) -> np.ndarray:
-    """Runs the suite's Python producer (loaned blocks, 50 Hz) into one reader node and returns
-    the one-way latencies after the warm-up, in µs. `reader(out)` gives the reader's YAML lines
-    (path, args, env…): a node that writes a `sent received` line of stamps to `out` for every
-    message, as the suite's consumer does."""
-    out = folder / "c0.txt"
-    spec = (
-        "nodes:\n"
-        f"  - id: p0\n    path: {PY_NODE}\n    args: producer {size} {count} 50 1 {folder / 'p0.json'} {WARMUP}\n"
-        "    outputs: [data]\n"
-        f"  - id: c0\n{reader(out)}    inputs: {{in0: p0/data}}\n"
-    )
-    if run_dataflow(folder, spec).returncode != 0:
-        raise RuntimeError(f"nerve run failed; logs in {folder}")
-    rows = np.loadtxt(out, dtype=np.int64)[WARMUP:]
-    return (rows[:, 1] - rows[:, 0]) / 1e3
-
-
-def run(case: Case, workdir: Path, together: bool = False) -> Samples:
+def run(case: Case, workdir: Path) -> Samples:
     folder = workdir / f"{NAME}--{case.key}"
     samples = Samples(NAME if case.lang == "python" else f"{NAME} (rust)", case)
-    result = run_dataflow(folder, dataflow(case, folder, together))
+    result = run_dataflow(folder, dataflow(case, folder))
     if result.returncode != 0:
         samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
         return samples

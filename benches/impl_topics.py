@@ -14,7 +14,7 @@ from pathlib import Path
 
 from benches.impl_nerve import PY_NODE, nerve_run, run_dataflow
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
-from benches.netns import Hosts
+from testbed.netns import Hosts
 
 NAME = "nerve topics"
 NODE = Path(__file__).resolve().parent / "nodes" / "topic_node.py"

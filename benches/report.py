@@ -189,7 +189,7 @@ def machine() -> str:
 def damon() -> str:
     """The kernel's DAMON monitors at work, if any. On this project's test machine one took a CPU
     for 1.2-1.3 ms at every sample, and messages that came then waited for it: a run's slowest
-    (benches/profile/stalls.py, docs/performance.md)."""
+    (docs/performance.md)."""
     running = []
     for kdamond in sorted(Path("/sys/kernel/mm/damon/admin/kdamonds").glob("[0-9]*")):
         try:
@@ -229,7 +229,9 @@ PLOT_TITLES = {
 }
 
 
-def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
+def render(results: list[Samples], command: str, out: Path, img: Path, date: str = "?", code: str = "?") -> None:
+    """Writes the report of `results` to `out` and its plots to `img`; `command`, `date` (when the
+    run went on) and `code` (the commit it ran on) go into its header with the machine."""
     by_scenario: dict[str, list[list[Samples]]] = defaultdict(list)
     for runs in group(results):
         by_scenario[runs[0].case.scenario].append(runs)
@@ -258,6 +260,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         ),
         "",
         f"- **Machine:** {machine()}",
+        f"- **Date:** {date}",
+        f"- **Code:** {code}",
         f"- **Command:** `{command}`",
         "",
     ]
@@ -274,9 +278,9 @@ def render(results: list[Samples], command: str, out: Path, img: Path) -> None:
         ]
         lines += ["| " + " | ".join(row(runs)) + " |" for runs in items]
         lines.append("")
-        # Another report (`--report`) gets plots of its own name, unless it holds this scenario
-        # only (benchmarks-lan.md's lan.png), so it never overwrites benchmarks.md's.
-        prefix = "" if out.stem in ("benchmarks", f"benchmarks-{scenario}") else f"{out.stem}-"
+        # Another report (`--report`) gets plots of its own name, so it never overwrites
+        # benchmarks.md's.
+        prefix = "" if out.stem == "benchmarks" else f"{out.stem}-"
         plot = plot_scenario(scenario, items, img, prefix)
         if plot:
             lines += [f"![{scenario}](img/{plot.name})", ""]

@@ -18,7 +18,8 @@ it runs, the RSS and open fds of ``nerve run`` and of each node process, and ner
 * no process's RSS grew by more than ``max(10 %, 16 MiB)`` over that span;
 * nothing of the run is left afterwards: no process, no /dev/shm object.
 
-Exit status 0 when it passed, 1 otherwise. Don't compile anything while it runs: the machine
+Exit status 0 when it passed, 1 otherwise; ``result.json`` in the work folder has everything
+measured and checked. Don't compile anything while it runs: the machine
 has two cores, and a starved graph sends less (a timer skips ticks its node is too busy for).
 """
 
@@ -168,7 +169,10 @@ class SoakResult:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self) | {"ok": self.ok, "lost": self.lost}, indent=1)
+        """The run as `result.json` holds it: what was measured, the verdict, and the graph and
+        limits it was checked against, so a reader of the file needs nothing else."""
+        checked = {"graph": GRAPH, "warmup_min_s": WARMUP_MIN_S, "rss_growth_kib": self.rss_growth_kib()}
+        return json.dumps(asdict(self) | {"ok": self.ok, "lost": self.lost} | checked, indent=1)
 
 
 def write_dataflow(workdir: Path, seconds: float) -> Path:

@@ -16,13 +16,15 @@ python3 -m pip install --quiet ".[test]"
 step "rust: format and lints"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings
+# The stage stamps of benches/profile/breakdown.yml: code no other build compiles.
+cargo clippy -p nerve-python --release --features profile-stages -- -D warnings
 
 step "rust: tests (same release profile as the wheel, so nothing is compiled twice)"
 cargo test --workspace --release --exclude nerve-python
 
 step "python: lints and type stubs"
-python3 -m ruff check python tests examples benches
+python3 -m ruff check python tests examples benches testbed
 python3 -m mypy.stubtest nerve._nerve --mypy-config-file pyproject.toml --allowlist python/stubtest-allowlist.txt
 
-step "python: cross-process tests and examples"
-python3 -m pytest -q tests
+step "python: cross-process tests and examples, and the benchmark suite's own tests"
+python3 -m pytest -q tests benches/tests

@@ -17,9 +17,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 NODES = Path(__file__).resolve().parent / "nodes"
-sys.path.insert(0, str(REPO))  # the benchmark suite's helpers (benches/)
+sys.path.insert(0, str(REPO))  # testbed/, shared with the benchmark suite
 
-from benches.netns import ZENOH_ENV, Hosts  # noqa: E402
+from testbed.netns import ZENOH_ENV, Hosts  # noqa: E402
 
 # No test traffic leaves the machine: Zenoh on loopback, without multicast scouting (the
 # `hosts` fixture gives its namespaces Zenoh's defaults on their private links).

@@ -1,16 +1,20 @@
-"""The soak test, short: the 10-node graph of benches/soak.py for about 20 s.
+"""The soak test, short: the 10-node graph of benches/soak.py for about 20 s, run as the
+command `python -m benches.soak`, whose `result.json` says what it measured.
 
 Nothing may be lost or damaged under the default queue policy, and fds, /dev/shm and memory
 must stay flat between the end of the warm-up and the end of sending. The full 10-minute run
-is `python -m benches.soak` (see docs/performance.md). NERVE_SOAK_SECONDS changes the length.
+is `python -m benches.soak` (see benches/README.md). NERVE_SOAK_SECONDS changes the length.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
-from benches.soak import GRAPH, WARMUP_MIN_S, run_soak
+from conftest import REPO
 
 SECONDS = float(os.environ.get("NERVE_SOAK_SECONDS", "20"))
 
@@ -19,36 +23,50 @@ SECONDS = float(os.environ.get("NERVE_SOAK_SECONDS", "20"))
 MIN_RATE_SHARE = 0.25
 
 
+def run_soak(seconds: float, out: Path) -> dict:
+    """Runs the soak command for `seconds` of sending with a sample a second; its result."""
+    argv = [sys.executable, "-m", "benches.soak", "--seconds", f"{seconds:g}", "--interval", "1", "--out", str(out)]
+    # The soak's own bound on a run is its sending, 120 s to start and drain, 30 s to stop.
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=seconds + 300)
+    result = out / "result.json"
+    assert result.exists(), f"no result.json (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return json.loads(result.read_text())
+
+
 def test_soak_short(tmp_path: Path) -> None:
-    result = run_soak(SECONDS, tmp_path / "soak", interval=1.0)
-    where = f"\nall problems: {result.problems}\nwork folder: {result.workdir}"
+    result = run_soak(SECONDS, tmp_path / "soak")
+    where = f"\nall problems: {result['problems']}\nwork folder: {result['workdir']}"
 
-    assert result.exit_code == 0, f"nerve run exited with {result.exit_code}{where}"
-    inputs = sum(1 for _, _, ins, _ in GRAPH.values() for s in ins.values() if not s.startswith("timer/"))
-    assert len(result.edges) == inputs == 14, f"edges checked: {len(result.edges)}{where}"
-    for e in result.edges:
-        name = f"{e.producer}/{e.output} -> {e.consumer}/{e.input}"
-        assert e.sent > 0, f"{name}: nothing sent{where}"
-        assert e.received == e.sent, f"{name}: sent {e.sent}, received {e.received}{where}"
-        assert (e.gaps, e.out_of_order, e.corrupt) == (0, 0, 0), f"{name}: {e}{where}"
-        assert e.closed, f"{name}: no INPUT_CLOSED{where}"
-    assert result.lost == 0
+    assert result["exit_code"] == 0, f"nerve run exited with {result['exit_code']}{where}"
+    graph = result["graph"]  # id -> [role, payload bytes, {input: source}, [outputs]]
+    inputs = sum(1 for _, _, ins, _ in graph.values() for s in ins.values() if not s.startswith("timer/"))
+    edges = result["edges"]
+    assert len(edges) == inputs == 14, f"edges checked: {len(edges)}{where}"
+    for e in edges:
+        name = f"{e['producer']}/{e['output']} -> {e['consumer']}/{e['input']}"
+        assert e["sent"] > 0, f"{name}: nothing sent{where}"
+        assert e["received"] == e["sent"], f"{name}: sent {e['sent']}, received {e['received']}{where}"
+        assert (e["gaps"], e["out_of_order"], e["corrupt"]) == (0, 0, 0), f"{name}: {e}{where}"
+        assert e["closed"], f"{name}: no INPUT_CLOSED{where}"
+    assert result["lost"] == 0
     for source, hz in (("imu", 1000), ("camera", 30)):
-        assert result.rates_hz[source] >= MIN_RATE_SHARE * hz, f"{source} sent at {result.rates_hz[source]:.1f} Hz"
+        rate = result["rates_hz"][source]
+        assert rate >= MIN_RATE_SHARE * hz, f"{source} sent at {rate:.1f} Hz"
 
-    warm, end = result.warm, result.end
+    warm, end = result["warm"], result["end"]
     assert warm and end, f"no steady-state samples{where}"
-    span = end.t - warm.t
-    assert span >= (SECONDS - WARMUP_MIN_S) / 2, f"steady state compared over {span:.1f} s only{where}"
-    assert set(GRAPH) | {"nerve run"} <= set(warm.procs), f"processes sampled: {sorted(warm.procs)}"
-    for name, w in warm.procs.items():
-        assert end.procs[name].fds == w.fds, f"{name}: {w.fds} fds at the warm-up end, {end.procs[name].fds} at the end"
-    assert (end.shm_count, end.shm_bytes) == (warm.shm_count, warm.shm_bytes), (
-        f"/dev/shm grew: {warm.shm_count} objects, {warm.shm_bytes} B -> {end.shm_count}, {end.shm_bytes} B"
+    span = end["t"] - warm["t"]
+    assert span >= (SECONDS - result["warmup_min_s"]) / 2, f"steady state compared over {span:.1f} s only{where}"
+    assert set(graph) | {"nerve run"} <= set(warm["procs"]), f"processes sampled: {sorted(warm['procs'])}"
+    for name, w in warm["procs"].items():
+        fds = end["procs"][name]["fds"]
+        assert fds == w["fds"], f"{name}: {w['fds']} fds at the warm-up end, {fds} at the end"
+    assert (end["shm_count"], end["shm_bytes"]) == (warm["shm_count"], warm["shm_bytes"]), (
+        f"/dev/shm grew: {warm['shm_count']} objects, {warm['shm_bytes']} B -> {end['shm_count']}, {end['shm_bytes']} B"
     )
-    for name, (before, after, allowed) in result.rss_growth_kib().items():
+    for name, (before, after, allowed) in result["rss_growth_kib"].items():
         assert after - before <= allowed, f"{name}: RSS {before} KiB -> {after} KiB (allowed +{allowed} KiB)"
 
-    assert not result.shm_left, f"/dev/shm objects left after the run: {result.shm_left}"
-    assert not result.procs_left, f"processes left after the run: {result.procs_left}"
-    assert result.ok, where  # whatever else the runner's own checks found
+    assert not result["shm_left"], f"/dev/shm objects left after the run: {result['shm_left']}"
+    assert not result["procs_left"], f"processes left after the run: {result['procs_left']}"
+    assert result["ok"], where  # whatever else the runner's own checks found

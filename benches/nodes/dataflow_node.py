@@ -127,7 +127,7 @@ def consumer(out: str, warmup: int, limit: int = 0) -> None:
                 # nerve: messages whose arrays were made before they came (their block's
                 # address was known); dora-rs has no such count.
                 "imported_ahead": getattr(node, "arrays_imported_ahead", None),
-                # Names the node in a scheduler trace (benches/profile/stalls.py).
+                # Finds the node in a trace of the scheduler (`perf record -a`).
                 "pid": os.getpid(),
             },
             f,

@@ -17,8 +17,8 @@ def stamp_of(value) -> int:
     """The producer's stamp, read in place from what the consumer holds: a received array's data
     buffer (shared memory, for nerve), or the numpy array itself where one process publishes to
     itself. A numpy view of a pyarrow array (``value.to_numpy()``) would add pyarrow's own cost,
-    a few µs cold and tens in the tail (benches/profile/stamp_read.py), to nerve's and dora-rs's
-    figures and to no peer's."""
+    a few µs cold and tens in the tail (docs/performance.md), to nerve's and dora-rs's figures
+    and to no peer's."""
     if hasattr(value, "buffers"):
         if value.offset:
             raise SystemExit("a message arrived as a slice of an array; its stamp is not at byte 0")

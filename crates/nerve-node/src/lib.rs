@@ -29,6 +29,8 @@ mod error;
 mod event;
 mod node;
 mod params;
+#[cfg(feature = "profile-stages")]
+mod profile;
 mod stream;
 
 pub use arrow_array;

@@ -246,7 +246,11 @@ impl EventStream {
             return Event::Error(format!("input `{id}`: a message from an input without shared memory"));
         };
         match decoder.decode(block, len) {
-            Ok((metadata, data)) => Event::Input(Message::new(id.clone(), metadata, data)),
+            Ok((metadata, data)) => {
+                #[cfg(feature = "profile-stages")]
+                let metadata = crate::profile::decoded(metadata);
+                Event::Input(Message::new(id.clone(), metadata, data))
+            }
             Err(e) => Event::Error(format!("input `{id}`: {e}")),
         }
     }
@@ -284,6 +288,8 @@ impl EventStream {
             let (slots, clock) = (&self.slots, &self.clock);
             // Whatever ended the wait, the next turn of the loop looks again.
             self.spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(()));
+            #[cfg(feature = "profile-stages")]
+            crate::profile::woke();
         }
     }
 

@@ -12,6 +12,8 @@ mod node;
 mod outgoing;
 mod params;
 mod prebuilt;
+#[cfg(feature = "profile-stages")]
+mod profile;
 mod sample;
 mod service;
 mod tf;

@@ -294,6 +294,11 @@ impl Node {
         // An input's dict is made by `input_event`; no other dict is made first on its way.
         let (kind, id, error) = match e {
             Event::Input(Message { id, metadata, data, .. }) => {
+                #[cfg(feature = "profile-stages")]
+                return crate::profile::input_event(py, self.ids.get(py, &id), &metadata, || {
+                    self.pa.received(py, &data)
+                });
+                #[cfg(not(feature = "profile-stages"))]
                 return input_event(py, self.ids.get(py, &id), &metadata, self.pa.received(py, &data)?);
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),

@@ -1,6 +1,6 @@
 """Hosts on one machine: network namespaces joined by veth pairs to one bridge (needs root).
 
-Used by the benchmark suite's topic scenario and by the tests of several hosts.
+Used by the benchmark suite's topic and LAN scenarios and by the tests of several hosts.
 """
 
 from __future__ import annotations
