@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s\n' "$*"; }
 
-# Topics reach other hosts through Zenoh; tests keep that on loopback (tests of several hosts
-# use network namespaces, whose processes do not inherit this).
-export NERVE_ZENOH_CONFIG="$PWD/tests/zenoh-loopback.json5"
+# Topics reach other hosts through Zenoh; tests keep discovery on this machine (nerve's default;
+# tests of several hosts use network namespaces, whose processes get the subnet range instead).
+export NERVE_DISCOVERY_RANGE=host
+unset NERVE_ZENOH_CONFIG
 
 step "install nerve (builds the Rust core once, release profile) and the test tools"
 python3 -m pip install --quiet ".[test]"

@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 import subprocess
 
-#: Environment variable naming a Zenoh config; hosts run with Zenoh's defaults instead, on
-#: their private links.
+#: Environment variable naming a Zenoh config; hosts run without it, on their private links.
 ZENOH_ENV = "NERVE_ZENOH_CONFIG"
+#: How far nerve's discovery reaches: hosts find each other on their subnet (the private links).
+RANGE_ENV = "NERVE_DISCOVERY_RANGE"
 
 
 class Hosts:
@@ -64,6 +65,7 @@ class Hosts:
     def popen(self, host: int, argv: list[str], **kwargs) -> subprocess.Popen[str]:
         """Starts ``argv`` on host number ``host``."""
         env = {k: v for k, v in os.environ.items() if k != ZENOH_ENV}
+        env[RANGE_ENV] = "subnet"
         return subprocess.Popen(["ip", "netns", "exec", self.names[host], *argv], text=True, env=env, **kwargs)
 
     def remove(self) -> None:

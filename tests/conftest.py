@@ -19,11 +19,13 @@ REPO = Path(__file__).resolve().parent.parent
 NODES = Path(__file__).resolve().parent / "nodes"
 sys.path.insert(0, str(REPO))  # testbed/, shared with the benchmark suite
 
-from testbed.netns import ZENOH_ENV, Hosts  # noqa: E402
+from testbed.netns import RANGE_ENV, ZENOH_ENV, Hosts  # noqa: E402
 
-# No test traffic leaves the machine: Zenoh on loopback, without multicast scouting (the
-# `hosts` fixture gives its namespaces Zenoh's defaults on their private links).
-os.environ.setdefault(ZENOH_ENV, str(REPO / "tests" / "zenoh-loopback.json5"))
+# No test traffic leaves the machine: discovery on this host only (nerve's default, made sure
+# of here), no Zenoh file widening it; the `hosts` fixture gives its namespaces the subnet range
+# on their private links.
+os.environ[RANGE_ENV] = "host"
+os.environ.pop(ZENOH_ENV, None)
 
 
 def nerve_shm_objects() -> set[str]:

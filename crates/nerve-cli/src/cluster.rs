@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use nerve_cluster::protocol::{ClusterStatus, StartOptions};
-use nerve_cluster::{Cluster, NetOptions, Tls};
+use nerve_cluster::{Cluster, NetOptions};
 
 use crate::topic::StopSignal;
 
-/// Where the cluster is, and how to reach it safely: shared by every cluster command.
+/// Where the cluster's coordinator is: shared by every cluster command (TLS and the other
+/// network options are every command's, see `crate::network`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct NetArgs {
     /// The coordinator: `IP`, `IP:PORT`, `HOST:PORT` or a Zenoh endpoint (`tcp/…`, `tls/…`,
@@ -19,54 +20,20 @@ pub struct NetArgs {
     /// for the coordinator by multicast scouting].
     #[arg(long, value_name = "ADDRESS")]
     coordinator: Option<String>,
-    /// TLS on every link: the PEM file of the authority that signed the machines' certificates.
-    #[arg(long, value_name = "FILE")]
-    tls_ca: Option<PathBuf>,
-    /// This machine's certificate (PEM), with --tls-ca.
-    #[arg(long, value_name = "FILE", requires = "tls_ca", requires = "tls_key")]
-    tls_cert: Option<PathBuf>,
-    /// The certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    tls_key: Option<PathBuf>,
-    /// Mutual TLS: every end of every link shows a certificate the authority signed.
-    #[arg(long, requires = "tls_cert")]
-    mtls: bool,
-    /// A Zenoh configuration file (JSON5) for anything these options don't cover.
-    #[arg(long, value_name = "FILE")]
-    zenoh_config: Option<PathBuf>,
 }
 
 impl NetArgs {
-    fn options(&self, listen: Vec<String>) -> NetOptions {
-        NetOptions {
-            coordinator: self.coordinator.clone(),
-            listen,
-            tls: self.tls_ca.clone().map(|ca| Tls {
-                ca,
-                cert: self.tls_cert.clone(),
-                key: self.tls_key.clone(),
-                mutual: self.mtls,
-            }),
-            zenoh_config: self.zenoh_config.clone(),
-        }
+    fn options(&self) -> anyhow::Result<NetOptions> {
+        Ok(NetOptions { coordinator: self.coordinator.clone(), network: crate::network::current()? })
     }
 
-    /// The arguments that give another `nerve` command the same TLS and Zenoh settings.
-    fn tls_args(&self) -> Vec<String> {
-        let mut args = Vec::new();
-        let mut push = |flag: &str, value: Option<String>| {
-            if let Some(v) = value {
-                args.extend([flag.to_owned(), v]);
-            }
-        };
-        push("--tls-ca", self.tls_ca.as_ref().map(|p| p.display().to_string()));
-        push("--tls-cert", self.tls_cert.as_ref().map(|p| p.display().to_string()));
-        push("--tls-key", self.tls_key.as_ref().map(|p| p.display().to_string()));
-        push("--zenoh-config", self.zenoh_config.as_ref().map(|p| p.display().to_string()));
-        if self.mtls {
-            args.push("--mtls".to_owned());
+    /// [`NetArgs::options`] of a role that listens where `listen` says, when it says.
+    fn listening(&self, listen: &ListenArgs) -> anyhow::Result<NetOptions> {
+        let mut options = self.options()?;
+        if !listen.listen.is_empty() {
+            options.network.listen.clone_from(&listen.listen);
         }
-        args
+        Ok(options)
     }
 
     /// Whether the user named a coordinator (so not finding it is an error, not a quiet
@@ -77,7 +44,7 @@ impl NetArgs {
 
     /// Connects to the coordinator.
     pub fn connect(&self) -> anyhow::Result<Cluster> {
-        Ok(Cluster::connect(&self.options(Vec::new()))?)
+        Ok(Cluster::connect(&self.options()?)?)
     }
 }
 
@@ -90,9 +57,8 @@ pub struct CoordinatorArgs {
     /// Port to listen on.
     #[arg(long, default_value_t = nerve_cluster::net::DEFAULT_PORT)]
     port: u16,
-    /// Zenoh endpoints to listen on instead (`tcp/10.0.0.1:53290`, `quic/…`); repeatable.
-    #[arg(long, value_name = "ENDPOINT")]
-    listen: Vec<String>,
+    #[command(flatten)]
+    listen: ListenArgs,
     #[command(flatten)]
     net: NetArgs,
 }
@@ -103,13 +69,20 @@ pub struct DaemonArgs {
     /// This machine's id, as dataflows name it in `deploy: {machine: ID}` [default: the host name].
     #[arg(long, value_name = "ID")]
     machine_id: Option<String>,
-    /// Zenoh endpoints to listen on for the other daemons (`tcp/10.0.0.2:7000`, `quic/…`, `udp/…`;
-    /// repeatable) [default: the address through which the coordinator is reached, any port,
-    /// same protocol].
-    #[arg(long, value_name = "ENDPOINT")]
-    listen: Vec<String>,
+    #[command(flatten)]
+    listen: ListenArgs,
     #[command(flatten)]
     net: NetArgs,
+}
+
+/// Where a coordinator or daemon listens.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ListenArgs {
+    /// Zenoh endpoints to listen on (`tcp/10.0.0.2:7000`, `quic/…`, `udp/…`; repeatable)
+    /// [default: $NERVE_LISTEN, else a coordinator on --interface and --port, a daemon on the
+    /// address through which it reaches the coordinator, any port, same protocol].
+    #[arg(long, value_name = "ENDPOINT")]
+    listen: Vec<String>,
 }
 
 /// `nerve up`.
@@ -163,18 +136,18 @@ fn hostname() -> String {
 
 /// Runs the coordinator until Ctrl-C or `nerve destroy`.
 pub fn coordinator(args: &CoordinatorArgs) -> anyhow::Result<i32> {
-    let mut listen = args.listen.clone();
-    if listen.is_empty() {
+    let mut options = args.net.listening(&args.listen)?;
+    if options.network.listen.is_empty() {
         let ip = args.interface.as_deref().unwrap_or("127.0.0.1");
-        let scheme = if args.net.tls_ca.is_some() { "tls" } else { "tcp" };
         let address = match ip.parse::<std::net::IpAddr>() {
             Ok(ip) => std::net::SocketAddr::new(ip, args.port).to_string(),
             Err(_) => format!("{ip}:{}", args.port),
         };
-        listen.push(nerve_cluster::net::endpoint(&address, scheme)?);
+        let scheme = options.network.scheme();
+        options.network.listen.push(nerve_cluster::net::endpoint(&address, scheme)?);
     }
     let stop = StopSignal::install()?;
-    nerve_cluster::coordinator::serve(&args.net.options(listen), stop.flag())?;
+    nerve_cluster::coordinator::serve(&options, stop.flag())?;
     Ok(0)
 }
 
@@ -182,7 +155,7 @@ pub fn coordinator(args: &CoordinatorArgs) -> anyhow::Result<i32> {
 pub fn daemon(args: &DaemonArgs) -> anyhow::Result<i32> {
     let opts = nerve_cluster::machine::DaemonOptions {
         machine: args.machine_id.clone().unwrap_or_else(hostname),
-        net: args.net.options(args.listen.clone()),
+        net: args.net.listening(&args.listen)?,
         python: crate::python(),
     };
     let stop = StopSignal::install()?;
@@ -203,14 +176,11 @@ pub fn up(args: &UpArgs) -> anyhow::Result<i32> {
     let machine = args.machine_id.clone().unwrap_or_else(hostname);
     let dir = nerve_message::runtime_dir().join("cluster");
     nerve_message::private_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut coordinator_args = vec!["coordinator".to_owned()];
-    coordinator_args.extend(args.net.tls_args());
-    let mut started = vec![background(&coordinator_args, &dir.join("coordinator.log"))?];
+    // Both get this command's network options (TLS, the Zenoh file…) through their environment.
+    let mut started = vec![background(&["coordinator".to_owned()], &dir.join("coordinator.log"))?];
     // The daemon is told where the coordinator is: it may start before the coordinator listens.
-    let endpoint = args.net.options(Vec::new()).coordinator_endpoint()?;
-    let mut daemon_args = vec!["daemon".to_owned(), "--machine-id".to_owned(), machine.clone()];
-    daemon_args.extend(["--coordinator".to_owned(), endpoint]);
-    daemon_args.extend(args.net.tls_args());
+    let endpoint = args.net.options()?.coordinator_endpoint()?;
+    let daemon_args = ["daemon", "--machine-id", &machine, "--coordinator", &endpoint].map(str::to_owned);
     started.push(background(&daemon_args, &dir.join("daemon.log"))?);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -243,7 +213,12 @@ fn background(args: &[String], log: &std::path::Path) -> anyhow::Result<std::pro
     };
     let out = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
     let mut command = Command::new(program);
-    command.args(full).stdin(Stdio::null()).stdout(out.try_clone()?).stderr(out);
+    command
+        .args(full)
+        .envs(crate::network::current()?.to_env())
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out);
     // SAFETY: `setsid` is async-signal-safe, and nothing else runs between fork and exec.
     unsafe {
         command.pre_exec(|| rustix::process::setsid().map(|_| ()).map_err(std::io::Error::from));

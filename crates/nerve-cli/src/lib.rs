@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 mod action;
 mod cluster;
 pub mod graph;
+mod network;
 mod new;
 mod node;
 mod param;
@@ -31,6 +32,8 @@ mod values;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    network: network::NetworkArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,6 +194,7 @@ fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    cli.network.apply()?;
     match cli.command {
         Command::Run(args) => run(&load(&args.dataflow)?, &args.flags),
         Command::Build { dataflow } => {
@@ -269,6 +273,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
         pool_capacity: args.pool_capacity,
         name: args.name.clone(),
         sim_time: args.sim_time,
+        node_env: network::current()?.to_env(),
         ..nerve_daemon::RunOptions::default()
     };
     let report = nerve_daemon::run(df, &opts)?;

@@ -20,6 +20,8 @@ const ANSWER: Duration = Duration::from_secs(15);
 pub struct Cluster {
     session: zenoh::Session,
     endpoint: String,
+    /// The process's session, open while this lives.
+    _network: std::sync::Arc<nerve_topic::session::Network>,
 }
 
 impl Cluster {
@@ -29,8 +31,8 @@ impl Cluster {
     /// [`ClusterError::NoCoordinator`] when nothing answers there.
     pub fn connect(net: &NetOptions) -> Result<Self, ClusterError> {
         let endpoint = net.coordinator_endpoint()?;
-        let (session, _) = net.open(Role::Tool)?;
-        Ok(Self { session, endpoint })
+        let (network, _) = net.open(Role::Tool)?;
+        Ok(Self { session: network.session().clone(), endpoint, _network: network })
     }
 
     /// The coordinator's endpoint.

@@ -105,6 +105,8 @@ impl Record {
 
 struct Coordinator {
     session: zenoh::Session,
+    /// The process's session, open while this lives.
+    _network: Arc<nerve_topic::session::Network>,
     process: ProcessInfo,
     daemons: Mutex<BTreeMap<String, DaemonInfo>>,
     /// Oldest first.
@@ -121,10 +123,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// # Errors
 /// When the network cannot be joined (an address in use, say).
 pub fn serve(net: &NetOptions, shutdown: &AtomicBool) -> Result<(), ClusterError> {
-    let (session, listen) = net.open(Role::Coordinator)?;
+    let (network, listen) = net.open(Role::Coordinator)?;
     let coordinator = Arc::new(Coordinator {
         process: protocol::this_process(listen.clone()),
-        session,
+        session: network.session().clone(),
+        _network: network,
         daemons: Mutex::new(BTreeMap::new()),
         records: Mutex::new(Vec::new()),
         exit: AtomicBool::new(false),

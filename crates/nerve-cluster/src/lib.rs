@@ -39,4 +39,4 @@ pub mod protocol;
 
 pub use client::{Cluster, new_dataflow_id};
 pub use error::ClusterError;
-pub use net::{NetOptions, Role, Tls};
+pub use net::{NetOptions, Role};

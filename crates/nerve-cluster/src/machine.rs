@@ -90,6 +90,8 @@ struct Daemon {
     opts: DaemonOptions,
     reaper: Arc<Reaper>,
     session: zenoh::Session,
+    /// The process's session, open while this lives.
+    _network: Arc<nerve_topic::session::Network>,
     process: ProcessInfo,
     parts: Mutex<BTreeMap<String, Entry>>,
     exit: AtomicBool,
@@ -119,7 +121,8 @@ pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
 pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterError> {
     check_machine_id(&opts.machine)?;
     let reaper = Reaper::spawn()?;
-    let (session, listen) = opts.net.open(Role::Daemon)?;
+    let (network, listen) = opts.net.open(Role::Daemon)?;
+    let session = network.session().clone();
     let machine = opts.machine.clone();
     if let Some(other) = session.liveliness().get(keys::alive_daemon(&machine)).timeout(QUICK).wait()?.recv().ok()
         && other.result().is_ok()
@@ -139,6 +142,7 @@ pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterEr
         reaper,
         opts,
         session,
+        _network: network,
         parts: Mutex::new(BTreeMap::new()),
         exit: AtomicBool::new(false),
     });
@@ -251,6 +255,7 @@ impl Daemon {
             run_id: Some(assignment.run_id(&me)),
             handle_signals: false,
             helpers: part.helpers.clone(),
+            node_env: self.opts.net.network.to_env(),
             control: Some(control.clone()),
             reaper: Some(self.reaper.clone()),
             log_tap: Some(nerve_daemon::LogTap::new(move |node, line| {

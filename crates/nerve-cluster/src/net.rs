@@ -1,4 +1,6 @@
-//! The cluster's Zenoh sessions: who listens where, who connects to whom, and TLS.
+//! The cluster's Zenoh sessions: who listens where, who connects to whom. Each is its
+//! process's one session ([`nerve_topic::session`]), built from the same options as any
+//! topic's, TLS included.
 //!
 //! The coordinator is a Zenoh router; by default it listens on `tcp/127.0.0.1:53290` only, so
 //! nothing is reachable from another machine until asked (`--interface`, `--listen`). A
@@ -8,12 +10,13 @@
 //! goes through a third. Tools (`nerve list`, `nerve start`…) are clients of the coordinator.
 
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs, UdpSocket};
-use std::path::PathBuf;
-use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
+use nerve_topic::TopicError;
+use nerve_topic::session::{self, Network, NetworkOptions, SessionMode};
 use zenoh::Wait;
-use zenoh::config::{EndPoint, WhatAmI};
+use zenoh::config::WhatAmI;
 
 use crate::error::ClusterError;
 
@@ -27,34 +30,18 @@ pub const COORDINATOR_ENV: &str = "NERVE_COORDINATOR";
 /// cable) is declared lost after this long; one whose daemon dies, at once.
 const LEASE: Duration = Duration::from_secs(4);
 
-/// TLS on every link of the cluster: each end checks the other's certificate against `ca`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Tls {
-    /// PEM file of the authority that signed the machines' certificates.
-    pub ca: PathBuf,
-    /// This process's certificate (PEM): needed to listen, and to connect under `mutual`.
-    pub cert: Option<PathBuf>,
-    /// The certificate's private key (PEM).
-    pub key: Option<PathBuf>,
-    /// Both ends of every link present a certificate (mutual TLS): only holders of a
-    /// certificate the authority signed can join.
-    pub mutual: bool,
-}
-
-/// Where a process of the cluster meets the others.
+/// Where a process of the cluster meets the others: the coordinator, and the network options
+/// every session of nerve is built from (listen endpoints, TLS, a Zenoh file).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NetOptions {
     /// The coordinator's address (see [`endpoint`]). Without it, a daemon uses the
     /// coordinator of its own machine at the default port if one listens there, and else looks
     /// for one by multicast scouting; tools use `127.0.0.1`.
     pub coordinator: Option<String>,
-    /// Endpoints to listen on (Zenoh endpoints, `tcp/10.0.0.2:0`); empty means the role's
-    /// default.
-    pub listen: Vec<String>,
-    /// TLS on every link; endpoints written as plain addresses then use `tls/`.
-    pub tls: Option<Tls>,
-    /// A Zenoh configuration file (JSON5) under these settings, for anything they don't cover.
-    pub zenoh_config: Option<PathBuf>,
+    /// Listen endpoints (empty: the role's default), extra peers to connect to, TLS and the
+    /// Zenoh file; the discovery range does not apply to the cluster's roles, whose links are
+    /// set by their role.
+    pub network: NetworkOptions,
 }
 
 /// What a process is to the cluster.
@@ -70,7 +57,7 @@ pub enum Role {
 
 impl NetOptions {
     fn scheme(&self) -> &'static str {
-        if self.tls.is_some() { "tls" } else { "tcp" }
+        self.network.scheme()
     }
 
     /// The coordinator's endpoint as tools reach it.
@@ -82,21 +69,22 @@ impl NetOptions {
         endpoint(given.as_deref().unwrap_or("127.0.0.1"), self.scheme())
     }
 
-    /// Opens this process's session for `role`; returns it and the endpoints it listens on.
+    /// Opens this process's session for `role` (topics, services and actions of the process
+    /// share it); returns it and the endpoints it listens on.
     ///
     /// # Errors
     /// A bad address, an unreadable Zenoh config file, or a session Zenoh cannot open (for a
     /// tool: no coordinator at its endpoint).
-    pub fn open(&self, role: Role) -> Result<(zenoh::Session, Vec<String>), ClusterError> {
+    pub fn open(&self, role: Role) -> Result<(Arc<Network>, Vec<String>), ClusterError> {
         let config = self.config(role)?;
         let listen = config.get_json("listen/endpoints").ok().and_then(|j| serde_json::from_str(&j).ok());
-        let session = zenoh::open(config).wait().map_err(|e| match role {
+        let network = nerve_topic::session::open_session(config).map_err(|e| match role {
             Role::Tool => ClusterError::NoCoordinator {
                 endpoint: self.coordinator_endpoint().unwrap_or_else(|_| "the coordinator's address".into()),
             },
-            Role::Coordinator | Role::Daemon => ClusterError::Network(format!("cannot open a Zenoh session: {e}")),
+            Role::Coordinator | Role::Daemon => ClusterError::Network(e.to_string()),
         })?;
-        Ok((session, listen.unwrap_or_default()))
+        Ok((network, listen.unwrap_or_default()))
     }
 
     /// The Zenoh configuration of `role`.
@@ -104,39 +92,44 @@ impl NetOptions {
     /// # Errors
     /// As [`NetOptions::open`].
     pub fn config(&self, role: Role) -> Result<zenoh::Config, ClusterError> {
-        let mut config = match &self.zenoh_config {
-            Some(path) => zenoh::Config::from_file(path)
-                .map_err(|e| ClusterError::Network(format!("cannot read the Zenoh config {}: {e}", path.display())))?,
-            None => zenoh::Config::default(),
+        let mode = match role {
+            Role::Coordinator => SessionMode::Router,
+            Role::Daemon => SessionMode::Peer,
+            Role::Tool => SessionMode::Client,
         };
+        let mut config = self.network.zenoh_config(mode).map_err(|e| ClusterError::Network(e.to_string()))?;
         let set = |config: &mut zenoh::Config, key: &str, value: serde_json::Value| {
-            config
-                .insert_json5(key, &value.to_string())
-                .map_err(|e| ClusterError::Network(format!("Zenoh setting {key} = {value}: {e}")))
+            session::set(config, key, value).map_err(|e| ClusterError::Network(e.to_string()))
         };
-        let (mode, listen, connect, scout) = match role {
+        let given = &self.network.listen;
+        let (listen, mut connect, scout) = match role {
             Role::Coordinator => {
-                let listen = if self.listen.is_empty() {
+                let listen = if given.is_empty() {
                     vec![endpoint(&format!("127.0.0.1:{DEFAULT_PORT}"), self.scheme())?]
                 } else {
-                    self.listen.clone()
+                    given.iter().map(|a| endpoint(a, self.scheme())).collect::<Result<_, _>>()?
                 };
                 // Daemons elsewhere find a coordinator that listens beyond this machine.
                 let reachable = listen.iter().any(|e| !is_loopback(e));
-                ("router", listen, Vec::new(), reachable)
+                (listen, Vec::new(), reachable)
             }
             Role::Daemon => {
                 let coordinator = match &self.coordinator {
                     Some(address) => endpoint(address, self.scheme())?,
                     None => self.find_coordinator()?,
                 };
-                let listen =
-                    if self.listen.is_empty() { vec![listen_toward(&coordinator)?] } else { self.listen.clone() };
-                ("peer", listen, vec![coordinator], false)
+                let listen = if given.is_empty() {
+                    vec![listen_toward(&coordinator)?]
+                } else {
+                    given.iter().map(|a| endpoint(a, self.scheme())).collect::<Result<_, _>>()?
+                };
+                (listen, vec![coordinator], false)
             }
-            Role::Tool => ("client", Vec::new(), vec![self.coordinator_endpoint()?], false),
+            Role::Tool => (Vec::new(), vec![self.coordinator_endpoint()?], false),
         };
-        set(&mut config, "mode", mode.into())?;
+        for extra in &self.network.connect {
+            connect.push(endpoint(extra, self.scheme())?);
+        }
         set(&mut config, "listen/endpoints", listen.into())?;
         set(&mut config, "connect/endpoints", connect.into())?;
         set(&mut config, "scouting/multicast/enabled", scout.into())?;
@@ -152,18 +145,6 @@ impl NetOptions {
             )?;
         }
         set(&mut config, "transport/link/tx/lease", u64::try_from(LEASE.as_millis()).unwrap_or(4000).into())?;
-        // Zenoh reassembles what it fragmented up to this size; nerve's own limit applies first.
-        set(&mut config, "transport/link/rx/max_message_size", (u64::from(u32::MAX)).into())?;
-        if let Some(tls) = &self.tls {
-            set(&mut config, "transport/link/tls/root_ca_certificate", path_json(&tls.ca))?;
-            if let (Some(cert), Some(key)) = (&tls.cert, &tls.key) {
-                set(&mut config, "transport/link/tls/listen_certificate", path_json(cert))?;
-                set(&mut config, "transport/link/tls/listen_private_key", path_json(key))?;
-                set(&mut config, "transport/link/tls/connect_certificate", path_json(cert))?;
-                set(&mut config, "transport/link/tls/connect_private_key", path_json(key))?;
-            }
-            set(&mut config, "transport/link/tls/enable_mtls", tls.mutual.into())?;
-        }
         Ok(config)
     }
 
@@ -209,33 +190,16 @@ impl NetOptions {
     }
 }
 
-fn path_json(path: &std::path::Path) -> serde_json::Value {
-    path.to_string_lossy().into_owned().into()
-}
-
-/// A Zenoh endpoint from what a user writes: `10.0.0.1`, `10.0.0.1:7000`, `robot.local`,
-/// `[fe80::1]:7000`, or an endpoint already (`tcp/10.0.0.1:7000`, `tls/…`, `quic/…`,
-/// `udp/…`). A plain address gets `scheme` and, without a port, [`DEFAULT_PORT`].
+/// A Zenoh endpoint from what a user writes (see [`nerve_topic::session::endpoint`]); a plain
+/// address without a port gets [`DEFAULT_PORT`].
 ///
 /// # Errors
 /// When the result is not an endpoint Zenoh accepts.
 pub fn endpoint(address: &str, scheme: &str) -> Result<String, ClusterError> {
-    let bad = |why: String| ClusterError::BadAddress { address: address.to_owned(), why };
-    let text = if address.contains('/') {
-        address.to_owned()
-    } else if address.parse::<SocketAddr>().is_ok() {
-        format!("{scheme}/{address}")
-    } else if let Ok(ip) = address.parse::<IpAddr>() {
-        format!("{scheme}/{}", SocketAddr::new(ip, DEFAULT_PORT))
-    } else if address.rsplit_once(':').is_some_and(|(_, port)| port.parse::<u16>().is_ok()) {
-        format!("{scheme}/{address}")
-    } else if !address.is_empty() {
-        format!("{scheme}/{address}:{DEFAULT_PORT}")
-    } else {
-        return Err(bad("empty".into()));
-    };
-    EndPoint::from_str(&text).map_err(|e| bad(e.to_string()))?;
-    Ok(text)
+    session::endpoint(address, scheme, Some(DEFAULT_PORT)).map_err(|e| match e {
+        TopicError::BadAddress { address, why } => ClusterError::BadAddress { address, why },
+        other => ClusterError::Network(other.to_string()),
+    })
 }
 
 /// The `host:port` of an endpoint.

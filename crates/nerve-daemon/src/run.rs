@@ -74,6 +74,9 @@ pub struct RunOptions {
     pub control: Option<Arc<RunControl>>,
     /// Also hands every line of node output to this.
     pub log_tap: Option<LogTap>,
+    /// Environment every node starts with, under its own `env:`: the network settings of the
+    /// command that runs the dataflow (see `nerve_topic::NetworkOptions::to_env`).
+    pub node_env: Vec<(String, String)>,
     /// The watchdog that cleans up if this process dies; one of the run's own when `None`
     /// (forked at the start of [`run`], which must then be called before the process has
     /// threads). A process that runs dataflows on threads forks one with [`Reaper::spawn`]
@@ -99,6 +102,7 @@ impl Default for RunOptions {
             helpers: Vec::new(),
             control: None,
             log_tap: None,
+            node_env: Vec::new(),
             reaper: None,
         }
     }
@@ -617,6 +621,7 @@ impl Run<'_> {
             socket: &self.socket,
             run_id: &self.run_id,
             realtime: starter.realtime,
+            network_env: &self.opts.node_env,
         };
         let (mut child, pumps) = spawn(&launch, &starter.program, &starter.args, &starter.logs)?;
         self.pumps.extend(pumps);

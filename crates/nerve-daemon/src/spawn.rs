@@ -53,6 +53,8 @@ pub struct Launch<'a> {
     pub run_id: &'a str,
     /// Scheduling and CPU pinning to apply before the program runs.
     pub realtime: Option<Realtime>,
+    /// Environment set before the node's own `env:` (which may override it).
+    pub network_env: &'a [(String, String)],
 }
 
 /// Resolves the program and arguments of a node; `None` for a dynamic node.
@@ -95,6 +97,7 @@ pub fn spawn(
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(l.base_dir)
+        .envs(l.network_env.iter().map(|(k, v)| (k, v)))
         .envs(&l.node.env)
         .env(env::SOCKET, l.socket)
         .env(env::NODE_ID, &l.node.id)

@@ -51,7 +51,9 @@ pub(crate) fn topic_error(e: &TopicError) -> PyErr {
         | TopicError::BadScope(_)
         | TopicError::BadQueueSize(_)
         | TopicError::BadWorkers(_)
-        | TopicError::TooLarge { .. } => PyValueError::new_err(msg),
+        | TopicError::TooLarge { .. }
+        | TopicError::BadOption { .. }
+        | TopicError::BadAddress { .. } => PyValueError::new_err(msg),
         TopicError::Registry { .. }
         | TopicError::Shm(_)
         | TopicError::Network(_)

@@ -48,6 +48,24 @@ pub enum TopicError {
         /// What is missing.
         why: String,
     },
+    /// A network option that cannot be read (environment, command line or code).
+    #[error("{option}: `{value}`: {why}")]
+    BadOption {
+        /// The option, or the environment variable that set it.
+        option: String,
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// An address that does not make a Zenoh endpoint.
+    #[error("bad address `{address}`: {why}")]
+    BadAddress {
+        /// The address given.
+        address: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A message larger than the publisher allows.
     #[error("message of {len} bytes on topic `{topic}` exceeds the limit of {limit} bytes")]
     TooLarge {

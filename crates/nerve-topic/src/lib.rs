@@ -41,6 +41,7 @@ mod rendezvous;
 mod runtime;
 mod sample;
 pub mod service;
+pub mod session;
 mod subscriber;
 pub mod wire;
 
@@ -54,4 +55,5 @@ pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
 pub use registry::Scope;
 pub use runtime::lock;
 pub use sample::{Sample, SendError, SendFailure};
+pub use session::{DiscoveryRange, NetworkOptions};
 pub use subscriber::{HAND_OVER_PAUSE, RecvWaker, Subscriber, SubscriberOptions};

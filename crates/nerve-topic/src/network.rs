@@ -1,9 +1,9 @@
 //! Topics between hosts, over Zenoh.
 //!
-//! Each process that has a network-scoped endpoint opens one Zenoh session (peer mode; peers
-//! find each other by UDP multicast scouting, or through the endpoints of a Zenoh config file
-//! named by `NERVE_ZENOH_CONFIG`; those of one host also through the registry, see
-//! [`crate::rendezvous`]). A network namespace counts as a host of its own.
+//! Each process that has a network-scoped endpoint uses its one Zenoh session
+//! ([`crate::session`]): sessions of one host meet through the registry (see
+//! [`crate::rendezvous`]), others as its [`crate::session::NetworkOptions`] say. A network
+//! namespace counts as a host of its own.
 //!
 //! Key expressions (`<topic>` keeps its `/`-separated segments):
 //!
@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use arrow_buffer::Buffer;
 use nerve_shm::codec::aligned_copy;
@@ -30,64 +30,8 @@ use zenoh::sample::SampleKind;
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
-use crate::rendezvous::Rendezvous;
 use crate::runtime::lock;
-
-/// Environment variable naming a Zenoh configuration file (JSON5) for every session nerve opens.
-pub const CONFIG_ENV: &str = "NERVE_ZENOH_CONFIG";
-
-/// This process's Zenoh session and host identity.
-pub(crate) struct Network {
-    pid: u32,
-    pub(crate) session: zenoh::Session,
-    pub(crate) host: String,
-    /// Dropped after the session closes (see `Drop`), so the socket file goes last.
-    _rendezvous: Option<Rendezvous>,
-}
-
-/// Held weakly: the session closes when the last network endpoint of the process goes.
-static NETWORK: Mutex<Weak<Network>> = Mutex::new(Weak::new());
-
-/// The process's Zenoh session, opened on first use (and again in a forked child).
-pub(crate) fn network() -> Result<Arc<Network>, TopicError> {
-    let mut current = lock(&NETWORK);
-    let pid = std::process::id();
-    if let Some(n) = current.upgrade()
-        && n.pid == pid
-    {
-        return Ok(n);
-    }
-    let mut config = match std::env::var_os(CONFIG_ENV) {
-        Some(path) => zenoh::Config::from_file(&path).map_err(|e| {
-            TopicError::Network(format!(
-                "cannot read the Zenoh config {} (from {CONFIG_ENV}): {e}",
-                std::path::Path::new(&path).display()
-            ))
-        })?,
-        None => zenoh::Config::default(),
-    };
-    let mut rendezvous = Rendezvous::join(&mut config)?;
-    let session =
-        zenoh::open(config).wait().map_err(|e| TopicError::Network(format!("cannot open a Zenoh session: {e}")))?;
-    if let Some(r) = &mut rendezvous {
-        r.listening();
-    }
-    let n = Arc::new(Network { pid, session, host: host_id(), _rendezvous: rendezvous });
-    *current = Arc::downgrade(&n);
-    Ok(n)
-}
-
-impl Drop for Network {
-    fn drop(&mut self) {
-        // Closing (rather than dropping) sends what is still queued before the links go, so a
-        // publisher that sends and exits delivers its last messages.
-        if self.pid == std::process::id()
-            && let Err(e) = self.session.close().wait()
-        {
-            tracing::debug!(error = %e, "closing the Zenoh session");
-        }
-    }
-}
+pub(crate) use crate::session::{Network, network};
 
 /// Identity of this host: the boot (shared by every namespace of a machine) and the network
 /// namespace, so two namespaces of one machine are two hosts, as they are to the network.

@@ -80,9 +80,10 @@ impl Hosts {
             .args(["netns", "exec", &format!("{}{host}", self.tag)])
             .arg(std::env::current_exe().expect("test binary"))
             .args([test, "--exact", "--nocapture"])
-            // Zenoh's defaults (multicast scouting) on the namespaces' private link, whatever
-            // the test run restricts on the machine itself.
-            .env_remove(nerve_topic::network::CONFIG_ENV)
+            // Discovery by multicast scouting on the namespaces' private link, whatever the test
+            // run restricts on the machine itself.
+            .env_remove(nerve_topic::session::CONFIG_ENV)
+            .env(nerve_topic::session::RANGE_ENV, "subnet")
             .env(ROLE, role)
             .env(TOPIC, topic)
             .spawn()

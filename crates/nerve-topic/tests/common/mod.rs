@@ -52,7 +52,7 @@ pub fn zenoh_config(dir: &Path, role: &str, port: u16) -> PathBuf {
 /// endpoint opens the Zenoh session).
 pub unsafe fn be_client(dir: &Path, port: u16) {
     // SAFETY: no other thread runs yet, as the caller promises.
-    unsafe { std::env::set_var(nerve_topic::network::CONFIG_ENV, zenoh_config(dir, "client", port)) };
+    unsafe { std::env::set_var(nerve_topic::session::CONFIG_ENV, zenoh_config(dir, "client", port)) };
 }
 
 /// Runs this test binary's test `test` again, as the server of `name`.
@@ -61,7 +61,7 @@ pub fn spawn_server(test: &str, name: &str, config: &Path) -> Child {
         .args([test, "--exact", "--nocapture"])
         .env(ROLE, "server")
         .env(NAME, name)
-        .env(nerve_topic::network::CONFIG_ENV, config)
+        .env(nerve_topic::session::CONFIG_ENV, config)
         .spawn()
         .expect("server process")
 }
