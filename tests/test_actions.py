@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import NODES, REPO, ZENOH_ENV, free_port, nerve_cmd, unique_topic, zenoh_config
+
+# Whichever test runs first builds `action_counter` (examples/actions) in its set-up.
+pytestmark = pytest.mark.timeout(900)
 
 EXAMPLE = REPO / "examples" / "actions"
 

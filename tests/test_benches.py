@@ -10,12 +10,14 @@ import sys
 import threading
 import time
 
+import pytest
 from conftest import REPO
 
 from benches.impl_floor import _consume
 from benches.model import WARMUP
 
 
+@pytest.mark.timeout(1200)  # the quick suite: ~3 min here, and a 900 s bound of its own
 def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     report = tmp_path / "benchmarks.md"
     result = subprocess.run(
