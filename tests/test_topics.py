@@ -86,7 +86,8 @@ def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
     for i in range(100):
         check(fast.recv(10), i)
     finish(proc)
-    got = [m["metadata"]["i"] for m in iter(lambda: slow.recv(0.5), None)]
+    # The publisher has exited: what it sent is queued by now.
+    got = [m["metadata"]["i"] for m in iter(lambda: slow.recv(0), None)]
     assert got == [95, 96, 97, 98, 99]
     assert slow.dropped == 95
 
@@ -128,14 +129,15 @@ def test_two_domains_side_by_side_never_meet() -> None:
         check(two.recv(30), 100 + i)
     finish(p1)
     finish(p2)
-    assert one.recv(0.2) is None and two.recv(0.2) is None
+    # Both publishers have exited: a message that crossed domains would be queued by now.
+    assert one.recv(0) is None and two.recv(0) is None
 
 
 def test_process_scope_stays_in_its_process() -> None:
     topic = unique_topic("scope")
     sub = nerve.Subscriber(topic, queue_size=100)
     finish(publish_topic(topic, 0, 5, "--scope", "process", "--no-wait"))
-    assert sub.recv(0.5) is None
+    assert sub.recv(0) is None  # the publisher has exited: anything it sent here is queued
     local = nerve.Subscriber(topic, scope="process")
     with pytest.raises(ValueError, match="unknown scope"):
         nerve.Publisher(topic, scope="galaxy")
