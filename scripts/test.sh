@@ -23,6 +23,9 @@ cargo clippy -p nerve-python --release --features profile-stages -- -D warnings
 step "rust: tests (same release profile as the wheel, so nothing is compiled twice)"
 cargo test --workspace --release --exclude nerve-python
 
+step "rust: tests that need root (network namespaces; ignored by a plain cargo test)"
+cargo test --release -p nerve-topic --test between_hosts -- --ignored
+
 step "python: lints and type stubs"
 python3 -m ruff check python tests examples benches testbed
 python3 -m mypy.stubtest nerve._nerve --mypy-config-file pyproject.toml --allowlist python/stubtest-allowlist.txt

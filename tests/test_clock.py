@@ -1,17 +1,27 @@
 """Every node reads time through nerve: the wall clock by default, the run's simulated time under
 ``nerve run --sim-time``, and timers follow it."""
 
+S = 1_000_000_000  # one second, in nanoseconds
+
 SIM_DRIVER = """
-    import time
     from nerve import Node
 
+    S = 1_000_000_000
     node = Node()
     assert node.sim_time
     print("start", node.now_ns(), flush=True)
-    # 3 s of simulated time in 10 ms steps, twice as fast as real time.
+    # 3000 s of simulated time in 10 s steps, as fast as it goes (some thousand times the wall
+    # clock), except that on each of the reporter's first 20 ticks (every 100 s) time stands
+    # still until the reporter answers. So the reporter reads the very time each tick came at,
+    # whatever the machine's load; and a tick that waited for 100 s of the wall clock would
+    # come too late, after the 30 s this waits.
     for step in range(1, 301):
-        node.set_sim_time(step * 10_000_000)
-        time.sleep(0.005)
+        node.set_sim_time(step * 10 * S)
+        if step % 10 == 0 and step <= 200:
+            event = node.next(timeout=30)
+            if not (event and event["type"] == "INPUT" and event["id"] == "ack"):
+                print("no tick at", node.now_ns(), event, flush=True)
+                break
     print("done", node.now_ns(), flush=True)
 """
 
@@ -23,6 +33,7 @@ TICK_REPORTER = """
     for event in node:
         if event["type"] == "INPUT" and event["id"] == "tick":
             ticks.append(node.now_ns())
+            node.send_output("ack", b"")
             if len(ticks) == 20:
                 break
         elif event["type"] == "STOP":
@@ -37,10 +48,13 @@ def sim_dataflow(dataflows):
         nodes:
           - id: sim
             path: sim.py
+            inputs:
+              ack: reporter/ack
           - id: reporter
             path: reporter.py
             inputs:
-              tick: dora/timer/millis/100
+              tick: dora/timer/millis/100000
+            outputs: [ack]
         """,
         {"sim.py": SIM_DRIVER, "reporter.py": TICK_REPORTER},
     )
@@ -50,13 +64,13 @@ def test_timers_follow_simulated_time(dataflows):
     run = dataflows.run(sim_dataflow(dataflows), "--sim-time")
     assert run.returncode == 0, run.output
     assert run.node_lines("sim")[0] == "start 0", run.output
-    assert run.node_lines("sim")[1] == "done 3000000000", run.output
+    assert run.node_lines("sim")[1] == f"done {3000 * S}", run.output
     ticks = [int(t) for t in run.node_lines("reporter")[0].split()[1:]]
     assert len(ticks) == 20, run.output
-    # Tick i comes once simulated time has reached i * 100 ms, and before tick i + 1 is due:
+    # Tick i comes once simulated time has reached i * 100 s, and before tick i + 1 is due:
     # none early, none skipped, however the simulated time runs against the wall clock.
     for i, t in enumerate(ticks, start=1):
-        assert i * 100_000_000 <= t < (i + 1) * 100_000_000, (i, ticks)
+        assert i * 100 * S <= t < (i + 1) * 100 * S, (i, ticks)
 
 
 def test_real_time_is_the_wall_clock_and_cannot_be_set(dataflows):

@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -326,10 +325,27 @@ def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path
     assert not node_processes(tmp_path)
 
 
+# Waits for the file GATE, then runs as READER: its machine readies its part only then.
+GATE = """
+import os, pathlib, time
+gate, deadline = pathlib.Path(os.environ["GATE"]), time.monotonic() + 60
+while not gate.exists() and time.monotonic() < deadline:
+    time.sleep(0.01)
+"""
+GATED = GATE + READER
+
+FROZEN = """
+nodes:
+  - {id: ticker, path: ticker.py, deploy: {machine: m0}, inputs: {tick: timer/millis/20}, outputs: [count]}
+  - {id: gated, path: gated.py, deploy: {machine: m1}, env: {GATE: $GATE}, inputs: {count: ticker/count}}
+  - {id: far, path: reader.py, deploy: {machine: m2}, inputs: {count: ticker/count}}
+"""
+
+
 def test_a_start_that_cannot_complete_leaves_nothing_running(cluster, hosts, tmp_path):
     (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
-    path = write(tmp_path, TICKING.replace("machine: m1}\n    on_host_lost", "machine: m2}\n    on_host_lost"))
-    (tmp_path / "reader.py").write_text(READER)
+    gate = tmp_path / "gate"
+    path = write(tmp_path, FROZEN.replace("$GATE", str(gate)), **{"reader.py": READER, "gated.py": GATED})
     cluster.up(2)
     # No daemon for m2: refused before anything starts.
     refused = cluster.nerve("start", str(path))
@@ -337,24 +353,33 @@ def test_a_start_that_cannot_complete_leaves_nothing_running(cluster, hosts, tmp
     assert "no daemon is connected for machine(s) `m2` (connected: m0, m1)" in refused.stderr, refused.stderr
     assert not node_processes(tmp_path)
 
-    # m2's daemon is up but never answers (frozen): the start fails naming it, and what m0 and
+    # m2 readies its part, then its daemon stops answering (frozen) before the run can start:
+    # m1 readies its part only once m2 is frozen. The start fails naming m2, and what m0 and
     # m1 readied is stopped.
     frozen = cluster.start_daemon(2)
     wait_for(lambda: "m2" in cluster.machines(), what="m2")
-    frozen.send_signal(signal.SIGSTOP)
+    argv = nerve_cmd("start", str(path), "--name", "frozen", "--ready-timeout", "10", "--coordinator", COORDINATOR)
+    starting = hosts.popen(0, argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    m2_log = tmp_path / "daemon-m2.log"
+
+    def on_m0_or_m1() -> list[str]:
+        return [p for p in node_processes(tmp_path) if "/reader.py" not in p]  # m2's node is reader.py
+
     try:
-        started = time.monotonic()
-        failed = cluster.nerve("start", str(path), "--name", "frozen", "--ready-timeout", "3")
-        assert failed.returncode != 0
-        assert "machine `m2`" in failed.stderr and "could not start" in failed.stderr, failed.stderr
-        assert time.monotonic() - started < 30
-        wait_for(lambda: not node_processes(tmp_path), what="the nodes readied on m0 and m1 to stop")
+        wait_for(lambda: "part ready" in m2_log.read_text(), what="m2 to ready its part")
+        frozen.send_signal(signal.SIGSTOP)
+        gate.touch()
+        _, err = starting.communicate(timeout=120)
+        assert starting.returncode != 0
+        assert "machine `m2`" in err and "could not start" in err, err
+        wait_for(lambda: not on_m0_or_m1(), what="the nodes readied on m0 and m1 to stop")
         assert cluster.dataflow("frozen")["state"] == "failed"
     finally:
         frozen.send_signal(signal.SIGCONT)
-    # Thawed, m2 finds its part never started and stops it by itself.
-    time.sleep(5)
-    wait_for(lambda: not node_processes(tmp_path), what="m2's part to give up")
+    # Thawed, m2 finds that its part was never started within its ready timeout, and stops it
+    # by itself: it says so, and none of its nodes is left.
+    wait_for(lambda: "part ended" in m2_log.read_text(), what="m2's part to give up")
+    assert not node_processes(tmp_path)
 
 
 def openssl(*args: str, cwd: Path) -> None:
@@ -430,10 +455,16 @@ def test_mutual_tls_between_hosts(hosts, tmp_path):
         rogue.mkdir()
         make_certificates(rogue)
         intruder = Cluster(hosts, tmp_path, net_args=tls(2, signed_by=rogue))
+        coordinator_log = tmp_path / "coordinator.log"
+        refused = coordinator_log.read_text().count("invalid peer certificate")
         intruder.start_daemon(2)
         try:
             assert Cluster(hosts, tmp_path).nerve("check", host=2, timeout=60).returncode != 0
-            time.sleep(3)
+            # Once the coordinator has turned the intruder's certificate down, it is not in.
+            wait_for(
+                lambda: coordinator_log.read_text().count("invalid peer certificate") > refused,
+                what="the coordinator to refuse the intruder's certificate",
+            )
             assert clusters[0].machines() == {"m0", "m1"}
         finally:
             intruder.stop()

@@ -13,6 +13,7 @@ from conftest import REPO, ZENOH_ENV, free_port, nerve_cmd, zenoh_config
 EXAMPLES = sorted(p.parent.name for p in (REPO / "examples").glob("*/dataflow.yml"))
 
 
+@pytest.mark.timeout(1200)  # builds the example's Rust nodes (a 900 s bound of its own)
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_example_runs(example, tmp_path):
     dataflow = REPO / "examples" / example / "dataflow.yml"
@@ -57,6 +58,7 @@ def test_record_replay_example(tmp_path):
     assert "monitor: 40 readings, checksum " in summaries[0], summaries
 
 
+@pytest.mark.timeout(900)  # the first user of `action_counter` builds it
 def test_action_example_rust_server_and_python_client(tmp_path, action_counter):
     """The README's steps, with Zenoh endpoints on loopback instead of multicast."""
     folder = REPO / "examples" / "actions"
@@ -104,6 +106,7 @@ def test_simulation_example_on_simulated_time(tmp_path):
     assert "simulator: 3.0 s of robot time" in result.stdout, result.stdout
 
 
+@pytest.mark.timeout(900)  # the first user of `service_adder` builds it
 def test_service_example_python_and_rust_both_ways(service_adder):
     """The README's steps, with no Zenoh configuration: a Python client calls the Rust server,
     and the Rust client calls the Python server, each a sum and a refusal."""

@@ -20,6 +20,12 @@ def copy_nodes(path, *names):
         shutil.copy(NODES / name, path.parent / name)
 
 
+def node_log(path: Path, node: str) -> str:
+    """What ``node`` of the run of dataflow ``path`` has printed so far, from its log file."""
+    logs = list((path.parent / "out").glob(f"*/{node}.log"))
+    return logs[0].read_text() if logs else ""
+
+
 def ticker_recorder(period_ms: int, ticker_env: str = "", extra: str = "") -> str:
     """A ticker feeding a recorder, plus `extra` nodes (YAML, indented like the others)."""
     env = f"\n            env: {ticker_env}" if ticker_env else ""
@@ -40,11 +46,16 @@ def test_ctrl_c_stops_every_node_cleanly(dataflows):
     path = dataflows.write(ticker_recorder(5, extra=idle))
     copy_nodes(path, "ticker.py", "recorder.py", "sleeper.py")
     proc = dataflows.start(path)
-    before = nerve_shm_objects()
-    wait_for(lambda: len(nerve_shm_objects()) > len(before) or proc.poll() is not None, what="shared memory")
-    time.sleep(1.0)
-    # While running: the run's objects exist and are private to the user.
-    ours = nerve_shm_objects() - before
+
+    def running() -> bool:
+        # The recorder got data from the ticker, and the idle node waits for events.
+        return "INPUT count" in node_log(path, "recorder") and "ready" in node_log(path, "idle")
+
+    wait_for(lambda: running() or proc.poll() is not None, what="every node to run")
+    # While running: the run's objects exist and are private to the user. They are named
+    # after the run (its log folder's name), whatever other runs of the machine make.
+    (run_id,) = [d.name for d in (path.parent / "out").iterdir()]
+    ours = {n for n in nerve_shm_objects() if n.startswith(f"nerve.{run_id}.")}
     assert ours, "no shared memory while running"
     for name in ours:
         mode = stat.S_IMODE(os.stat(f"/dev/shm/{name}").st_mode)
@@ -69,12 +80,10 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
     )
     copy_nodes(path, "sleeper.py")
     proc = dataflows.start(path, "--grace", "1")
-    wait_for(lambda: (path.parent / "out").exists(), what="run folder")
-    time.sleep(1.0)
-    started = time.monotonic()
+    wait_for(lambda: "ready" in node_log(path, "stubborn") or proc.poll() is not None, what="the node to run")
     proc.send_signal(signal.SIGINT)
+    # The node would sleep an hour: the run ends (within the bound here) only by killing it.
     _out, err = proc.communicate(timeout=30)
-    assert time.monotonic() - started < 10
     assert proc.returncode != 0
     assert "stubborn (did not stop within the grace period)" in err
 
@@ -120,7 +129,8 @@ def test_an_idle_run_leaves_the_runtime_asleep(dataflows):
         # The node's topic input has no thread of its own: its queues are in the node's inbox.
         wait_for(lambda: "nerve-control" in threads().values(), what="the node to start")
         assert not any(name.startswith("nerve-topic-in") for name in threads().values()), threads()
-        time.sleep(1.0)
+        # The node waits for events, and the runtime wrote its last line: start-up is over.
+        wait_for(lambda: "ready" in node_log(path, "idle"), what="the node to wait for events")
         # The event loop runs on the runtime process's main thread, whose task id is its pid.
         # The node's main thread looks for Ctrl-C between waits; every other thread of it sleeps.
         watched = [(proc.pid, proc.pid), *((pid, tid) for tid in threads() if tid != pid)]
@@ -151,17 +161,17 @@ def test_crashing_node_closes_its_readers_inputs(dataflows):
 def test_sigkill_of_nerve_takes_every_node_and_shm_with_it(dataflows):
     path = dataflows.write(ticker_recorder(10))
     copy_nodes(path, "ticker.py", "recorder.py")
-    before = nerve_shm_objects()
     proc = dataflows.start(path)
     wait_for(lambda: len(list((path.parent / "out").glob("*/recorder.log"))) == 1, what="log file")
     log = next((path.parent / "out").glob("*/recorder.log"))
+    run_id = log.parent.name  # the run's objects are named after it, whatever other runs make
     wait_for(lambda: "INPUT count" in log.read_text(), what="first message")
     pids = node_pids(path.parent)
     assert len(pids) == 2, pids
     proc.kill()
     proc.communicate(timeout=10)
     wait_for(lambda: not any(alive(p) for p in pids), timeout=10, what="nodes to die")
-    wait_for(lambda: not (nerve_shm_objects() - before), timeout=10, what="shm removal")
+    wait_for(lambda: not any(n.startswith(f"nerve.{run_id}.") for n in nerve_shm_objects()), 10, "shm removal")
 
 
 def node_pids(folder):
@@ -293,21 +303,24 @@ def frame(message) -> bytes:
     return struct.pack("<I", len(body)) + body
 
 
-def test_drops_of_a_slow_reader_are_counted_and_reported(dataflows):
+def test_drops_of_a_slow_reader_are_counted_and_reported(dataflows, tmp_path):
+    # The reader takes one message, then none until the ticker has sent all 400: it is as slow
+    # as a reader can be, however fast or slow the machine runs either.
+    done = tmp_path / "ticker-done"
     path = dataflows.write(
         """
         nodes:
           - id: ticker
             path: ticker.py
-            env: {STOP_AFTER: '400'}
+            env: {STOP_AFTER: '400', DONE_FILE: "$DONE"}
             inputs: {tick: timer/millis/1}
             outputs: [count]
           - id: recorder
             path: recorder.py
-            env: {DELAY: '0.005'}
+            env: {HOLD_UNTIL: "$DONE"}
             inputs:
               count: {source: ticker/count, queue_size: 2, queue_policy: drop_oldest}
-        """
+        """.replace("$DONE", str(done))
     )
     copy_nodes(path, "ticker.py", "recorder.py")
     run = dataflows.run(path)

@@ -4,10 +4,9 @@ import json
 import os
 import socket
 import struct
-import time
 from pathlib import Path
 
-from conftest import wait_for
+from conftest import runtime_dir, wait_for
 
 ALL_TYPES_SENDER = """
 import numpy as np
@@ -184,33 +183,55 @@ def test_send_output_refuses_what_is_not_an_array_and_names_the_output(dataflows
 
 
 def test_queue_size_one_always_hands_over_the_newest(dataflows):
+    # Ten rounds: the producer sends a burst of 50 while the reader takes nothing, then the
+    # reader takes one message, which must be the last of the burst.
+    sync = dataflows.tmp_path
     path = dataflows.write(
         """
         nodes:
-          - id: ticker
-            path: ticker.py
-            env: {STOP_AFTER: "1000"}
-            inputs: {tick: timer/millis/2}
+          - id: burst
+            path: burst.py
             outputs: [count]
           - id: slow
             path: slow.py
             inputs:
-              count: {source: ticker/count, queue_size: 1, queue_policy: drop_oldest}
+              count: {source: burst/count, queue_size: 1, queue_policy: drop_oldest}
         """,
         {
-            "ticker.py": (Path(__file__).parent / "nodes" / "ticker.py").read_text(),
-            "slow.py": """
-            import time
+            "sync.py": f"""
+            import pathlib, time
+
+            def wait_for(name):
+                path = pathlib.Path({str(sync)!r}) / name
+                deadline = time.monotonic() + 60
+                while not path.exists():
+                    assert time.monotonic() < deadline, f"no {{name}}"
+                    time.sleep(0.005)
+
+            def mark(name):
+                (pathlib.Path({str(sync)!r}) / name).touch()
+            """,
+            "burst.py": """
+            import pyarrow as pa
             from nerve import Node
+            from sync import mark, wait_for
             node = Node()
-            last = -1
-            for _ in range(10):
-                time.sleep(0.1)
+            for k in range(10):
+                for n in range(50 * k, 50 * k + 50):
+                    node.send_output("count", pa.array([n], type=pa.uint64()), {"n": n})
+                mark(f"sent-{k}")
+                wait_for(f"read-{k}")
+            """,
+            "slow.py": """
+            from nerve import Node
+            from sync import mark, wait_for
+            node = Node()
+            for k in range(10):
+                wait_for(f"sent-{k}")
                 event = node.next(timeout=5)
                 n = event["metadata"]["n"]
-                # With ~50 messages sent during the sleep, a keep-latest reader skips ahead.
-                assert n > last + 5, f"stale message {n} after {last}"
-                last = n
+                assert n == 50 * k + 49, f"message {n} after a burst that ended with {50 * k + 49}"
+                mark(f"read-{k}")
             print("newest every time")
             """,
         },
@@ -366,26 +387,33 @@ def test_runtime_refuses_a_mismatched_node_version(dataflows):
         """,
         {"idle.py": "from nerve import Node\nnode = Node()\nnode.next()\n"},
     )
+    before = set(runtime_dir().glob("*.sock"))
     proc = dataflows.start(path)
     try:
-        runtime = Path(os.environ.get("XDG_RUNTIME_DIR") or f"/tmp/nerve-{os.getuid()}")
-        runtime = runtime / "nerve" if os.environ.get("XDG_RUNTIME_DIR") else runtime
-        wait_for(lambda: any(runtime.glob("*.sock")), what="socket")
-        time.sleep(0.5)
-        replies = []
-        for sock_path in runtime.glob("*.sock"):
-            with socket.socket(socket.AF_UNIX) as s:
-                try:
-                    s.connect(str(sock_path))
-                except OSError:
-                    continue
-                body = json.dumps({"type": "register", "node_id": "late", "nerve_version": "9.9.0", "pid": 1}).encode()
-                s.sendall(struct.pack("<I", len(body)) + body)
-                (n,) = struct.unpack("<I", s.recv(4))
-                replies.append(json.loads(s.recv(n)))
-        assert any(
-            r["type"] == "refused" and "9.9.0" in r["reason"] and "pip install nerve==" in r["reason"] for r in replies
-        ), replies
+        # This run's socket: it appears when bound, and takes connections once listening.
+        wait_for(lambda: set(runtime_dir().glob("*.sock")) - before, what="the run's socket")
+        (sock_path,) = set(runtime_dir().glob("*.sock")) - before
+
+        conn: list[socket.socket] = []
+
+        def listening() -> bool:
+            s = socket.socket(socket.AF_UNIX)
+            try:
+                s.connect(str(sock_path))
+            except ConnectionRefusedError:
+                s.close()
+                return False
+            conn.append(s)
+            return True
+
+        wait_for(listening, what="the run to listen")
+        with conn[0] as s:
+            body = json.dumps({"type": "register", "node_id": "late", "nerve_version": "9.9.0", "pid": 1}).encode()
+            s.sendall(struct.pack("<I", len(body)) + body)
+            (n,) = struct.unpack("<I", s.recv(4))
+            reply = json.loads(s.recv(n))
+        assert reply["type"] == "refused", reply
+        assert "9.9.0" in reply["reason"] and "pip install nerve==" in reply["reason"], reply
     finally:
         proc.send_signal(2)
         proc.communicate(timeout=30)

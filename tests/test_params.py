@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import time
 
+import pytest
 from conftest import NODES, REPO, nerve_cmd, wait_for
 
 EXAMPLE = REPO / "examples" / "parameters"
@@ -46,7 +47,9 @@ def param(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def run_named(name: str) -> dict | None:
-    return next((r for r in json.loads(nerve("list", "--json").stdout) if r["name"] == name), None)
+    listed = nerve("list", "--json")
+    assert listed.returncode == 0, listed.stderr  # say why, rather than fail to parse nothing
+    return next((r for r in json.loads(listed.stdout) if r["name"] == name), None)
 
 
 def wait_in_log(name: str, node: str, text: str) -> None:
@@ -58,6 +61,7 @@ def refused(result: subprocess.CompletedProcess[str], reason: str) -> None:
     assert reason in result.stderr, result.stderr
 
 
+@pytest.mark.timeout(900)  # builds the example's Rust node (and waits 600 s for the run)
 def test_params_are_read_set_and_refused_across_processes(dataflows):
     path = dataflows.write(DATAFLOW, {"controller.yml": "speed: 0.5\nboost: false\nticks: 100000\n"})
     shutil.copy(EXAMPLE / "controller.py", path.parent)

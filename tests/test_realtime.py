@@ -4,8 +4,15 @@ import os
 import struct
 import subprocess
 
+import pytest
 from conftest import nerve_cmd
 from test_lifecycle import copy_nodes
+
+
+def needs_root(why: str) -> pytest.MarkDecorator:
+    """Skips a test, saying why, where it cannot do what it checks: as a user other than root."""
+    return pytest.mark.skipif(os.geteuid() != 0, reason=f"needs root: {why}")
+
 
 REPORT = """
 nodes:
@@ -15,8 +22,8 @@ nodes:
 """
 
 
+@needs_root("sets a real-time priority and locks memory")
 def test_priority_pinning_and_locked_memory_reach_the_node(dataflows):
-    assert os.geteuid() == 0, "this test sets a real-time priority: run it as root"
     path = dataflows.write(REPORT.format(realtime="{priority: 10, policy: rr, cpus: [0], lock_memory: true}"))
     copy_nodes(path, "sched_report.py")
     run = dataflows.run(path)
@@ -38,6 +45,7 @@ def report_of(run) -> dict[str, str]:
     return dict(item.split("=") for item in line.split())
 
 
+@needs_root("reads /dev/cpu_dma_latency")
 def test_a_node_without_realtime_keeps_the_normal_scheduler(dataflows):
     path = dataflows.write(REPORT.format(realtime="{lock_memory: false}"))
     copy_nodes(path, "sched_report.py")
@@ -49,8 +57,8 @@ def test_a_node_without_realtime_keeps_the_normal_scheduler(dataflows):
     assert fields["cpu_latency_us"] == str(before), fields
 
 
+@needs_root("writes /dev/cpu_dma_latency")
 def test_a_cpu_latency_request_holds_while_the_run_lasts(dataflows):
-    assert os.geteuid() == 0, "this test writes /dev/cpu_dma_latency: run it as root"
     before = cpu_latency_us()
     assert before > 37, f"another process already holds a CPU latency request of {before} µs"
     path = dataflows.write(REPORT.format(realtime="{cpu_latency_us: 37}"))
@@ -70,6 +78,7 @@ def test_a_cpu_the_machine_lacks_is_refused_before_anything_starts(dataflows):
     assert not run.node_lines("rt")
 
 
+@needs_root("takes CAP_SYS_NICE out of root's bounding set (setpriv)")
 def test_a_priority_nerve_may_not_use_is_refused_with_what_to_do(dataflows):
     # Without CAP_SYS_NICE (and with the default real-time limit of 0), even root may not.
     path = dataflows.write(REPORT.format(realtime="{priority: 50}"))
@@ -83,6 +92,7 @@ def test_a_priority_nerve_may_not_use_is_refused_with_what_to_do(dataflows):
     assert "CAP_SYS_NICE" in proc.stderr
 
 
+@needs_root("mounts /dev/cpu_dma_latency nodev in a mount namespace of its own (unshare)")
 def test_a_cpu_latency_request_nerve_may_not_make_is_refused_before_anything_starts(dataflows):
     path = dataflows.write(REPORT.format(realtime="{cpu_latency_us: 0}"))
     copy_nodes(path, "sched_report.py")

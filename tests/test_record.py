@@ -3,11 +3,9 @@ back with the official `mcap` reader and pyarrow, and replayed into the same dat
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -60,20 +58,13 @@ def decode(data: bytes) -> tuple[list, dict]:
     return table.column("value").to_pylist(), parameters
 
 
-def span_ns(times: list[int]) -> int:
-    return times[-1] - times[0]
-
-
-def median_gap_ns(times: list[int]) -> float:
-    """The median time between neighbours: one late wake-up does not move it."""
-    return statistics.median(b - a for a, b in itertools.pairwise(times))
-
-
 def test_record_read_back_and_replay_the_same(dataflows, tmp_path):
     df = dataflows.write(DATAFLOW)
     recording = tmp_path / "run.mcap"
     recorded_out = tmp_path / "recorded.jsonl"
+    started = time.time_ns()
     run = nerve("record", str(recording), str(df), "--log-dir", str(tmp_path / "logs1"), env={"OUT": str(recorded_out)})
+    ended = time.time_ns()
     assert run.returncode == 0, run.stdout + run.stderr
     assert "nerve: recorded counter/numbers: 20 message(s), 0 dropped" in run.stderr, run.stderr
     got = sink_lines(recorded_out)
@@ -93,15 +84,16 @@ def test_record_read_back_and_replay_the_same(dataflows, tmp_path):
         values, parameters = decode(message.data)
         assert values == line["values"]
         assert parameters == line["metadata"]
-        assert message.publish_time > 0 and abs(message.log_time / 1e9 - time.time()) < 600
+        # Log times are the wall clock's, while the recording ran.
+        assert message.publish_time > 0 and started <= message.log_time <= ended
     log_times = [m.log_time for _, _, m in messages]
     assert log_times == sorted(log_times)
     assert metadata["nerve.drops"] == {"counter/numbers": "0"}
     assert metadata["nerve.dataflow"]["yaml"] == df.read_text()
 
-    # Replayed: the counter is replaced, the sink gets the very same data, paced as recorded.
-    recorded_span = span_ns(log_times)
-    spans, gaps = {}, {}
+    # Replayed: the counter is replaced, the sink gets the very same data, each message once the
+    # run's clock, the recording's, reaches its time. (How a speed scales the pace on the wall
+    # clock is nerve-record's `Pace`, tested there: here it would be a bet on the machine's load.)
     for speed in ("1", "4"):
         out = tmp_path / f"replayed-{speed}.jsonl"
         replay = nerve(
@@ -121,13 +113,6 @@ def test_record_read_back_and_replay_the_same(dataflows, tmp_path):
         # The run's clock is the recording's: each message arrives once its recorded time is now.
         for line, log_time in zip(again, log_times, strict=True):
             assert line["now"] in log_times and line["now"] >= log_time, (line, log_times)
-        spans[speed] = span_ns([x["t"] for x in again])
-        gaps[speed] = median_gap_ns([x["t"] for x in again])
-    # Timing is kept, within generous bounds: the recorded pace, and four times it with --speed 4.
-    recorded_gap = median_gap_ns(log_times)
-    assert 0.7 * recorded_gap <= gaps["1"] <= 1.5 * recorded_gap, (gaps, recorded_gap)
-    assert 0.5 * recorded_gap / 4 <= gaps["4"] <= 0.5 * recorded_gap, (gaps, recorded_gap)
-    assert spans["4"] < spans["1"] <= 2 * recorded_span, (spans, recorded_span)
 
 
 def test_only_chosen_outputs_and_every_message_accounted_for(dataflows, tmp_path):

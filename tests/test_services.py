@@ -23,7 +23,11 @@ def check_calls(server: subprocess.Popen[str], client: subprocess.Popen[str], na
     for line in client.stdout:
         lines.append(line.strip())
         if line.startswith("calling-slow"):
-            # The server dies in the middle of a call that would take 30 s.
+            # The server dies in the middle of a call it would never answer.
+            held: list[str] = []
+            while held[-1:] != ["holding slow"]:
+                held.append(server.stdout.readline().strip())
+                assert held[-1], f"the server stopped before it took the slow call: {held}"
             server.kill()
             server.wait()
     client.wait(timeout=60)
@@ -31,10 +35,9 @@ def check_calls(server: subprocess.Popen[str], client: subprocess.Popen[str], na
     assert client.returncode == 0, out
     assert lines[0] == "reply [2, 4, 6] 3", out
     assert lines[1] == f"refused service `{name}` failed the request: ValueError: negative values are not accepted", out
-    assert lines[2].startswith("timeout 0.3 ") and "did not answer within 300ms" in lines[2], out
+    assert lines[2].startswith("timeout ") and "did not answer within 300ms" in lines[2], out
     assert lines[3] == "async True", out
-    gone = lines[5].split(maxsplit=2)
-    assert gone[0] == "gone" and int(gone[1]) < 15 and "went away before answering" in gone[2], out
+    assert lines[5].startswith("gone ") and "went away before answering" in lines[5], out
     assert lines[6].startswith("none ") and f"no server for service `{name}`" in lines[6], out
 
 

@@ -34,9 +34,8 @@ def on_host(hosts, number: int):
 
 def broadcaster(domain: int, count: int = 3000, popen=here) -> subprocess.Popen[str]:
     proc = popen([sys.executable, str(NODES / "tf_broadcaster.py"), str(domain), str(T0), str(count)])
-    assert proc.stdout and proc.stdout.readline().strip() == "static sent", proc.stderr and proc.stderr.read()
     # The static transforms are out before the listener exists: it must get them anyway.
-    time.sleep(0.5)
+    assert proc.stdout and proc.stdout.readline().strip() == "static sent", proc.stderr and proc.stderr.read()
     return proc
 
 

@@ -63,18 +63,19 @@ def test_keep_latest_slow_subscriber_never_slows_the_publisher() -> None:
     topic = unique_topic("latest")
     sub = nerve.Subscriber(topic, keep_latest=True)
     proc = publish_topic(topic, 0, 200, "--rate", "400")
-    seen = []
-    while (m := sub.recv(5)) is not None:
+    # A few messages taken as they come; then none: the publisher finishes all the same.
+    seen: list[int] = []
+    while len(seen) < 5 and (m := sub.recv(30)) is not None:
         seen.append(m["metadata"]["i"])
-        time.sleep(0.05)  # far slower than the publisher
         if seen[-1] == 199:
             break
-    elapsed = float(finish(proc).split()[-1])
+    finish(proc)
+    # The newest message always arrives, and nothing else was kept for this reader.
+    seen += [m["metadata"]["i"] for m in iter(lambda: sub.recv(0), None)]
     assert seen[-1] == 199, "the newest message must always arrive"
-    assert len(seen) < 100, "a keep-latest subscriber skips what it had no time for"
-    assert seen == sorted(seen)
-    # 200 messages at 400 Hz take ~0.5 s; had the publisher waited for this reader, ~10 s.
-    assert elapsed < 5, f"publisher took {elapsed} s"
+    assert seen == sorted(set(seen)), seen
+    assert len(seen) + sub.dropped == 200, "every message is taken or counted as skipped"
+    assert len(seen) <= 6, "a keep-latest subscriber skips what it had no time for"
 
 
 def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
@@ -85,7 +86,8 @@ def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
     for i in range(100):
         check(fast.recv(10), i)
     finish(proc)
-    got = [m["metadata"]["i"] for m in iter(lambda: slow.recv(0.5), None)]
+    # The publisher has exited: what it sent is queued by now.
+    got = [m["metadata"]["i"] for m in iter(lambda: slow.recv(0), None)]
     assert got == [95, 96, 97, 98, 99]
     assert slow.dropped == 95
 
@@ -127,14 +129,15 @@ def test_two_domains_side_by_side_never_meet() -> None:
         check(two.recv(30), 100 + i)
     finish(p1)
     finish(p2)
-    assert one.recv(0.2) is None and two.recv(0.2) is None
+    # Both publishers have exited: a message that crossed domains would be queued by now.
+    assert one.recv(0) is None and two.recv(0) is None
 
 
 def test_process_scope_stays_in_its_process() -> None:
     topic = unique_topic("scope")
     sub = nerve.Subscriber(topic, queue_size=100)
     finish(publish_topic(topic, 0, 5, "--scope", "process", "--no-wait"))
-    assert sub.recv(0.5) is None
+    assert sub.recv(0) is None  # the publisher has exited: anything it sent here is queued
     local = nerve.Subscriber(topic, scope="process")
     with pytest.raises(ValueError, match="unknown scope"):
         nerve.Publisher(topic, scope="galaxy")
@@ -215,22 +218,26 @@ def test_serial_callbacks_run_one_at_a_time_in_order() -> None:
 
 def test_concurrent_callbacks_of_one_subscriber_run_in_parallel() -> None:
     topic = unique_topic("concurrent")
-    done: list[int] = []
+    # Every call waits until all four are inside (it releases the GIL, as numpy or I/O would):
+    # calls one after the other would never all be in at once, and the barrier breaks.
+    inside = threading.Barrier(4, timeout=20)
+    met: list[bool] = []
 
-    def slow_call(_m: nerve.Message) -> None:
-        time.sleep(0.3)  # releases the GIL, as numpy or I/O would
-        done.append(1)
+    def meet(_m: nerve.Message) -> None:
+        try:
+            inside.wait()
+            met.append(True)
+        except threading.BrokenBarrierError:
+            met.append(False)
 
-    with nerve.Subscriber(topic, queue_size=100, callback=slow_call, mode="concurrent") as sub:
+    with nerve.Subscriber(topic, queue_size=100, callback=meet, mode="concurrent") as sub:
         pub = nerve.Publisher(topic)
-        start = time.monotonic()
         for i in range(4):
             pub.send(i)
-        wait_for(lambda: len(done) == 4, what="every callback")
-        elapsed = time.monotonic() - start
+        wait_for(lambda: len(met) == 4, timeout=60, what="every callback")
         with pytest.raises(RuntimeError, match="callback"):
             sub.recv(0)
-    assert elapsed < 1.0, f"4 calls of 0.3 s took {elapsed:.2f} s: they did not overlap"
+    assert met == [True] * 4, "the 4 calls were not all running at once"
 
 
 def test_bad_names_and_queue_sizes_are_refused_clearly() -> None:

@@ -43,8 +43,7 @@ print("polled", goal.feedback(timeout=0), flush=True)
 goal = client.send_goal(np.array([1000]), {"step_ms": 50})
 assert goal.feedback(timeout=30) is not None
 print("kill-me", flush=True)
-started = time.monotonic()
 try:
-    goal.result()  # no timeout: only the server's death ends this goal
+    goal.result()  # no timeout: only the server's death ends this goal before its 50 s
 except nerve.ActionError as e:
-    print("failed", goal.status, round(time.monotonic() - started), e, flush=True)
+    print("failed", goal.status, e, flush=True)

@@ -1,14 +1,32 @@
-"""Serves NAME: doubles int64 values after sleeping metadata["sleep"] seconds; refuses negatives."""
+"""Serves NAME: doubles int64 values; refuses negatives.
+
+A request whose metadata has ``hold`` (a label) is answered only once another request's
+``release`` names that label, or never; taking it, the server prints ``holding <label>``. So the
+test knows when such a call is under way, and that its answer cannot come before the release.
+"""
 
 import os
 import sys
-import time
+import threading
 
 import nerve
 
+holds: dict[str, threading.Event] = {}
+holds_lock = threading.Lock()
+
+
+def hold(label: str) -> threading.Event:
+    with holds_lock:
+        return holds.setdefault(label, threading.Event())
+
 
 def double(request):
-    time.sleep(request["metadata"].get("sleep", 0))
+    metadata = request["metadata"]
+    if "release" in metadata:
+        hold(metadata["release"]).set()
+    if "hold" in metadata:
+        print(f"holding {metadata['hold']}", flush=True)
+        hold(metadata["hold"]).wait()
     values = request["value"].to_numpy()
     if (values < 0).any():
         raise ValueError("negative values are not accepted")

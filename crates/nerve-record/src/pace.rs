@@ -22,6 +22,16 @@ impl Default for Pace {
     }
 }
 
+impl Pace {
+    /// When a message recorded `since_first_ns` after the first one is due: that long after
+    /// the pass began, divided by the speed; `None` when nothing is paced (speed 0).
+    #[must_use]
+    pub fn due(&self, since_first_ns: u64) -> Option<Duration> {
+        // Float nanoseconds lose nothing that matters below a day of recording.
+        (self.speed > 0.0).then(|| Duration::from_nanos((since_first_ns as f64 / self.speed) as u64))
+    }
+}
+
 /// Sends `messages` (in log-time order) with `send`, each when as much time has passed since
 /// the first as passed in the recording, divided by the speed. This is the one place where a
 /// replayed message's recorded log time and its send meet, so a simulated clock can be driven
@@ -35,6 +45,23 @@ pub fn replay<E>(
     messages: &[Recorded<'_>],
     pace: Pace,
     stopped: &dyn Fn() -> bool,
+    send: impl FnMut(&Recorded<'_>) -> Result<(), E>,
+) -> Result<u64, E> {
+    let mut start = Instant::now();
+    let wait = |due: Option<Duration>| match due {
+        None => start = Instant::now(),
+        Some(due) => sleep_until(start + due, stopped),
+    };
+    replay_with(messages, pace, stopped, wait, send)
+}
+
+/// [`replay`], which hands its waits to `wait`: `None` as a pass begins, then the time each
+/// paced message is due after that.
+fn replay_with<E>(
+    messages: &[Recorded<'_>],
+    pace: Pace,
+    stopped: &dyn Fn() -> bool,
+    mut wait: impl FnMut(Option<Duration>),
     mut send: impl FnMut(&Recorded<'_>) -> Result<(), E>,
 ) -> Result<u64, E> {
     let Some(first) = messages.first().map(|m| m.log_time) else {
@@ -42,12 +69,10 @@ pub fn replay<E>(
     };
     let mut sent = 0;
     loop {
-        let start = Instant::now();
+        wait(None);
         for m in messages {
-            if pace.speed > 0.0 {
-                // Float nanoseconds lose nothing that matters below a day of recording.
-                let offset = Duration::from_nanos((m.log_time.saturating_sub(first) as f64 / pace.speed) as u64);
-                sleep_until(start + offset, stopped);
+            if let Some(due) = pace.due(m.log_time.saturating_sub(first)) {
+                wait(Some(due));
             }
             if stopped() {
                 return Ok(sent);
@@ -88,24 +113,38 @@ mod tests {
     }
 
     #[test]
-    fn sends_in_order_paced_and_scaled() {
+    fn sends_in_order_each_when_due_at_its_speed() {
         let messages = [at(0), at(40), at(80)];
-        for speed in [1.0, 2.0] {
-            let start = Instant::now();
-            let mut offsets = Vec::new();
-            let sent = replay(&messages, Pace { speed, looped: false }, &|| false, |m| {
-                offsets.push((m.log_time, start.elapsed()));
-                Ok::<(), ()>(())
-            });
-            assert_eq!(sent, Ok(3));
-            assert_eq!(
-                offsets.iter().map(|o| o.0).collect::<Vec<_>>(),
-                messages.iter().map(|m| m.log_time).collect::<Vec<_>>()
+        let ms = |ms: u64| Some(Duration::from_millis(ms));
+        for (speed, due) in
+            [(1.0, [ms(0), ms(40), ms(80)]), (2.0, [ms(0), ms(20), ms(40)]), (4.0, [ms(0), ms(10), ms(20)])]
+        {
+            // What the replay does, in order: each wait, then each send.
+            let steps = std::cell::RefCell::new(Vec::new());
+            let sent = replay_with(
+                &messages,
+                Pace { speed, looped: false },
+                &|| false,
+                |due| steps.borrow_mut().push(Step::Wait(due)),
+                |m| {
+                    steps.borrow_mut().push(Step::Send(m.log_time));
+                    Ok::<(), ()>(())
+                },
             );
-            // Never early: the last message waits for its recorded offset divided by the speed.
-            let due = Duration::from_millis((80.0 / speed) as u64);
-            assert!(offsets[2].1 >= due, "speed {speed}: sent at {:?}, due at {due:?}", offsets[2].1);
+            assert_eq!(sent, Ok(3));
+            let mut expected = vec![Step::Wait(None)];
+            for (m, due) in messages.iter().zip(due) {
+                expected.extend([Step::Wait(due), Step::Send(m.log_time)]);
+            }
+            assert_eq!(steps.into_inner(), expected, "speed {speed}");
         }
+        assert_eq!(Pace { speed: 0.0, looped: false }.due(80_000_000), None, "speed 0: nothing paced");
+    }
+
+    #[derive(Debug, PartialEq)]
+    enum Step {
+        Wait(Option<Duration>),
+        Send(u64),
     }
 
     #[test]

@@ -186,13 +186,20 @@ mod tests {
     use std::sync::Arc;
     use std::sync::atomic::AtomicBool;
 
+    /// Spins until `n` threads sleep on `bell`.
+    fn until_asleep(bell: &Doorbell, n: u32) {
+        while bell.sleepers() < n {
+            std::thread::yield_now();
+        }
+    }
+
     #[test]
     fn wakes_a_sleeper_from_another_thread() {
         let bell = Arc::new(Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) });
         let flag = Arc::new(AtomicBool::new(false));
         let (b, f) = (bell.clone(), flag.clone());
         let t = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
+            until_asleep(&b, 1);
             f.store(true, Ordering::SeqCst);
             b.ring();
         });
@@ -205,27 +212,22 @@ mod tests {
     fn one_ring_wakes_every_sleeper() {
         let bell = Arc::new(Doorbell { count: AtomicU32::new(0), sleepers: AtomicU32::new(0) });
         let flag = Arc::new(AtomicBool::new(false));
-        let waiters: Vec<_> = (0..3)
-            .map(|_| {
-                let (b, f) = (bell.clone(), flag.clone());
-                std::thread::spawn(move || {
-                    let start = Instant::now();
-                    let got = b.wait_until(Some(start + Duration::from_secs(5)), Duration::ZERO, || {
-                        f.load(Ordering::SeqCst).then_some(())
-                    });
-                    (got, start.elapsed())
-                })
-            })
-            .collect();
-        while bell.sleepers() < 3 {
-            std::thread::yield_now();
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..3 {
+            let (b, f, tx) = (bell.clone(), flag.clone(), tx.clone());
+            // No deadline: only a ring ends these waits. Not joined: a sleeper left asleep
+            // fails the test below instead of hanging it.
+            std::thread::spawn(move || {
+                let got = b.wait_until(None, Duration::ZERO, || f.load(Ordering::SeqCst).then_some(()));
+                tx.send(got).expect("the test waits");
+            });
         }
+        until_asleep(&bell, 3);
         flag.store(true, Ordering::SeqCst);
         assert!(bell.ring());
-        for w in waiters {
-            let (got, took) = w.join().expect("waiter thread");
+        for _ in 0..3 {
+            let got = rx.recv_timeout(Duration::from_secs(20)).expect("every sleeper woken by the one ring");
             assert_eq!(got, Some(()));
-            assert!(took < Duration::from_secs(2), "every sleeper woken by the one ring, not its deadline");
         }
     }
 
@@ -262,13 +264,13 @@ mod tests {
         assert!(!spin.take_slept(), "work was there: no sleep");
         let (b, f) = (bell.clone(), flag.clone());
         let ringer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(20));
+            until_asleep(&b, 1);
             f.store(true, Ordering::SeqCst);
             b.ring();
         });
         assert_eq!(spin.wait(&bell, None, || flag.load(Ordering::SeqCst).then_some(())), Some(()));
         ringer.join().expect("ringer thread");
-        assert!(spin.take_slept(), "woken by the ring after 20 ms");
+        assert!(spin.take_slept(), "woken by the ring, after it slept");
         assert!(!spin.take_slept(), "told once: the next message may come without a wait");
         let _: Option<()> = spin.wait(&bell, Some(Instant::now() + Duration::from_millis(5)), || None);
         assert!(!spin.take_slept(), "a wait that timed out was not woken by anything");

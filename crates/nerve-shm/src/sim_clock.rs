@@ -121,19 +121,34 @@ mod tests {
         let clock = SimClock::create(&name).expect("create");
         let other = Arc::new(SimClock::open(&name).expect("open"));
         assert_eq!(other.now_ns(), 0);
-        let waiter = {
+        let (seen_tx, seen) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
             let other = other.clone();
+            // No deadline: only a set ends this wait. Not joined: a waiter left asleep fails
+            // the test below instead of hanging it.
             std::thread::spawn(move || {
-                other.wait_until(Some(Instant::now() + Duration::from_secs(10)), || {
+                let got = other.wait_until(None, || {
                     let now = other.now_ns();
+                    let _ = seen_tx.send(now);
                     (now >= 5_000).then_some(now)
-                })
-            })
+                });
+                tx.send(got).expect("the test waits");
+            });
+        }
+        let asleep = || {
+            while clock.words().doorbell.sleepers() == 0 {
+                std::thread::yield_now();
+            }
         };
+        asleep();
         clock.set_ns(1_000);
-        std::thread::sleep(Duration::from_millis(20));
+        // Woken for a time it does not wait for yet, the waiter sleeps again.
+        let woken = || seen.recv_timeout(Duration::from_secs(20)).expect("the waiter was woken");
+        while woken() != 1_000 {}
+        asleep();
         clock.set_ns(7_000);
-        assert_eq!(waiter.join().expect("waiter"), Some(7_000));
+        assert_eq!(rx.recv_timeout(Duration::from_secs(20)).expect("the waiter was woken"), Some(7_000));
         clock.segment.unlink();
     }
 

@@ -1,6 +1,7 @@
 //! The data plane across real processes: this test binary re-runs itself as the peer process.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -28,12 +29,22 @@ fn setup(run: &str, policy: Policy, capacity: usize) -> (RunNames, Arc<Inbox>, A
 }
 
 fn spawn_peer(test: &str, role: &str, run: &str) -> std::process::Child {
-    Command::new(std::env::current_exe().expect("test binary"))
-        .args([test, "--exact", "--nocapture"])
-        .env(ROLE, role)
-        .env(RUN, run)
-        .spawn()
-        .expect("peer process")
+    peer(test, role, run).spawn().expect("peer process")
+}
+
+fn peer(test: &str, role: &str, run: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("test binary"));
+    command.args([test, "--exact", "--nocapture"]).env(ROLE, role).env(RUN, run);
+    command
+}
+
+/// Waits up to 30 s (a bound only a broken build reaches) for `done`.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// Producer side, run in the child: sends MESSAGES messages whose bytes derive from their number.
@@ -156,7 +167,7 @@ fn a_held_message_holds_a_back_pressured_producer_back() {
     let (names, writer, reader, table) = setup(&run, Policy::Backpressure, 1);
     let mut child = spawn_peer("a_held_message_holds_a_back_pressured_producer_back", "producer-hold", &run);
     let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
-    let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
+    let mut input = Input::new(reader.clone(), 0, cache, Some(writer.clone()));
     let deadline = Instant::now() + Duration::from_secs(60);
     for expected in 0..MESSAGES {
         let got = reader.doorbell().wait_until(Some(deadline), Duration::ZERO, || input.hold());
@@ -164,9 +175,10 @@ fn a_held_message_holds_a_back_pressured_producer_back() {
         assert_eq!(check(block.bytes(), len), expected);
         assert!(held.is_some(), "a back-pressured queue keeps the message at its head");
         if expected % 100 == 0 {
-            // Given time, the producer still has not queued the next message: the held one
-            // fills the queue (the stamp of a message is its number).
-            std::thread::sleep(Duration::from_millis(5));
+            // The producer, asleep on its doorbell for room, has not queued the next message:
+            // the held one fills the queue (the stamp of a message is its number). Its earlier
+            // sleep ended before it sent the message held here, so this is a sleep for the next.
+            wait_for("the producer to wait for room", || writer.doorbell().sleepers() > 0);
             assert_eq!(
                 reader.ring(0).peek_stamp(&nerve_shm::ring::Seen::default()),
                 Some(expected),
@@ -195,21 +207,27 @@ fn drop_oldest_never_blocks_the_producer_and_never_hands_out_stale_data() {
         spawn_peer("drop_oldest_never_blocks_the_producer_and_never_hands_out_stale_data", "producer-do", &run);
     let cache = BlockCache::open(&names, 0, 0, 0).expect("cache");
     let mut input = Input::new(reader.clone(), 0, cache, Some(writer));
-    // A slow reader: the producer finishes without ever waiting for it.
+    // A slow reader (5 ms a message) of a few messages, which never sees an older message after
+    // a newer one; then it reads nothing more: the producer finishes without waiting for it.
     let mut last = None;
-    let status = loop {
+    let mut taken = 0;
+    let mut status = None;
+    while taken < 10 && status.is_none() {
         if let Some(got) = input.recv() {
             let (block, len) = got.expect("mappable block");
             let n = check(block.bytes(), len);
             assert!(last.is_none_or(|l| n > l), "stale message {n} after {last:?}");
             last = Some(n);
+            taken += 1;
             std::thread::sleep(Duration::from_millis(5));
         }
-        if let Some(status) = child.try_wait().expect("producer") {
-            break status;
-        }
-    };
-    assert!(status.success());
+        status = child.try_wait().expect("producer");
+    }
+    wait_for("the producer to finish while nobody reads", || {
+        status = status.or_else(|| child.try_wait().expect("producer"));
+        status.is_some()
+    });
+    assert!(status.is_some_and(|s| s.success()));
     // The newest message is never dropped: the reader ends with it, taken in the loop or
     // still waiting in the queue of one.
     if let Some(got) = input.recv() {
@@ -245,13 +263,13 @@ fn a_killed_readers_references_are_reclaimed() {
     let mut publisher = FanOut::new(pool, vec![ReaderLink { inbox: reader.clone(), queue: 0, edge: 0 }], Some(writer));
     let lease = publisher.lease(1 << 20).expect("lease");
     publisher.publish(lease, 1 << 20, 0, &AtomicBool::new(false));
-    let mut child = spawn_peer("a_killed_readers_references_are_reclaimed", "reader-hold", &run);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !reader.ring(0).is_empty() {
-        assert!(Instant::now() < deadline, "reader never took the message");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    std::thread::sleep(Duration::from_millis(50));
+    let mut child = peer("a_killed_readers_references_are_reclaimed", "reader-hold", &run)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("reader process");
+    let out = BufReader::new(child.stdout.take().expect("stdout"));
+    assert!(out.lines().map_while(Result::ok).any(|l| l == "holding"), "the reader never took the message");
+    assert!(reader.ring(0).is_empty(), "the reader took the message");
     assert_eq!(table.usage().held_bytes, 1 << 20, "the reader holds the block");
     child.kill().expect("kill reader");
     child.wait().expect("reap reader");
@@ -285,13 +303,10 @@ fn a_restarted_producer_takes_over_its_pool_without_touching_held_blocks() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let held = reader.doorbell().wait_until(Some(deadline), Duration::ZERO, || input.recv());
     let (held, held_len) = held.expect("a first message").expect("mappable block");
-    // The producer blocks with the queue full, or with 3 queued if it filled the queue before
-    // the first message was taken: a producer that found the queue full waits for half of it.
-    while reader.ring(0).len() < 3 {
-        assert!(Instant::now() < deadline, "the producer never filled the queue");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    std::thread::sleep(Duration::from_millis(50));
+    // Killed while asleep in `publish`, waiting for room: with the queue full, or with 3 queued
+    // if it filled the queue before the first message was taken (a producer that found the
+    // queue full waits for half of it).
+    wait_for("the producer to wait for room", || writer.doorbell().sleepers() > 0);
     child.kill().expect("kill producer");
     child.wait().expect("reap producer");
 

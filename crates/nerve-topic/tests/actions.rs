@@ -4,7 +4,7 @@
 //! on a port, the client connects to it), with no multicast: one test function, so the process
 //! environment is set before any thread uses it.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nerve_topic::Parameters;
 use nerve_topic::action::{
@@ -131,15 +131,14 @@ fn actions_across_processes_end_every_goal() {
     let kept = feedback_values(&flood);
     assert!(kept.len() <= 64 && kept.windows(2).all(|w| w[0] < w[1]), "{kept:?}");
 
-    // The server dies mid-goal: the goal fails long before it would have ended.
+    // The server dies mid-goal: the goal fails (`ServerGone`, not a `Timeout` of the wait for
+    // its result) long before it would have ended: 1000 steps of 50 ms outlast that wait.
     let doomed = send(&client, 1000, 50, None).expect("accepted");
     assert!(doomed.feedback(LONG).is_some(), "no feedback before the kill");
-    let started = Instant::now();
     server.kill().expect("kill server");
     server.wait().expect("reap server");
     assert!(matches!(doomed.result(LONG), Err(ActionError::ServerGone { .. })), "{:?}", doomed.status());
     assert!(matches!(doomed.status(), GoalStatus::Failed(_)), "{:?}", doomed.status());
-    assert!(started.elapsed() < Duration::from_secs(15), "noticed after {:?}", started.elapsed());
     wait_for_no_server(|| client.server_count());
     assert!(matches!(send(&client, 1, 0, None), Err(ActionError::NoServer { .. })));
     let _ = std::fs::remove_dir_all(&dir);

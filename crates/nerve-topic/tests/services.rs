@@ -4,8 +4,9 @@
 //! on a port, the client connects to it), with no multicast: one test function, so the process
 //! environment is set before any thread uses it.
 
+use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nerve_topic::arrow_array::{Array, Int64Array};
 use nerve_topic::service::{Client, Server, ServiceError, ServiceOptions};
@@ -17,12 +18,21 @@ use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, wait_
 
 const TEST: &str = "services_across_processes_never_hang";
 
-/// The server process: doubles every value, sleeps `sleep_ms` (a parameter) first, and refuses
-/// negative values. It runs until killed.
+/// The server process: doubles every value and refuses negative values. First it sleeps
+/// `sleep_ms` (a parameter), which varies how calls interleave, and, given `hold` (a path),
+/// creates `<hold>.started` and waits until the test creates `hold`: the test then knows the
+/// call is under way, and that its answer cannot come before the test lets it. It runs until
+/// killed.
 fn serve(service: &str) {
     let _server = Server::new(service, ServiceOptions { workers: 4, ..Default::default() }, |request| {
-        if let Some(serde_json::Value::Number(ms)) = request.metadata.parameters.get("sleep_ms") {
+        let params = &request.metadata.parameters;
+        if let Some(serde_json::Value::Number(ms)) = params.get("sleep_ms") {
             std::thread::sleep(Duration::from_millis(ms.as_u64().unwrap_or(0)));
+        }
+        if let Some(serde_json::Value::String(hold)) = params.get("hold") {
+            let hold = Path::new(hold);
+            std::fs::write(hold.with_extension("started"), b"").map_err(|e| e.to_string())?;
+            common::wait_for_file(hold);
         }
         let values = request.data.as_any().downcast_ref::<Int64Array>().ok_or("expected int64 values")?;
         if values.iter().flatten().any(|v| v < 0) {
@@ -46,6 +56,22 @@ fn call(
 ) -> Result<(Vec<i64>, Metadata), ServiceError> {
     let mut params = Parameters::new();
     params.insert("sleep_ms".into(), sleep_ms.into());
+    call_with(client, values, params, timeout)
+}
+
+/// A call whose handler waits for the file `hold` (see [`serve`]).
+fn held_call(client: &Client, hold: &Path, timeout: Duration) -> Result<(Vec<i64>, Metadata), ServiceError> {
+    let mut params = Parameters::new();
+    params.insert("hold".into(), hold.to_string_lossy().into_owned().into());
+    call_with(client, &[1], params, timeout)
+}
+
+fn call_with(
+    client: &Client,
+    values: &[i64],
+    params: Parameters,
+    timeout: Duration,
+) -> Result<(Vec<i64>, Metadata), ServiceError> {
     let reply = client.call(&Int64Array::from(values.to_vec()).into_data(), &params, timeout)?;
     let doubled = reply.data.as_any().downcast_ref::<Int64Array>().expect("int64 reply").values().to_vec();
     Ok((doubled, reply.metadata))
@@ -84,29 +110,31 @@ fn services_across_processes_never_hang() {
         Err(ServiceError::Failed { reason, .. }) => assert_eq!(reason, "negative values are not accepted"),
         other => panic!("expected the handler's refusal, got {other:?}"),
     }
-    let started = Instant::now();
-    match call(&client, &[1], 3000, Duration::from_millis(300)) {
+    // The handler answers only once the call has ended: the call ends by its own timeout.
+    let late = dir.join("late");
+    match held_call(&client, &late, Duration::from_millis(300)) {
         Err(e @ ServiceError::Timeout { .. }) => assert!(e.to_string().contains("did not answer within 300ms")),
         other => panic!("expected a timeout, got {other:?}"),
     }
-    assert!(started.elapsed() < Duration::from_secs(2), "the timeout took {:?}", started.elapsed());
+    std::fs::write(&late, b"").expect("let the late answer go");
 
-    // The server dies during a call: the caller learns it long before its timeout.
+    // The server dies during a call that it would never answer: the caller learns of the death
+    // (`ServerGone`, which a call reports only before its timeout) instead of running out its
+    // 30 s.
+    let never = dir.join("never");
+    let started = never.with_extension("started");
     let killer = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(300));
+        common::wait_for_file(&started);
         server.kill().expect("kill server");
         server.wait().expect("reap server");
     });
-    let started = Instant::now();
-    let died = call(&client, &[1], 10_000, Duration::from_secs(30));
+    let died = held_call(&client, &never, Duration::from_secs(30));
     killer.join().expect("killer");
     assert!(matches!(died, Err(ServiceError::ServerGone { .. })), "{died:?}");
-    assert!(started.elapsed() < Duration::from_secs(15), "noticed after {:?}", started.elapsed());
     wait_for_no_server(|| client.server_count());
-    let started = Instant::now();
+    // With no server known, a call fails at once: `NoServer`, never reported after a timeout.
     let none = call(&client, &[1], 0, Duration::from_secs(10));
     assert!(matches!(none, Err(ServiceError::NoServer { .. })), "{none:?}");
-    assert!(started.elapsed() < Duration::from_secs(2), "no-server took {:?}", started.elapsed());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -79,6 +79,15 @@ pub fn until_orphaned() {
     }
 }
 
+/// Waits up to 60 s (a bound only a broken build reaches) for the file `path` to exist.
+pub fn wait_for_file(path: &Path) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !path.exists() {
+        assert!(std::time::Instant::now() < deadline, "{} never appeared", path.display());
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Waits up to 20 s for `count` to give a non-zero number of servers.
 pub fn wait_for_server(count: impl Fn() -> usize) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
