@@ -168,6 +168,7 @@ impl RemotePeers {
 pub(crate) fn send(net: &Network, domain: u32, topic: &str, hosts: &[String], message: Vec<u8>) {
     let message = zenoh::bytes::ZBytes::from(message);
     for host in hosts {
+        net.sent_to(host);
         let key = data_key(domain, host, topic);
         // Block rather than drop: nothing sent is lost silently. Zenoh closes a link that stays
         // blocked too long, so a dead host cannot stall the publisher for good.

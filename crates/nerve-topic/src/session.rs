@@ -12,10 +12,12 @@
 //! answers or sends multicast scouting. `NERVE_DISCOVERY_RANGE=subnet` (or `--discovery-range
 //! subnet`) opens it to the LAN, as ROS 2's `ROS_AUTOMATIC_DISCOVERY_RANGE` does.
 
+use std::collections::HashSet;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use zenoh::Wait;
 use zenoh::config::EndPoint;
@@ -315,9 +317,23 @@ pub struct Network {
     pid: u32,
     pub(crate) session: zenoh::Session,
     pub(crate) host: String,
+    /// Hosts this process sent messages to: closing waits until each has taken them all.
+    sent_to: Mutex<HashSet<String>>,
+    /// Answers another host's closing session once everything it sent here was taken.
+    _drained: zenoh::query::Queryable<()>,
     /// Dropped after the session closes (see `Drop`), so the socket file goes last.
     _rendezvous: Option<Rendezvous>,
 }
+
+/// The key under which the sessions of `host` answer once they have taken every message sent
+/// to them before the query; each session answers on `<key>/<its id>`.
+fn drained_key(host: &str) -> String {
+    format!("nerve/drained/h{host}")
+}
+
+/// Longest a closing session waits for the hosts it sent to: a host that is gone or cut off
+/// must not hold its exit for good.
+const DRAIN_WAIT: Duration = Duration::from_secs(2);
 
 impl Network {
     /// The Zenoh session (a cheap handle; it stays open while this `Network` lives).
@@ -330,6 +346,38 @@ impl Network {
     #[must_use]
     pub fn host(&self) -> &str {
         &self.host
+    }
+
+    /// Notes that messages went to `host` (see `Drop`).
+    pub(crate) fn sent_to(&self, host: &str) {
+        let mut hosts = lock(&self.sent_to);
+        if !hosts.contains(host) {
+            hosts.insert(host.to_owned());
+        }
+    }
+
+    /// Waits until every host this session sent messages to has taken them: a query to each
+    /// of their sessions travels behind the messages, on the same links and at the same
+    /// priority, so its answer comes once they were handed over. Zenoh's close alone can drop
+    /// what is still queued to a peer.
+    fn drain(&self) {
+        let hosts = std::mem::take(&mut *lock(&self.sent_to));
+        let asked: Vec<_> = hosts
+            .iter()
+            .filter_map(|host| {
+                self.session
+                    .get(format!("{}/*", drained_key(host)))
+                    .target(zenoh::query::QueryTarget::All)
+                    .consolidation(zenoh::query::ConsolidationMode::None)
+                    .timeout(DRAIN_WAIT)
+                    .wait()
+                    .inspect_err(|e| tracing::debug!(host, error = %e, "cannot ask a host whether it took everything"))
+                    .ok()
+            })
+            .collect();
+        for replies in asked {
+            while replies.recv().is_ok() {}
+        }
     }
 }
 
@@ -412,17 +460,35 @@ fn open_with(mut config: zenoh::Config) -> Result<Arc<Network>, TopicError> {
     if let Some(r) = &mut rendezvous {
         r.listening();
     }
-    Ok(Arc::new(Network { pid: std::process::id(), session, host: crate::network::host_id(), _rendezvous: rendezvous }))
+    let host = crate::network::host_id();
+    let drained = session
+        .declare_queryable(format!("{}/{}", drained_key(&host), session.zid()))
+        .callback(|query| {
+            if let Err(e) = query.reply(query.key_expr().clone(), zenoh::bytes::ZBytes::new()).wait() {
+                tracing::debug!(error = %e, "cannot answer a closing session");
+            }
+        })
+        .wait()
+        .map_err(|e| TopicError::Network(format!("cannot declare the session's drain answer: {e}")))?;
+    Ok(Arc::new(Network {
+        pid: std::process::id(),
+        session,
+        host,
+        sent_to: Mutex::new(HashSet::new()),
+        _drained: drained,
+        _rendezvous: rendezvous,
+    }))
 }
 
 impl Drop for Network {
     fn drop(&mut self) {
-        // Closing (rather than dropping) sends what is still queued before the links go, so a
-        // publisher that sends and exits delivers its last messages.
-        if self.pid == std::process::id()
-            && let Err(e) = self.session.close().wait()
-        {
-            tracing::debug!(error = %e, "closing the Zenoh session");
+        // A publisher that sends and exits delivers its last messages: every host it sent to
+        // has taken them before the links go.
+        if self.pid == std::process::id() {
+            self.drain();
+            if let Err(e) = self.session.close().wait() {
+                tracing::debug!(error = %e, "closing the Zenoh session");
+            }
         }
     }
 }
