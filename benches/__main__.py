@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 from benches import cpu_latency, impl_floor, impl_lan, impl_nerve, impl_topics
+from benches.impl_baseline import Baseline
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
@@ -60,9 +61,12 @@ def in_turn(impls: list, turn: int) -> list:
     return order
 
 
-def implementations(peers: str | None) -> list:
-    """nerve's own, and the peers named in `peers` ("all" for every one; None for none)."""
+def implementations(peers: str | None, baseline: str | None = None) -> list:
+    """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
+    peers named in `peers` ("all" for every one; None for none)."""
     impls = [impl_nerve, impl_topics, impl_lan, impl_floor]
+    if baseline:
+        impls.append(Baseline(baseline))
     if peers:
         from benches.peers import available
 
@@ -72,6 +76,8 @@ def implementations(peers: str | None) -> list:
 
 def runs_case(impl, case: Case) -> bool:
     """Whether `impl` takes part in `case`."""
+    if isinstance(impl, Baseline):
+        return impl.supports(case)
     if case.lang != "python" and impl is not impl_nerve:
         return False
     # The topic and LAN scenarios have implementations of their own; the peers are compared with
@@ -111,6 +117,12 @@ def main() -> None:
         help="messages per case at a fixed rate (default: 300, 60 with --quick); more for steadier "
         "p99 and p99.9 (the unpaced and worst-case scenarios keep their own counts)",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="PYTHON",
+        help="also run another build of nerve, installed in the environment of this interpreter, "
+        "taking turns with this one (before/after a change; Python cases)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="folder for raw samples")
     parser.add_argument("--report", type=Path, default=ROOT / "docs" / "benchmarks.md")
     parser.add_argument("--render", type=Path, metavar="DIR", help="only rebuild the report from DIR's raw samples")
@@ -139,7 +151,7 @@ def main() -> None:
     if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
         subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
     results: list[Samples] = []
-    impls = implementations(args.peers)
+    impls = implementations(args.peers, args.baseline)
     turn = 0
     for scenario in args.scenarios.split(","):
         for case in cases(scenario, args.quick, args.messages):

@@ -59,22 +59,24 @@ def dataflow(case: Case, folder: Path) -> str:
     return "".join(lines)
 
 
-def nerve_run(folder: Path, spec: str) -> list[str]:
-    """Writes `spec` to `folder`/dataflow.yml; the command that runs it, logs in `folder`."""
+def nerve_run(folder: Path, spec: str, python: str = sys.executable) -> list[str]:
+    """Writes `spec` to `folder`/dataflow.yml; the command that runs it with the nerve of
+    `python`'s environment (whose Python nodes run with that interpreter), logs in `folder`."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "dataflow.yml").write_text(spec)
-    return [sys.executable, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
+    return [python, "-m", "nerve", "run", str(folder / "dataflow.yml"), "--quiet", "--log-dir", str(folder)]
 
 
-def run_dataflow(folder: Path, spec: str) -> subprocess.CompletedProcess[str]:
+def run_dataflow(folder: Path, spec: str, python: str = sys.executable) -> subprocess.CompletedProcess[str]:
     """Runs `spec` to the end (see `nerve_run`)."""
-    return subprocess.run(nerve_run(folder, spec), capture_output=True, text=True, timeout=1800)
+    return subprocess.run(nerve_run(folder, spec, python), capture_output=True, text=True, timeout=1800)
 
 
-def run(case: Case, workdir: Path) -> Samples:
-    folder = workdir / f"{NAME}--{case.key}"
-    samples = Samples(NAME if case.lang == "python" else f"{NAME} (rust)", case)
-    result = run_dataflow(folder, dataflow(case, folder))
+def run(case: Case, workdir: Path, python: str = sys.executable, name: str = NAME) -> Samples:
+    """Runs `case` with the nerve of `python`'s environment, reported as `name`."""
+    folder = workdir / f"{name.replace(' ', '-')}--{case.key}"
+    samples = Samples(name if case.lang == "python" else f"{name} (rust)", case)
+    result = run_dataflow(folder, dataflow(case, folder), python)
     if result.returncode != 0:
         samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
         return samples
@@ -84,11 +86,11 @@ def run(case: Case, workdir: Path) -> Samples:
         return samples
     for c in range(case.consumers):
         read_stamp_lines(folder / f"c{c}.txt", c, samples)
-    samples.take_node_stats(json.loads((folder / "p0.json").read_text()), consumer_stats(case, workdir))
+    samples.take_node_stats(json.loads((folder / "p0.json").read_text()), consumer_stats(case, workdir, name))
     return samples
 
 
-def consumer_stats(case: Case, workdir: Path) -> dict:
+def consumer_stats(case: Case, workdir: Path, name: str = NAME) -> dict:
     """What the first consumer of a case run in `workdir` wrote beside its samples: CPU time,
     the kernel's counts and the arrays imported ahead (benches/nodes/dataflow_node.py)."""
-    return json.loads((workdir / f"{NAME}--{case.key}" / "c0.txt.json").read_text())
+    return json.loads((workdir / f"{name.replace(' ', '-')}--{case.key}" / "c0.txt.json").read_text())

@@ -24,13 +24,14 @@ def supports(case: Case) -> bool:
     return case.scenario == "topics"
 
 
-def run(case: Case, workdir: Path) -> Samples:
-    folder = workdir / f"{NAME.replace(' ', '-')}--{case.key}"
+def run(case: Case, workdir: Path, python: str = sys.executable, name: str = NAME) -> Samples:
+    """Runs `case` with the nerve of `python`'s environment, reported as `name`."""
+    folder = workdir / f"{name.replace(' ', '-')}--{case.key}"
     folder.mkdir(parents=True, exist_ok=True)
-    samples = Samples(f"{NAME} ({case.transport})", case)
+    samples = Samples(f"{name} ({case.transport})", case)
     topic = f"bench/{os.getpid()}/{time.monotonic_ns()}"
     out = folder / "c0.txt"
-    node = [sys.executable, str(NODE)]
+    node = [python, str(NODE)]
     produce = ["producer", topic, str(case.size), str(case.count), str(case.rate_hz)]
     try:
         if case.transport == "process":
@@ -42,7 +43,7 @@ def run(case: Case, workdir: Path) -> Samples:
                 f"nodes:\n  - id: c0\n    path: {PY_NODE}\n    args: consumer {out} {WARMUP} {case.count}\n"
                 f"    inputs: {{in0: {{source: topic/{topic}, queue_size: {case.count}}}}}\n"
             )
-            command = nerve_run(folder, spec)
+            command = nerve_run(folder, spec, python)
             run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             subprocess.run([*node, *produce, "host"], check=True, capture_output=True, text=True, timeout=600)
             _, err = run.communicate(timeout=60)
@@ -56,7 +57,7 @@ def run(case: Case, workdir: Path) -> Samples:
                 "    outputs: [data]\n"
                 f"  - id: c0\n    path: {PY_NODE}\n    args: consumer {out} {WARMUP}\n    inputs: {{in0: p0/data}}\n"
             )
-            result = run_dataflow(folder, spec)
+            result = run_dataflow(folder, spec, python)
             if result.returncode != 0:
                 raise RuntimeError(result.stderr.strip().splitlines()[-1:] or "nerve run failed")
         elif case.transport == "host":
