@@ -273,9 +273,6 @@ enum Taken {
 /// How long to pause before looking again at a message whose block is still being handed over.
 pub const HAND_OVER_PAUSE: Duration = Duration::from_micros(50);
 
-fn queue_shape(options: &SubscriberOptions) -> Result<QueueShape, TopicError> {
-    Subscriber::queue_shape(options)
-}
 /// How long a message may wait for its block before it is given up as unreadable.
 const HAND_OVER_WAIT: Duration = Duration::from_secs(5);
 
@@ -307,10 +304,10 @@ impl Subscriber {
     /// # Errors
     /// A bad topic name or queue size, or the registry or shared memory cannot be set up.
     pub fn new(topic: &str, options: SubscriberOptions) -> Result<Self, TopicError> {
-        let shape = queue_shape(&options)?;
+        let shape = Self::queue_shape(&options)?;
         let feeds = if options.scope >= Scope::Host { TOPIC_FEEDS } else { 0 };
         let inbox = Arc::new(Inbox::anonymous("nerve-inbox", &vec![shape; feeds])?);
-        Self::start(topic, options, inbox, 0)
+        Self::start(topic, options, shape, inbox, 0)
     }
 
     /// Subscribes to `topic` with its queues in an inbox its owner already has: queues
@@ -328,7 +325,7 @@ impl Subscriber {
         inbox: Arc<Inbox>,
         first: usize,
     ) -> Result<Self, TopicError> {
-        let shape = queue_shape(&options)?;
+        let shape = Self::queue_shape(&options)?;
         let end = first.checked_add(TOPIC_FEEDS).filter(|&end| end <= inbox.len());
         if end.is_none() || (first..first + TOPIC_FEEDS).any(|i| inbox.queue_shape(i) != shape) {
             return Err(TopicError::InboxQueues {
@@ -340,7 +337,7 @@ impl Subscriber {
                 ),
             });
         }
-        Self::start(topic, options, inbox, first)
+        Self::start(topic, options, shape, inbox, first)
     }
 
     /// The shape of each of a subscriber's queues (one per publisher process) under `options`.
@@ -355,9 +352,14 @@ impl Subscriber {
         Ok(QueueShape { capacity, policy: Policy::DropOldest })
     }
 
-    fn start(topic: &str, options: SubscriberOptions, inbox: Arc<Inbox>, first: usize) -> Result<Self, TopicError> {
+    fn start(
+        topic: &str,
+        options: SubscriberOptions,
+        shape: QueueShape,
+        inbox: Arc<Inbox>,
+        first: usize,
+    ) -> Result<Self, TopicError> {
         let topic = crate::name::canonical(topic)?;
-        let shape = queue_shape(&options)?;
         let rt = runtime()?;
         let id = rt.next_id();
         let shared = Arc::new(SubShared {
