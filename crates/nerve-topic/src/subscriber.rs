@@ -210,16 +210,21 @@ impl SubShared {
         self.reap(st);
         let mut oldest: Option<(u64, Option<usize>)> = st.local.front().map(|m| (m.metadata.timestamp, None));
         let mut waiting = false;
-        let now = Instant::now();
-        for (ring, f) in st.feeds.iter_mut().enumerate() {
-            if let Some(Feed { input: Some((input, _)), waiting_since, .. }) = f
+        // Only linked feeds: a node reads its topic through up to TOPIC_FEEDS queues, and looks
+        // here twice per message.
+        let mut bits = self.attached.load(Ordering::Acquire);
+        while bits != 0 {
+            let ring = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if let Some(Feed { input: Some((input, _)), waiting_since, .. }) = &mut st.feeds[ring]
                 && let Some(stamp) = input.peek_stamp()
                 && oldest.is_none_or(|(best, _)| stamp < best)
             {
                 // A block is handed over before any message in it, so the wait is short; past
                 // HAND_OVER_WAIT the message is taken anyway and reported as unreadable.
-                let since = *waiting_since.get_or_insert(now);
-                if input.front_ready() || now.duration_since(since) > HAND_OVER_WAIT {
+                let ready = input.front_ready()
+                    || waiting_since.get_or_insert_with(Instant::now).elapsed() > HAND_OVER_WAIT;
+                if ready {
                     *waiting_since = None;
                     oldest = Some((stamp, Some(ring)));
                 } else {
