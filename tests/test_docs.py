@@ -310,7 +310,7 @@ class Page:
                 if target.is_relative_to(self.dir):
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.touch()
-            else:  # a program on PATH
+            elif shutil.which(path) is None:  # a program on PATH, which this one lacks
                 stub(self.stubs / path, "exit 0")
 
     def shown(self, yaml: str) -> bool:
