@@ -30,5 +30,5 @@ step "python: lints and type stubs"
 python3 -m ruff check python tests examples benches testbed
 python3 -m mypy.stubtest nerve._nerve --mypy-config-file pyproject.toml --allowlist python/stubtest-allowlist.txt
 
-step "python: cross-process tests and examples, and the benchmark suite's own tests"
+step "python: cross-process tests, examples, every code block of the docs, and the benchmark suite's own tests"
 python3 -m pytest -q tests benches/tests

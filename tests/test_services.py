@@ -4,8 +4,10 @@ loopback (the server listens on a port, the client connects to it; no multicast)
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
+import nerve
 from conftest import NODES, ZENOH_ENV, free_port, nerve_cmd, unique_topic, zenoh_config
 
 
@@ -104,3 +106,34 @@ def test_processes_of_one_host_meet_without_multicast_or_endpoints():
     finally:
         server.kill()
         server.wait()
+
+
+def test_a_program_may_end_while_its_call_async_callbacks_run(tmp_path):
+    """A call's future runs its callbacks on the call's thread, and they may let go of the GIL
+    (asyncio's write to its loop's socket does): a program that ends meanwhile waits for them,
+    instead of the thread being killed by the exiting interpreter and the process aborting."""
+    name = unique_topic("exit")
+    answer = threading.Event()
+
+    def handler(request):
+        assert answer.wait(60), "the client never said its callback was in place"
+        return b"ok"
+
+    server = nerve.Service(name, handler)
+    script = tmp_path / "client.py"
+    script.write_text(
+        "import sys, time, nerve\n"
+        "future = nerve.Client(sys.argv[1]).call_async(b'x')\n"
+        "future.add_done_callback(lambda f: (time.sleep(0.2), print('callback ended', flush=True)))\n"
+        "print('waiting', flush=True)\n"
+        "future.result(timeout=60)\n"  # the program ends here, while the callback sleeps
+    )
+    client = subprocess.Popen([sys.executable, str(script), name], stdout=subprocess.PIPE, text=True)
+    try:
+        assert client.stdout and client.stdout.readline() == "waiting\n"
+        answer.set()
+        out, _ = client.communicate(timeout=60)
+    finally:
+        client.kill()
+        server.close()
+    assert client.returncode == 0 and out == "callback ended\n", (client.returncode, out)

@@ -158,6 +158,23 @@ def test_a_subscriber_in_the_same_process_receives_the_very_object() -> None:
     assert sub.recv(0) is None, "recv(0) never blocks"
 
 
+def test_numpy_scalars_in_metadata_arrive_as_python_values() -> None:
+    """`array.sum()` and `array[0]` hand out numpy scalars: metadata takes them as the plain
+    values they hold, and still refuses what is no plain value, naming its key."""
+    topic = unique_topic("numpy-metadata")
+    sub = nerve.Subscriber(topic, scope="process")
+    pub = nerve.Publisher(topic, scope="process")
+    values = np.arange(4, dtype=np.int32)
+    sent = {"sum": values.sum(), "first": values[0], "half": np.float32(0.5), "ok": np.bool_(True)}
+    pub.send(b"x", {**sent, "nested": {"list": [np.uint8(7), np.int16(-2)]}})
+    metadata = sub.recv(1)["metadata"]
+    del metadata["timestamp"]
+    assert metadata == {"sum": 6, "first": 0, "half": 0.5, "ok": True, "nested": {"list": [7, -2]}}
+    assert [type(metadata[k]) for k in ("sum", "first", "half", "ok")] == [int, int, float, bool]
+    with pytest.raises(TypeError, match="metadata `shape`: ndarray is not a bool, int, float"):
+        pub.send(b"x", {"shape": np.array([480, 640])})
+
+
 def reader_process(tmp_path: Path, topic: str, shown: str) -> tuple[subprocess.Popen[str], nerve.Publisher]:
     """A process that prints `shown` (an expression of its first message `m`) of `topic`, and a
     publisher of this process once it reaches that process and one subscriber here."""

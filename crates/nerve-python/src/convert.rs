@@ -42,8 +42,8 @@ pub(crate) fn map_to_dict<'py>(py: Python<'py>, map: &Map<String, Value>) -> PyR
     Ok(d)
 }
 
-/// A Python dict of plain values (bool, int, float, str, None, lists and dicts of them) as a
-/// JSON object.
+/// A Python dict of plain values (bool, int, float, str, None, lists and dicts of them, numpy
+/// scalars as their Python values) as a JSON object.
 pub(crate) fn dict_to_map(d: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>> {
     let mut map = Map::new();
     for (k, v) in d.iter() {
@@ -54,8 +54,9 @@ pub(crate) fn dict_to_map(d: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>>
     Ok(map)
 }
 
-/// A plain Python value (bool, int, float, str, None, lists and dicts of them) as JSON; `what`
-/// names the value in errors (``metadata `frame` ``).
+/// A plain Python value (bool, int, float, str, None, lists and dicts of them; numpy scalars of
+/// those kinds count as their Python values) as JSON; `what` names the value in errors
+/// (``metadata `frame` ``).
 pub(crate) fn from_py(v: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResult<Value> {
     if depth > MAX_DEPTH {
         return Err(PyTypeError::new_err(format!("{what} is nested too deeply")));
@@ -81,10 +82,29 @@ pub(crate) fn from_py(v: &Bound<'_, PyAny>, what: &str, depth: usize) -> PyResul
             map.insert(k, from_py(&item, what, depth + 1)?);
         }
         Ok(Value::Object(map))
+    } else if let Some(plain) = numpy_scalar(v)? {
+        from_py(&plain, what, depth + 1)
     } else {
         Err(PyTypeError::new_err(format!(
             "{what}: {} is not a bool, int, float, str, None, list or dict",
             v.get_type().name()?
         )))
     }
+}
+
+/// The Python value a numpy bool, integer or floating scalar holds (`numpy.int64(3)` is `3`),
+/// since numpy code hands those out where plain numbers are meant (`array.sum()`, `array[0]`);
+/// `None` for anything else. (`numpy.float64` is a `float` already.)
+fn numpy_scalar<'py>(v: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    // Only a type of numpy's own can be one: other values never import numpy.
+    if v.get_type().module()?.to_str()? != "numpy" {
+        return Ok(None);
+    }
+    let numpy = v.py().import("numpy")?;
+    for kind in ["bool_", "integer", "floating"] {
+        if v.is_instance(&numpy.getattr(kind)?)? {
+            return v.call_method0("item").map(Some);
+        }
+    }
+    Ok(None)
 }

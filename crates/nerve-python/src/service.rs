@@ -6,7 +6,7 @@ use std::time::Duration;
 use nerve_topic::service::{self as rust, Client as RustClient, HandlerResult, Request, Server, ServiceOptions};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::{PyCFunction, PyDict, PyTuple};
 
 use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
@@ -99,7 +99,8 @@ impl Service {
 
 /// Calls a service: ``call(data, metadata=None, timeout=10.0)`` returns the reply as a message
 /// dict; ``call_async`` returns a ``concurrent.futures.Future`` of it (``asyncio.wrap_future``
-/// awaits it). Raises ``TimeoutError`` after ``timeout`` seconds and ``ServiceError`` when no
+/// awaits it; a program that ends with calls in flight waits for them, at most their
+/// timeout). Raises ``TimeoutError`` after ``timeout`` seconds and ``ServiceError`` when no
 /// server exists, the server refuses, or it dies before answering: a call never hangs.
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct Client {
@@ -155,22 +156,27 @@ impl Client {
         let (request, params, timeout) = self.request(py, data, metadata, timeout)?;
         let future = py.import("concurrent.futures")?.getattr("Future")?.call0()?.unbind();
         let (inner, pa, done) = (self.inner.clone(), self.pa.clone(), future.clone_ref(py));
-        std::thread::Builder::new()
-            .name(format!("nerve-call-{}", inner.service()))
-            .spawn(move || {
-                let outcome = inner.call(&request, &params, timeout);
-                Python::attach(|py| {
-                    let settled = match outcome {
-                        Ok(reply) => reply_event(py, &pa, inner.service(), &reply)
-                            .and_then(|event| done.call_method1(py, "set_result", (event,))),
-                        Err(e) => done.call_method1(py, "set_exception", (service_error(e).value(py),)),
-                    };
-                    if let Err(e) = settled {
-                        e.write_unraisable(py, None);
-                    }
-                });
-            })
-            .map_err(|e| NerveError::new_err(format!("cannot start a thread for the call: {e}")))?;
+        let call = PyCFunction::new_closure(py, Some(c"call"), None, move |args, _| {
+            let py = args.py();
+            let outcome = py.detach(|| inner.call(&request, &params, timeout));
+            let settled = match outcome {
+                Ok(reply) => reply_event(py, &pa, inner.service(), &reply)
+                    .and_then(|event| done.call_method1(py, "set_result", (event,))),
+                Err(e) => done.call_method1(py, "set_exception", (service_error(e).value(py),)),
+            };
+            if let Err(e) = settled {
+                e.write_unraisable(py, None);
+            }
+        })?;
+        // A thread of Python's `threading`, not a bare one: the interpreter waits for it before
+        // it exits. The future's callbacks may let go of the GIL (asyncio's write to a socket);
+        // a bare thread that takes it back from an interpreter finishing meanwhile is killed
+        // there, which aborts the process.
+        let thread = py.import("threading")?.getattr("Thread")?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("target", call)?;
+        kwargs.set_item("name", format!("nerve-call-{}", self.inner.service()))?;
+        thread.call((), Some(&kwargs))?.call_method0("start")?;
         Ok(future)
     }
 
