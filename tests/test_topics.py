@@ -257,6 +257,38 @@ def test_concurrent_callbacks_of_one_subscriber_run_in_parallel() -> None:
     assert met == [True] * 4, "the 4 calls were not all running at once"
 
 
+EXIT_WHILE_CALLED = """
+import sys, threading, nerve
+topic = sys.argv[1]
+called = threading.Event()
+def slow(message):
+    called.set()
+    sum(range(20000))  # work, holding the GIL, while the program ends
+sub = nerve.Subscriber(topic, queue_size=1000, callback=slow, mode=sys.argv[2])
+publisher = nerve.Publisher(topic, scope="process")
+def flood():
+    while True:
+        publisher.send([1, 2, 3])
+threading.Thread(target=flood, daemon=True).start()
+called.wait()
+# The program ends here, with the callback threads busy and messages still coming.
+"""
+
+
+@pytest.mark.parametrize("mode", ["serial", "concurrent"])
+def test_a_program_ends_cleanly_while_its_callbacks_run(mode: str) -> None:
+    # Callbacks run on nerve's threads: they must be stopped before the interpreter goes, or
+    # one calling into it then aborts the process. Each run ends mid-flood; all must exit 0.
+    for run in range(15):
+        done = subprocess.run(
+            [sys.executable, "-c", EXIT_WHILE_CALLED, unique_topic(f"exit{run}"), mode],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, f"run {run}: exit {done.returncode}\n{done.stderr}"
+
+
 def test_bad_names_and_queue_sizes_are_refused_clearly() -> None:
     with pytest.raises(ValueError, match="invalid topic name `a//b`"):
         nerve.Publisher("a//b")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, TypedDict
 
@@ -22,6 +24,20 @@ class Message(TypedDict):
 
 
 _log = logging.getLogger("nerve.topic")
+
+
+#: Subscribers whose callbacks run, closed when the program exits: their threads are nerve's, not
+#: Python's, and one that called into the interpreter while it shuts down would abort the process.
+_calling: set[Subscriber] = set()
+_calling_lock = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    with _calling_lock:
+        running = list(_calling)
+    for subscriber in running:
+        subscriber.close()
 
 
 def _workers() -> int:
@@ -72,6 +88,9 @@ class Subscriber:
             callback=None if callback is None else self._call,
             workers=_workers() if mode == "concurrent" else 0,
         )
+        if callback is not None:
+            with _calling_lock:
+                _calling.add(self)
 
     @property
     def topic(self) -> str:
@@ -103,6 +122,8 @@ class Subscriber:
         """Stops handing messages to the callback and unsubscribes; waits for the calls under
         way, except the caller's own (a callback may close its subscriber)."""
         self._inner.close()
+        with _calling_lock:
+            _calling.discard(self)
 
     def __enter__(self) -> Subscriber:
         return self
