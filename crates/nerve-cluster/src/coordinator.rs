@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use nerve_daemon::param::{ParamAnswer, ParamOp};
+use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;

@@ -1,7 +1,7 @@
 //! The daemon of one machine (`nerve daemon`): runs its machine's part of each dataflow the
 //! coordinator hands it, bridges outputs to and from the other machines, and reports.
 //!
-//! Each part runs in this process with the same runtime as `nerve run` ([`nerve_daemon::run`]),
+//! Each part runs in this process with the same runtime as `nerve run` ([`nerve_runtime::run`]),
 //! on a thread of its own; its nodes are children of this process and die with it. A part is
 //! prepared (nodes spawned and ready, network subscriptions declared) before the coordinator
 //! starts every machine at once. A part keeps running whatever happens to the coordinator;
@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use nerve_daemon::param::{ParamAnswer, ParamOp};
-use nerve_daemon::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
+use nerve_runtime::param::{ParamAnswer, ParamOp};
+use nerve_runtime::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
 use nerve_spec::HostLossPolicy;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -253,7 +253,7 @@ impl Daemon {
             helpers: part.helpers.clone(),
             control: Some(control.clone()),
             reaper: Some(self.reaper.clone()),
-            log_tap: Some(nerve_daemon::LogTap::new(move |node, line| {
+            log_tap: Some(nerve_runtime::LogTap::new(move |node, line| {
                 if let Err(e) = session.put(keys::log(&tap_uuid, node), line.to_owned()).wait() {
                     tracing::debug!(error = %e, "cannot forward a log line");
                 }
@@ -277,7 +277,7 @@ impl Daemon {
         let daemon = self.clone();
         let run_uuid = uuid.clone();
         let spawned = std::thread::Builder::new().name(format!("nerve-part-{uuid}")).spawn(move || {
-            let result = nerve_daemon::run(&dataflow, &opts);
+            let result = nerve_runtime::run(&dataflow, &opts);
             daemon.part_ended(&run_uuid, result);
         });
         if let Err(e) = spawned {
@@ -388,7 +388,8 @@ impl Daemon {
             let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
             entry.assignment.run_id(self.machine())
         };
-        nerve_daemon::inspect::param_of_run(&run_id, node, op).map_err(|e| format!("machine `{}`: {e}", self.machine()))
+        nerve_runtime::inspect::param_of_run(&run_id, node, op)
+            .map_err(|e| format!("machine `{}`: {e}", self.machine()))
     }
 
     fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {
@@ -413,7 +414,7 @@ impl Daemon {
     }
 
     /// A part's run returned: keep how it ended, and tell the coordinator.
-    fn part_ended(&self, uuid: &str, result: Result<RunReport, nerve_daemon::DaemonError>) {
+    fn part_ended(&self, uuid: &str, result: Result<RunReport, nerve_runtime::RuntimeError>) {
         let mut report = match result {
             Ok(report) => PartReport {
                 success: report.success(),

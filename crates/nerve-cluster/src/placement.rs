@@ -260,7 +260,7 @@ mod tests {
         let bridge = robot.dataflow.nodes.last().expect("bridge");
         assert_eq!((bridge.inputs[0].policy, bridge.inputs[0].queue_size), (QueuePolicy::Backpressure, 1));
         // In the robot's plan the bridge is `cam/image`'s one reader.
-        let plan = nerve_daemon::Plan::new(&robot.dataflow);
+        let plan = nerve_runtime::Plan::new(&robot.dataflow);
         let readers: Vec<usize> = plan.outputs[0][0].1.iter().map(|e| e.reader).collect();
         assert_eq!(readers, [3]);
 

@@ -34,7 +34,7 @@ pub struct StartOptions {
 
 impl Default for StartOptions {
     fn default() -> Self {
-        let run = nerve_daemon::RunOptions::default();
+        let run = nerve_runtime::RunOptions::default();
         Self {
             grace_ms: u64::try_from(run.grace.as_millis()).unwrap_or(u64::MAX),
             ready_timeout_ms: u64::try_from(run.ready_timeout.as_millis()).unwrap_or(u64::MAX),

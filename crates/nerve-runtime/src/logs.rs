@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 
 /// Receives every line a node writes, with the node's id, besides its log file (a host daemon
 /// forwards them to whoever follows the dataflow from another machine).
@@ -44,9 +44,9 @@ impl LogSink {
     ///
     /// # Errors
     /// When the file cannot be created.
-    pub fn create(dir: &Path, node: &str, echo: bool, tap: Option<LogTap>) -> Result<Self, DaemonError> {
+    pub fn create(dir: &Path, node: &str, echo: bool, tap: Option<LogTap>) -> Result<Self, RuntimeError> {
         let path = dir.join(format!("{node}.log"));
-        let file = File::create(&path).map_err(|source| DaemonError::Logs { path, source })?;
+        let file = File::create(&path).map_err(|source| RuntimeError::Logs { path, source })?;
         Ok(Self { node: node.to_owned(), file: Arc::new(Mutex::new(file)), echo, tap })
     }
 

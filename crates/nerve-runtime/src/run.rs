@@ -27,7 +27,7 @@ use nerve_spec::{Dataflow, NodePath};
 use crate::control::{Readiness, RunControl};
 use crate::cpu_latency::CpuLatency;
 use crate::drops::DropWatch;
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 use crate::logs::{LogSink, LogTap};
 use crate::params::{ANSWER_TIMEOUT, ParamRelay};
 use crate::plan::Plan;
@@ -242,7 +242,7 @@ struct Run<'a> {
 /// # Errors
 /// When the run cannot be set up (build, shared memory, socket, spawn); node failures are
 /// reported in the [`RunReport`] instead.
-pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
+pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, RuntimeError> {
     let result = set_up_and_run(df, opts);
     if let Some(control) = &opts.control {
         if let Err(e) = &result {
@@ -253,7 +253,7 @@ pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
     result
 }
 
-fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonError> {
+fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, RuntimeError> {
     if opts.build {
         build_all(&df.nodes, &df.base_dir)?;
     }
@@ -262,7 +262,7 @@ fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, DaemonE
     let names = RunNames::new(&run_id);
     let dir = nerve_message::runtime_dir();
     nerve_message::private_dir(&dir)
-        .map_err(|source| DaemonError::Os { what: "creating the runtime folder", source })?;
+        .map_err(|source| RuntimeError::Os { what: "creating the runtime folder", source })?;
     let socket = nerve_message::run_socket(&run_id);
     let reaper = match &opts.reaper {
         Some(reaper) => reaper.clone(),
@@ -285,7 +285,7 @@ fn run_inner(
     socket: &Path,
     programs: Vec<Option<(PathBuf, Vec<String>)>>,
     reaper: RunReaper,
-) -> Result<RunReport, DaemonError> {
+) -> Result<RunReport, RuntimeError> {
     let plan = Plan::new(df);
     // Held for the whole run; its name goes with the run's other objects at the end.
     let _clock = opts.sim_time.then(|| SimClock::create(&names.clock())).transpose()?;
@@ -298,7 +298,7 @@ fn run_inner(
         );
     }
     let log_dir = opts.log_dir.clone().unwrap_or_else(|| df.base_dir.join("out").join(run_id));
-    std::fs::create_dir_all(&log_dir).map_err(|source| DaemonError::Logs { path: log_dir.clone(), source })?;
+    std::fs::create_dir_all(&log_dir).map_err(|source| RuntimeError::Logs { path: log_dir.clone(), source })?;
     let mut starters = Vec::new();
     for (node, prog) in df.nodes.iter().zip(programs) {
         starters.push(match prog {
@@ -316,7 +316,7 @@ fn run_inner(
 
     let _ = std::fs::remove_file(socket);
     let listener =
-        UnixListener::bind(socket).map_err(|source| DaemonError::Socket { path: socket.to_owned(), source })?;
+        UnixListener::bind(socket).map_err(|source| RuntimeError::Socket { path: socket.to_owned(), source })?;
     let (tx, rx) = mpsc::channel();
     let done = Arc::new(AtomicBool::new(false));
     spawn_acceptor(listener, tx.clone(), done.clone());
@@ -484,9 +484,9 @@ fn answer_param(mut stream: UnixStream, tx: &Sender<Ev>, node: String, op: Param
     }
 }
 
-fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), DaemonError> {
+fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), RuntimeError> {
     let mut signals = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM])
-        .map_err(|source| DaemonError::Os { what: "installing signal handlers", source })?;
+        .map_err(|source| RuntimeError::Os { what: "installing signal handlers", source })?;
     std::thread::spawn(move || {
         for _ in signals.forever() {
             if tx.send(Ev::Signal).is_err() {
@@ -598,7 +598,7 @@ impl Run<'_> {
     /// The next moment the event loop has work that no event brings: a restart's back-off ends,
     /// a parameter request's node runs out of time, drops are due for a report, the stop's
     /// grace period ends, or the wait for every node to be ready. `None`: nothing until the next
-    /// event, so an idle run does not wake the daemon.
+    /// event, so an idle run does not wake the runtime.
     fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(|n| n.restart.as_ref().map(|(at, _)| *at));
         let grace = self.stopping.filter(|_| !self.killed_all).map(|s| s + self.opts.grace);
@@ -607,7 +607,7 @@ impl Run<'_> {
     }
 
     /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
-    fn spawn_node(&mut self, i: usize) -> Result<(), DaemonError> {
+    fn spawn_node(&mut self, i: usize) -> Result<(), RuntimeError> {
         let Some(starter) = &self.starters[i] else {
             return Ok(());
         };

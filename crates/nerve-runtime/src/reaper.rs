@@ -15,7 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 
 /// The runtime's end of the pipe to the reaper.
 #[derive(Debug)]
@@ -32,14 +32,14 @@ impl Reaper {
     ///
     /// # Errors
     /// When the pipe or the fork fails.
-    pub fn spawn() -> Result<Arc<Self>, DaemonError> {
-        let os = |what| move |e: rustix::io::Errno| DaemonError::Os { what, source: e.into() };
+    pub fn spawn() -> Result<Arc<Self>, RuntimeError> {
+        let os = |what| move |e: rustix::io::Errno| RuntimeError::Os { what, source: e.into() };
         let (read, write) =
             rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(os("creating the reaper pipe"))?;
         // SAFETY: the caller guarantees no other thread runs; the child only performs system
         // calls and small allocations, then `_exit`s without returning into the caller.
         match unsafe { libc::fork() } {
-            -1 => Err(DaemonError::Os { what: "forking the reaper", source: std::io::Error::last_os_error() }),
+            -1 => Err(RuntimeError::Os { what: "forking the reaper", source: std::io::Error::last_os_error() }),
             0 => {
                 drop(write);
                 reaper_main(read)
