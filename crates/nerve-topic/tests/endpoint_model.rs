@@ -104,7 +104,7 @@ fn a_sample_sent_by_the_wrong_publisher_comes_back_filled() {
     let other = Publisher::new(&b, PublisherOptions::default()).expect("publisher");
     let mut sample = lender.loan(4, &Default::default()).expect("loan");
     sample.data_mut().copy_from_slice(&[1, 2, 3, 4]);
-    let err = other.send_sample(sample).err().expect("refused");
+    let err = other.send_sample(sample).expect_err("refused");
     assert_eq!(err.reason, SendFailure::LentElsewhere { lent_by: a.clone() });
     assert!(err.to_string().contains(&b) && err.to_string().contains(&a), "{err}");
     let mut sample = err.into_inner();
