@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nerve_runtime::param::{ParamAnswer, ParamOp};
+use nerve_shm::sync::lock;
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -110,10 +111,6 @@ struct Coordinator {
     /// Oldest first.
     records: Mutex<Vec<Record>>,
     exit: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Serves the cluster until `shutdown` is set or a tool asks to destroy it.

@@ -12,11 +12,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_runtime::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
+use nerve_shm::sync::lock;
 use nerve_spec::HostLossPolicy;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -93,10 +94,6 @@ struct Daemon {
     process: ProcessInfo,
     parts: Mutex<BTreeMap<String, Entry>>,
     exit: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Checks a machine id: it names the daemon on the network and its folders.

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use arrow_array::Array;
 use arrow_schema::DataType;
@@ -17,6 +17,7 @@ use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
+use nerve_shm::sync::lock;
 use nerve_topic::{Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
@@ -96,11 +97,6 @@ impl Drop for Link {
     fn drop(&mut self) {
         let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
     }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding these locks leaves plain data behind; carrying on is sound.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The sending half of a node.

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::param::{ParamError, ParamValue};
 
-use crate::node::lock;
+use nerve_shm::sync::lock;
 
 /// An on-change callback: sees the key and the new value, accepts with `Ok(())` or refuses with
 /// `Err(reason)`.

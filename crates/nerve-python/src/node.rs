@@ -1,8 +1,9 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use nerve_node::{Event, EventStream, InputId, Message, Metadata, Next, Parameters};
+use nerve_shm::sync::lock;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -274,7 +275,7 @@ impl Node {
 
 impl Node {
     fn lock_events(&self) -> MutexGuard<'_, EventStream> {
-        self.events.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.events)
     }
 
     /// The next event if one is waiting, without waiting. The look keeps the GIL when no other
@@ -321,7 +322,7 @@ struct IdStrings(Mutex<Vec<(InputId, Py<PyString>)>>);
 impl IdStrings {
     fn get<'py>(&self, py: Python<'py>, id: &InputId) -> Bound<'py, PyString> {
         // No Python runs while the lock is held, so holding the GIL while taking it is safe.
-        let mut ids = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut ids = lock(&self.0);
         if let Some((_, s)) = ids.iter().find(|(known, _)| known == id) {
             return s.bind(py).clone();
         }

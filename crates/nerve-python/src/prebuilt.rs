@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
@@ -23,6 +23,8 @@ use arrow_schema::DataType;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
+
+use nerve_shm::sync::lock;
 
 use crate::arrow::PyArrow;
 
@@ -140,7 +142,7 @@ impl Prebuilt {
         seen.count = seen.count.saturating_add(1);
         seen.last = self.received;
         let Some(ready) = seen.ready.take() else { return pa.import_data(py, &data) };
-        *ready.owner.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(data);
+        *lock(&ready.owner.0) = Some(data);
         self.used += 1;
         if self.handed.len() == HANDED {
             self.handed.pop_back();
@@ -156,7 +158,7 @@ impl Prebuilt {
         // reused by a new array once the old one is gone.
         let handed = self.handed.iter().find(|h| h.weak.bind(py).upgrade().is_some_and(|o| o.is(obj)))?;
         let owner = handed.owner.upgrade()?;
-        let data = owner.0.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        let data = lock(&owner.0).clone()?;
         self.sent_on += 1;
         Some(data)
     }

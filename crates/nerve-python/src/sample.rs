@@ -2,11 +2,13 @@
 
 use std::any::Any;
 use std::ffi::c_int;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use pyo3::exceptions::{PyBufferError, PyRuntimeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+
+use nerve_shm::sync::lock;
 
 use crate::errors::SendError;
 use crate::node::Node;
@@ -50,10 +52,7 @@ impl Sample {
     // A failed send hands the sample back by value (see `nerve_topic::SendError`).
     #[allow(clippy::result_large_err)]
     fn send(&self, py: Python<'_>) -> PyResult<()> {
-        let sample = self
-            .sample
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let sample = lock(&self.sample)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
         let (target, sample) = sample;
@@ -70,14 +69,14 @@ impl Sample {
         sent.map_err(|e| {
             let message = e.to_string();
             // Not sent: the sample stays with its Python object, filled as it was.
-            *self.sample.lock().unwrap_or_else(PoisonError::into_inner) = Some((target, e.into_inner()));
+            *lock(&self.sample) = Some((target, e.into_inner()));
             SendError::new_err(message)
         })
     }
 
     /// Gives the memory back without sending.
     fn discard(&self) {
-        self.sample.lock().unwrap_or_else(PoisonError::into_inner).take();
+        lock(&self.sample).take();
     }
 
     fn __len__(&self) -> usize {
@@ -96,7 +95,7 @@ impl Sample {
         _exc: Option<&Bound<'_, PyAny>>,
         _tb: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
-        let pending = self.sample.lock().unwrap_or_else(PoisonError::into_inner).is_some();
+        let pending = lock(&self.sample).is_some();
         if exc_type.is_some_and(|t| !t.is_none()) {
             self.discard();
         } else if pending {
@@ -107,7 +106,7 @@ impl Sample {
 
     unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
         let this = slf.get();
-        if this.sample.lock().unwrap_or_else(PoisonError::into_inner).is_none() {
+        if lock(&this.sample).is_none() {
             return Err(PyBufferError::new_err("this sample was already sent"));
         }
         let len = isize::try_from(this.len).map_err(|_| PyBufferError::new_err("sample too large"))?;

@@ -3,6 +3,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use nerve_shm::sync::lock;
 use nerve_topic::service::{self as rust, Client as RustClient, HandlerResult, Request, Server, ServiceOptions};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
@@ -196,7 +197,7 @@ impl Client {
 /// Drops the server in `slot` (a service's or an action's), without the GIL: its threads may
 /// be waiting for it.
 pub(crate) fn close<T: Send>(py: Python<'_>, slot: &Mutex<Option<T>>) {
-    let server = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    let server = lock(slot).take();
     py.detach(|| drop(server));
 }
 

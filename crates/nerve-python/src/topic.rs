@@ -1,7 +1,8 @@
 //! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use nerve_shm::sync::lock;
 use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, Scope, SubscriberOptions};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -234,9 +235,7 @@ impl Subscriber {
     fn with_subscriber<T>(&self, f: impl FnOnce(&nerve_topic::Subscriber) -> T) -> Option<T> {
         match &self.inner {
             Receiving::Recv(sub) => Some(f(sub)),
-            Receiving::Callbacks(slot) => {
-                slot.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map(|c| f(c.subscriber()))
-            }
+            Receiving::Callbacks(slot) => lock(slot).as_ref().map(|c| f(c.subscriber())),
         }
     }
 }

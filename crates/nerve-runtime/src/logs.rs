@@ -4,8 +4,10 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+
+use nerve_shm::sync::lock;
 
 use crate::error::RuntimeError;
 
@@ -59,7 +61,7 @@ impl LogSink {
         if let Some(tap) = &self.tap {
             (tap.0)(&self.node, line);
         }
-        let mut f = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut f = lock(&self.file);
         if let Err(e) = writeln!(f, "{line}") {
             tracing::warn!(error = %e, "cannot write node log");
         }

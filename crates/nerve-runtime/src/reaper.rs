@@ -13,7 +13,9 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
+
+use nerve_shm::sync::lock;
 
 use crate::error::RuntimeError;
 
@@ -49,7 +51,7 @@ impl Reaper {
     }
 
     fn say(&self, line: &str) {
-        let mut pipe = self.pipe.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pipe = lock(&self.pipe);
         if let Err(e) = writeln!(pipe, "{line}") {
             tracing::warn!(error = %e, "reaper is gone; nodes may outlive a crash of nerve");
         }

@@ -693,7 +693,7 @@ impl HandedBlocks {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, (u64, Arc<Segment>)>> {
-        self.by_slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.by_slot)
     }
 }
 

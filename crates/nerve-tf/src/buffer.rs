@@ -6,7 +6,8 @@ use std::mem::Discriminant;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve_topic::{CallbackMode, Callbacks, Message, Subscriber, SubscriberOptions, lock};
+use nerve_shm::sync::{lock, wait_timeout};
+use nerve_topic::{CallbackMode, Callbacks, Message, Subscriber, SubscriberOptions};
 
 use crate::broadcaster::TfOptions;
 use crate::error::TfError;
@@ -148,7 +149,7 @@ impl TransformBuffer {
             if left.is_zero() {
                 return Err(err);
             }
-            tree = self.shared.changed.wait_timeout(tree, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+            tree = wait_timeout(&self.shared.changed, tree, left).0;
         }
     }
 

@@ -52,6 +52,5 @@ pub use message::{InputId, Message};
 pub use nerve_shm::codec::{Metadata, Parameters};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
 pub use registry::Scope;
-pub use runtime::lock;
 pub use sample::{Sample, SendError, SendFailure};
 pub use subscriber::{HAND_OVER_PAUSE, RecvWaker, Subscriber, SubscriberOptions};

@@ -31,7 +31,7 @@ use zenoh::sample::SampleKind;
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::rendezvous::Rendezvous;
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// Environment variable naming a Zenoh configuration file (JSON5) for every session nerve opens.
 pub const CONFIG_ENV: &str = "NERVE_ZENOH_CONFIG";

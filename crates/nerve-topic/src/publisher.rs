@@ -12,13 +12,14 @@ use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
+use nerve_shm::sync::lock;
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::message::Message;
 use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
-use crate::runtime::{Runtime, lock, runtime};
+use crate::runtime::{Runtime, runtime};
 use crate::sample::{LocalCopy, Sample, SendError, SendFailure};
 use crate::wire::{self, Wire};
 

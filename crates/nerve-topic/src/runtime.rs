@@ -10,12 +10,13 @@ use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::HandedBlocks;
 use nerve_shm::segment::{Access, Segment};
+use nerve_shm::sync::lock;
 use rustix::event::epoll;
 use rustix::fs::inotify;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
@@ -34,14 +35,6 @@ const FIRST_LINK: u64 = 16;
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
-
-/// Locks `m`, carrying on past a panic of another holder.
-///
-/// Only for data that stays consistent between statements (as all of nerve's shared state
-/// does), where refusing to go on would turn one panic into many.
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One open connection, by its role in this process.
 enum Link {

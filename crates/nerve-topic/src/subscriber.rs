@@ -13,12 +13,13 @@ use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::{BlockCache, BlockTable, HandedBlocks};
 use nerve_shm::ring::Policy;
 use nerve_shm::segment::{Access, Segment};
+use nerve_shm::sync::lock;
 
 use crate::error::TopicError;
 use crate::message::Message;
 use crate::network::{RemoteFeed, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
-use crate::runtime::{Runtime, lock, runtime};
+use crate::runtime::{Runtime, runtime};
 use nerve_message::channel_table::TOPIC_FEEDS;
 
 /// How a subscriber is set up.

@@ -18,7 +18,7 @@ use crate::error::TopicError;
 use crate::name;
 use crate::network::{self, End, Network};
 use crate::query;
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// Outcomes of ended goals a server keeps for result queries that arrive after the end.
 const ENDED_KEPT: usize = 1024;
