@@ -1,13 +1,13 @@
-//! Control-plane messages between a node and its daemon, over a Unix socket; tools such as
+//! Control-plane messages between a node and the runtime of its run, over a Unix socket; tools such as
 //! `nerve list` ask the same socket for the run's [`run_status::RunStatus`].
 //!
 //! The control plane only sets up and tears down: data never travels here. A node registers,
 //! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
-//! ready, and waits for the start signal; afterwards the daemon only sends stop and
+//! ready, and waits for the start signal; afterwards the runtime only sends stop and
 //! input-closed notices, and forwards tools' [parameter](param) requests.
 //!
 //! ```
-//! use nerve_message::{frame, node_to_daemon::NodeRequest};
+//! use nerve_message::{frame, node_to_runtime::NodeRequest};
 //! let mut wire = Vec::new();
 //! frame::write(&mut wire, &NodeRequest::Ready)?;
 //! let back: NodeRequest = frame::read(&mut wire.as_slice())?;
@@ -16,11 +16,11 @@
 //! ```
 
 pub mod channel_table;
-pub mod daemon_to_node;
 pub mod frame;
-pub mod node_to_daemon;
+pub mod node_to_runtime;
 pub mod param;
 pub mod run_status;
+pub mod runtime_to_node;
 
 pub use channel_table::ChannelTable;
 
@@ -44,7 +44,9 @@ pub fn versions_compatible(node: &str, runtime: &str) -> bool {
 
 /// Environment variables the runtime sets for every node it spawns.
 pub mod env {
-    /// Path of the daemon's Unix socket.
+    /// Path of the runtime's Unix socket. The variable keeps the name it had when the runtime
+    /// was called the daemon: nodes and their scripts look for it to tell whether nerve
+    /// started them.
     pub const SOCKET: &str = "NERVE_DAEMON_SOCKET";
     /// The node's id in the dataflow.
     pub const NODE_ID: &str = "NERVE_NODE_ID";

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use arrow_array::Array;
 use arrow_schema::DataType;
-use nerve_message::daemon_to_node::DaemonMessage;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
+use nerve_message::runtime_to_node::RuntimeMessage;
 use nerve_message::{ChannelTable, env, frame};
 use nerve_shm::ShmError;
 use nerve_shm::channel::{FanOut, ReaderLink};
@@ -202,13 +202,13 @@ impl Node {
         shared.request(&NodeRequest::Ready)?;
         loop {
             match frame::read(&mut reader)? {
-                DaemonMessage::Start => break,
-                DaemonMessage::Stop => {
+                RuntimeMessage::Start => break,
+                RuntimeMessage::Stop => {
                     shared.push_control(Control::Stop);
                     break;
                 }
-                DaemonMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
-                DaemonMessage::ParamRequest { id, op } => shared.answer_param(id, op),
+                RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
                 }
@@ -468,11 +468,11 @@ fn sized(output: &str, e: ShmError) -> NodeError {
 
 fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
     loop {
-        match frame::read::<DaemonMessage>(&mut reader) {
-            Ok(DaemonMessage::Stop) => shared.push_control(Control::Stop),
-            Ok(DaemonMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+        match frame::read::<RuntimeMessage>(&mut reader) {
+            Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
+            Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
             // On this thread: a callback that takes long delays only the tool that asked.
-            Ok(DaemonMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
+            Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {

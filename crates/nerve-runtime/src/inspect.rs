@@ -7,11 +7,11 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::frame;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
+use nerve_message::runtime_to_node::RuntimeMessage;
 
 use crate::error::RuntimeError;
 
@@ -138,20 +138,20 @@ pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, Ru
 pub fn param_of_run(run_id: &str, node: &str, op: ParamOp) -> Result<ParamAnswer, RuntimeError> {
     let socket = nerve_message::run_socket(run_id);
     match exchange(&socket, &NodeRequest::Param { node: node.to_owned(), op })? {
-        DaemonMessage::Param { answer } => Ok(answer),
+        RuntimeMessage::Param { answer } => Ok(answer),
         other => Err(unexpected(&socket, &other)),
     }
 }
 
 fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, RuntimeError> {
     match exchange(socket, &request)? {
-        DaemonMessage::Status(status) => Ok(*status),
+        RuntimeMessage::Status(status) => Ok(*status),
         other => Err(unexpected(socket, &other)),
     }
 }
 
 /// Sends a tool's one request on a connection of its own and reads the one answer.
-fn exchange(socket: &Path, request: &NodeRequest) -> Result<DaemonMessage, RuntimeError> {
+fn exchange(socket: &Path, request: &NodeRequest) -> Result<RuntimeMessage, RuntimeError> {
     let err = |source: std::io::Error| RuntimeError::Unreachable { path: socket.to_owned(), source };
     let mut stream = UnixStream::connect(socket).map_err(err)?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(err)?;
@@ -159,7 +159,7 @@ fn exchange(socket: &Path, request: &NodeRequest) -> Result<DaemonMessage, Runti
     frame::read(&mut BufReader::new(&mut stream)).map_err(|e| err(std::io::Error::other(e)))
 }
 
-fn unexpected(socket: &Path, answer: &DaemonMessage) -> RuntimeError {
+fn unexpected(socket: &Path, answer: &RuntimeMessage) -> RuntimeError {
     RuntimeError::Unreachable {
         path: socket.to_owned(),
         source: std::io::Error::other(format!("unexpected answer {answer:?}")),

@@ -13,10 +13,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nerve_message::channel_table::InputChannel;
-use nerve_message::daemon_to_node::DaemonMessage;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamError, ParamOp};
 use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
+use nerve_message::runtime_to_node::RuntimeMessage;
 use nerve_message::{NERVE_VERSION, frame, versions_compatible};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
@@ -462,7 +462,7 @@ fn answer_tool(mut stream: UnixStream, tx: &Sender<Ev>, stop: bool) {
     }
     if let Ok(status) = status.recv_timeout(Duration::from_secs(5)) {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-        let _ = frame::write(&mut stream, &DaemonMessage::Status(Box::new(status)));
+        let _ = frame::write(&mut stream, &RuntimeMessage::Status(Box::new(status)));
     }
 }
 
@@ -479,7 +479,7 @@ fn answer_param(mut stream: UnixStream, tx: &Sender<Ev>, node: String, op: Param
         Err(ParamError::NoAnswer { node, waited_ms: u64::try_from(waited.as_millis()).unwrap_or(u64::MAX) })
     });
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-    if let Err(e) = frame::write(&mut stream, &DaemonMessage::Param { answer }) {
+    if let Err(e) = frame::write(&mut stream, &RuntimeMessage::Param { answer }) {
         tracing::debug!(error = %e, "the tool that asked for a parameter is gone");
     }
 }
@@ -798,7 +798,7 @@ impl Run<'_> {
             return;
         }
         let id = self.params.open(i, reply);
-        self.send(i, &DaemonMessage::ParamRequest { id, op });
+        self.send(i, &RuntimeMessage::ParamRequest { id, op });
     }
 
     /// Every spawned node exited and no node started by hand is still connected.
@@ -809,7 +809,7 @@ impl Run<'_> {
         })
     }
 
-    fn send(&mut self, i: usize, msg: &DaemonMessage) {
+    fn send(&mut self, i: usize, msg: &RuntimeMessage) {
         if let Some(w) = self.nodes[i].writer.as_mut()
             && let Err(e) = frame::write(w, msg)
         {
@@ -821,7 +821,7 @@ impl Run<'_> {
         let mut stream = stream;
         let refuse = |stream: &mut UnixStream, reason: String| {
             tracing::warn!(node = %node_id, "refused: {reason}");
-            let _ = frame::write(stream, &DaemonMessage::Refused { reason });
+            let _ = frame::write(stream, &RuntimeMessage::Refused { reason });
             None
         };
         let Some(i) = self.df.nodes.iter().position(|n| n.id == node_id) else {
@@ -865,15 +865,15 @@ impl Run<'_> {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
         let mut table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
         table.sim_time = self.opts.sim_time;
-        if frame::write(&mut stream, &DaemonMessage::Registered(Box::new(table))).is_err() {
+        if frame::write(&mut stream, &RuntimeMessage::Registered(Box::new(table))).is_err() {
             return None;
         }
         self.nodes[i].writer = Some(stream);
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
-            self.send(i, &DaemonMessage::InputClosed { input });
+            self.send(i, &RuntimeMessage::InputClosed { input });
         }
         if self.stopping.is_some() {
-            self.send(i, &DaemonMessage::Stop);
+            self.send(i, &RuntimeMessage::Stop);
         }
         Some(i)
     }
@@ -881,7 +881,7 @@ impl Run<'_> {
     fn ready(&mut self, i: usize) {
         self.nodes[i].ready = true;
         if self.started {
-            self.send(i, &DaemonMessage::Start);
+            self.send(i, &RuntimeMessage::Start);
         } else {
             self.maybe_start();
         }
@@ -903,7 +903,7 @@ impl Run<'_> {
             tracing::info!("all nodes ready, starting");
             for j in 0..self.nodes.len() {
                 if self.nodes[j].ready && self.nodes[j].exited.is_none() {
-                    self.send(j, &DaemonMessage::Start);
+                    self.send(j, &RuntimeMessage::Start);
                 }
             }
         }
@@ -988,7 +988,7 @@ impl Run<'_> {
                 self.finish_node(i, previous);
             }
             if self.nodes[i].exited.is_none() {
-                self.send(i, &DaemonMessage::Stop);
+                self.send(i, &RuntimeMessage::Stop);
             }
         }
     }
@@ -1035,7 +1035,7 @@ impl Run<'_> {
             return;
         }
         if reader.writer.is_some() {
-            self.send(i, &DaemonMessage::InputClosed { input });
+            self.send(i, &RuntimeMessage::InputClosed { input });
         } else {
             reader.pending_closed.push(input);
         }
@@ -1051,7 +1051,7 @@ impl Run<'_> {
             self.helpers_stopped = true;
             for i in 0..self.nodes.len() {
                 if self.nodes[i].helper {
-                    self.send(i, &DaemonMessage::Stop);
+                    self.send(i, &RuntimeMessage::Stop);
                 }
             }
         }
