@@ -19,8 +19,10 @@ pub mod channel_table;
 pub mod frame;
 pub mod node_to_runtime;
 pub mod param;
+pub mod publisher_to_subscriber;
 pub mod run_status;
 pub mod runtime_to_node;
+pub mod subscriber_to_publisher;
 
 pub use channel_table::ChannelTable;
 

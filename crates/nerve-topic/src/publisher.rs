@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use arrow_array::ArrayRef;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
+use nerve_message::publisher_to_subscriber::PublisherMessage;
 use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
@@ -21,7 +22,7 @@ use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
 use crate::runtime::{Runtime, runtime};
 use crate::sample::{LocalCopy, Sample, SendError, SendFailure};
-use crate::wire::{self, Wire};
+use crate::wire;
 
 /// Largest message a publisher sends unless told otherwise.
 pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
@@ -87,7 +88,7 @@ impl PubShared {
         let pool = st.outlet.fan_out_mut().pool_mut();
         let table = pool.table().clone();
         let blocks = pool.blocks();
-        let sent = wire::send(sock.as_fd(), &Wire::Welcome { edge }, table.segment().fd())
+        let sent = wire::send(sock.as_fd(), &PublisherMessage::Welcome { edge }, table.segment().fd())
             .and_then(|()| blocks.iter().try_for_each(|b| announce(&sock, b)));
         if let Err(e) = sent {
             return Err(format!("cannot set up a subscriber of `{}`: {e}", self.topic));
@@ -134,7 +135,7 @@ impl PubShared {
 }
 
 fn announce(sock: &OwnedFd, b: &NewBlock) -> std::io::Result<()> {
-    wire::send(sock.as_fd(), &Wire::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
+    wire::send(sock.as_fd(), &PublisherMessage::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
 }
 
 /// Publishes on a topic: to subscribers in this process (the data itself is passed), in other

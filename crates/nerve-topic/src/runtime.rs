@@ -13,6 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use nerve_message::publisher_to_subscriber::PublisherMessage;
+use nerve_message::subscriber_to_publisher::SubscriberMessage;
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::HandedBlocks;
 use nerve_shm::segment::{Access, Segment};
@@ -26,7 +28,7 @@ use crate::error::TopicError;
 use crate::publisher::PubShared;
 use crate::registry::{self, Kind, Scope};
 use crate::subscriber::SubShared;
-use crate::wire::{self, Received, Wire};
+use crate::wire::{self, Received};
 
 const LISTENER: u64 = 0;
 const INOTIFY: u64 = 1;
@@ -35,6 +37,13 @@ const FIRST_LINK: u64 = 16;
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
+
+/// A message from the other end of a link, by that end's role.
+#[derive(Debug)]
+enum Heard {
+    FromSubscriber(SubscriberMessage),
+    FromPublisher(PublisherMessage),
+}
 
 /// One open connection, by its role in this process.
 enum Link {
@@ -209,7 +218,7 @@ impl Runtime {
         rustix::net::connect(&sock, &SocketAddrUnix::new(&entry.socket)?)?;
         let shape = sub.shape;
         let queue = sub.first + ring;
-        let hello = Wire::Hello {
+        let hello = SubscriberMessage::Hello {
             version: nerve_message::NERVE_VERSION.to_owned(),
             publisher: entry.id,
             ring: queue,
@@ -310,10 +319,15 @@ impl Runtime {
             let Some(link) = st.links.get(&token) else {
                 return;
             };
+            // Each end of a link hears only what the other end's role sends.
             let received = match link {
-                Link::Accepted(sock) => wire::recv(sock.as_fd()),
-                Link::Reader { sock, .. } | Link::Feed { sock, .. } => match sock.upgrade() {
-                    Some(sock) => wire::recv(sock.as_fd()),
+                Link::Accepted(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromSubscriber)),
+                Link::Reader { sock, .. } => match sock.upgrade() {
+                    Some(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromSubscriber)),
+                    None => Ok(Received::Closed),
+                },
+                Link::Feed { sock, .. } => match sock.upgrade() {
+                    Some(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromPublisher)),
                     None => Ok(Received::Closed),
                 },
             };
@@ -339,14 +353,17 @@ impl Runtime {
         }
     }
 
-    fn on_message(&self, st: &mut State, token: u64, msg: Wire, fd: Option<OwnedFd>) -> Result<(), String> {
+    fn on_message(&self, st: &mut State, token: u64, msg: Heard, fd: Option<OwnedFd>) -> Result<(), String> {
         match (st.links.get(&token), msg) {
-            (Some(Link::Accepted(_)), Wire::Hello { version, publisher, ring, offset, capacity, policy }) => {
+            (
+                Some(Link::Accepted(_)),
+                Heard::FromSubscriber(SubscriberMessage::Hello { version, publisher, ring, offset, capacity, policy }),
+            ) => {
                 let Some(Link::Accepted(sock)) = st.links.remove(&token) else {
                     return Err("link vanished".into());
                 };
                 let refuse = |sock: &OwnedFd, reason: String| {
-                    let _ = wire::send(sock.as_fd(), &Wire::Refused { reason: reason.clone() }, None);
+                    let _ = wire::send(sock.as_fd(), &PublisherMessage::Refused { reason: reason.clone() }, None);
                     Err(reason)
                 };
                 if !nerve_message::versions_compatible(&version, nerve_message::NERVE_VERSION) {
@@ -377,7 +394,10 @@ impl Runtime {
                     .insert(token, Link::Reader { publisher: Arc::downgrade(&p), edge, sock: Arc::downgrade(&sock) });
                 Ok(())
             }
-            (Some(Link::Feed { subscriber, ring, handed, .. }), Wire::Welcome { edge }) => {
+            (
+                Some(Link::Feed { subscriber, ring, handed, .. }),
+                Heard::FromPublisher(PublisherMessage::Welcome { edge }),
+            ) => {
                 let (sub, ring, handed) = (subscriber.upgrade(), *ring, handed.clone());
                 let (Some(sub), Some(fd)) = (sub, fd) else {
                     return Err("welcome without a block table, or for a closed subscriber".into());
@@ -387,13 +407,15 @@ impl Runtime {
                 }
                 sub.welcomed(ring, edge, &fd, handed).map_err(|e| e.to_string())
             }
-            (Some(Link::Feed { handed, .. }), Wire::Block { slot, seq }) => {
+            (Some(Link::Feed { handed, .. }), Heard::FromPublisher(PublisherMessage::Block { slot, seq })) => {
                 let fd = fd.ok_or("block announced without its memory")?;
                 let seg = Segment::from_fd("nerve-block", &fd, Access::ReadOnly).map_err(|e| e.to_string())?;
                 handed.add(slot, seq, seg);
                 Ok(())
             }
-            (Some(Link::Feed { .. }), Wire::Refused { reason }) => Err(format!("publisher refused the link: {reason}")),
+            (Some(Link::Feed { .. }), Heard::FromPublisher(PublisherMessage::Refused { reason })) => {
+                Err(format!("publisher refused the link: {reason}"))
+            }
             (_, other) => Err(format!("unexpected {other:?}")),
         }
     }
