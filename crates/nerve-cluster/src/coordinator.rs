@@ -22,7 +22,8 @@ use crate::net::{NetOptions, Role};
 use crate::placement;
 use crate::protocol::{
     self, Assignment, ClusterStatus, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, DataflowStatus,
-    KEEP_ENDED, LogChunk, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions, Started,
+    KEEP_ENDED, LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions,
+    Started,
 };
 
 /// One dataflow, as the coordinator tracks it.
@@ -165,7 +166,7 @@ impl Coordinator {
     fn answer(self: &Arc<Self>, query: &zenoh::query::Query) {
         let request = match protocol::request::<CoordinatorRequest>(query) {
             Ok(request) => request,
-            Err(why) => return protocol::answer::<()>(query, &Err(why)),
+            Err(why) => return protocol::answer::<()>(query, &Err(why.to_string())),
         };
         match request {
             CoordinatorRequest::Check => protocol::answer(query, &Ok(self.check())),
@@ -184,7 +185,7 @@ impl Coordinator {
                 self.destroy();
                 protocol::answer(query, &Ok(()));
             }
-            CoordinatorRequest::PartEnded { uuid, machine, report } => {
+            CoordinatorRequest::PartEnded(PartEnded { uuid, machine, report }) => {
                 self.part_ended(&uuid, &machine, report);
                 protocol::answer(query, &Ok(()));
             }

@@ -29,7 +29,7 @@ use crate::net::{NetOptions, Role};
 use crate::placement::{self, Part};
 use crate::protocol::{
     self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, KEEP_ENDED, LOG_CHUNK, LogChunk,
-    PartReport, PartState, PartStatus, ProcessInfo, QUICK,
+    PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK,
 };
 
 /// How a daemon serves its machine.
@@ -183,7 +183,7 @@ impl Daemon {
     fn answer(self: &Arc<Self>, query: &zenoh::query::Query) {
         let request = match protocol::request::<DaemonRequest>(query) {
             Ok(request) => request,
-            Err(why) => return protocol::answer::<()>(query, &Err(why)),
+            Err(why) => return protocol::answer::<()>(query, &Err(why.to_string())),
         };
         match request {
             DaemonRequest::Hello => protocol::answer(query, &Ok(self.hello())),
@@ -435,7 +435,11 @@ impl Daemon {
             }
         }
         tracing::info!(dataflow = %uuid, success = report.success, "part ended");
-        let ended = CoordinatorRequest::PartEnded { uuid: uuid.to_owned(), machine: self.machine().to_owned(), report };
+        let ended = CoordinatorRequest::PartEnded(PartEnded {
+            uuid: uuid.to_owned(),
+            machine: self.machine().to_owned(),
+            report,
+        });
         if let Err(e) = protocol::ask::<_, ()>(&self.session, keys::COORDINATOR, "the coordinator", &ended, QUICK) {
             // A coordinator that comes back learns it from this daemon's hello.
             tracing::warn!(dataflow = %uuid, error = %e, "cannot tell the coordinator the part ended");

@@ -1,10 +1,23 @@
-//! Control-plane messages between a node and the runtime of its run, over a Unix socket; tools such as
-//! `nerve list` ask the same socket for the run's [`run_status::RunStatus`].
+//! nerve's wire protocols, one module per direction: every message one process sends another,
+//! in one place. Data never travels in any of them: messages move through shared memory, and
+//! these only set up, tear down, and report.
 //!
-//! The control plane only sets up and tears down: data never travels here. A node registers,
-//! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
-//! ready, and waits for the start signal; afterwards the runtime only sends stop and
-//! input-closed notices, and forwards tools' [parameter](param) requests.
+//! | between | one way | the other way | carried by |
+//! |---|---|---|---|
+//! | a node and the runtime of its run | [`node_to_runtime`] | [`runtime_to_node`] | [`frame`]s on the run's Unix socket |
+//! | a tool and a run (`nerve list`, `nerve param`) | [`node_to_runtime`] | [`runtime_to_node`] | the same socket, one request per connection |
+//! | a tool and the cluster's coordinator | [`tool_to_coordinator`] | [`coordinator_to_tool`] | Zenoh queries (`nerve_cluster::protocol`) |
+//! | the coordinator and a machine's daemon | [`coordinator_to_daemon`] | [`daemon_to_coordinator`] | Zenoh queries (`nerve_cluster::protocol`) |
+//! | a topic subscriber and a publisher of another process | [`subscriber_to_publisher`] | [`publisher_to_subscriber`] | `SOCK_SEQPACKET`, descriptors attached (`nerve_topic::wire`) |
+//!
+//! Shared by several directions: [`channel_table`] (a node's queues and pools),
+//! [`run_status`] (how a run is doing) and [`param`] (parameter requests and answers). A
+//! cluster answer is a `Result` as JSON, `{"Ok": …}` or `{"Err": "why"}`, the text meant for
+//! the user.
+//!
+//! On the node's side: it registers, receives its [`ChannelTable`] (which shared-memory queues
+//! and pools are its own), reports ready, and waits for the start signal; afterwards the runtime
+//! only sends stop and input-closed notices, and forwards tools' [parameter](param) requests.
 //!
 //! ```
 //! use nerve_message::{frame, node_to_runtime::NodeRequest};
@@ -16,6 +29,9 @@
 //! ```
 
 pub mod channel_table;
+pub mod coordinator_to_daemon;
+pub mod coordinator_to_tool;
+pub mod daemon_to_coordinator;
 pub mod frame;
 pub mod node_to_runtime;
 pub mod param;
@@ -23,6 +39,7 @@ pub mod publisher_to_subscriber;
 pub mod run_status;
 pub mod runtime_to_node;
 pub mod subscriber_to_publisher;
+pub mod tool_to_coordinator;
 
 pub use channel_table::ChannelTable;
 
