@@ -101,7 +101,7 @@ struct Daemon {
 /// # Errors
 /// [`ClusterError::BadMachineId`].
 pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
-    nerve_spec::check_id(id).map_err(|why| ClusterError::BadMachineId { id: id.to_owned(), why })
+    nerve_spec::check_id(id).map_err(|why| ClusterError::BadMachineId { id: id.to_owned(), why: why.to_string() })
 }
 
 /// Serves machine `opts.machine` until `shutdown` is set or the coordinator asks every daemon
@@ -223,7 +223,8 @@ impl Daemon {
         if lock(&self.parts).contains_key(&uuid) {
             return Err(fail(format!("dataflow {uuid} is already here")));
         }
-        let part = placement::part(&assignment.dataflow, &assignment.placement, &me).map_err(&fail)?;
+        let part =
+            placement::part(&assignment.dataflow, &assignment.placement, &me).map_err(|e| fail(e.to_string()))?;
         let ready_timeout = Duration::from_millis(assignment.options.ready_timeout_ms);
         let deadline = Instant::now() + ready_timeout;
         let stand_ins = part

@@ -98,7 +98,7 @@ impl Params {
     /// declaration) gave the key another type.
     pub fn declare(&self, key: &str, default: ParamValue) -> Result<ParamValue, ParamError> {
         nerve_spec::param::check_key(key)
-            .map_err(|reason| ParamError::BadKey { node: self.inner.node.clone(), reason })?;
+            .map_err(|reason| ParamError::BadKey { node: self.inner.node.clone(), reason: reason.to_string() })?;
         let mut values = lock(&self.inner.values);
         match values.get(key) {
             Some(current) => match default.conform(current) {

@@ -107,7 +107,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::{Problem, SpecError};
 pub use param::ParamValue;
-pub use parse::check_id;
+pub use parse::{IdError, check_id};
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT,
     NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,

@@ -85,20 +85,38 @@ pub(crate) fn join_field(parent: &str, key: &str) -> String {
     if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
 }
 
+/// What is wrong with an id of a node, input, output or machine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// The id is empty.
+    #[error("an id cannot be empty")]
+    Empty,
+    /// `.` or `..`: ids name files and directories (logs, sockets), and these two would escape.
+    #[error("`{0}` is not a valid id")]
+    Dots(String),
+    /// A character outside the id alphabet.
+    #[error("invalid character {bad:?} in `{id}`: ids use only letters, digits, `_`, `.` and `-`")]
+    BadCharacter {
+        /// The id.
+        id: String,
+        /// Its first character that is not allowed.
+        bad: char,
+    },
+}
+
 /// Checks the id rule shared by nodes, inputs, outputs and machines; the error is the message.
 ///
 /// # Errors
-/// What is wrong with `id`.
-pub fn check_id(id: &str) -> Result<(), String> {
+/// [`IdError`]: what is wrong with `id`.
+pub fn check_id(id: &str) -> Result<(), IdError> {
     if id.is_empty() {
-        return Err("an id cannot be empty".to_owned());
+        return Err(IdError::Empty);
     }
     if id == "." || id == ".." {
-        // Ids name files and directories (logs, sockets): these two would escape.
-        return Err(format!("`{id}` is not a valid id"));
+        return Err(IdError::Dots(id.to_owned()));
     }
     if let Some(bad) = id.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Err(format!("invalid character {bad:?} in `{id}`: ids use only letters, digits, `_`, `.` and `-`"));
+        return Err(IdError::BadCharacter { id: id.to_owned(), bad });
     }
     Ok(())
 }
@@ -195,7 +213,7 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
                 machine = optional_string(p, v, &mfield);
                 // A machine id names its daemon on the network and its folders.
                 if let Some(Err(message)) = machine.as_deref().map(check_id) {
-                    p.push(v.mark, mfield, message.replace("ids use", "machine ids use"));
+                    p.push(v.mark, mfield, message.to_string().replace("ids use", "machine ids use"));
                 }
             }
             _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
@@ -306,7 +324,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
         Ok(()) => format!("nodes[{id}]"),
         Err(message) => {
-            p.push(id_node.mark, &id_field, message);
+            p.push(id_node.mark, &id_field, message.to_string());
             index_field
         }
     };
@@ -481,7 +499,7 @@ fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, B
             continue;
         };
         if let Err(message) = check_id(&id) {
-            p.push(id_mark, &ifield, message);
+            p.push(id_mark, &ifield, message.to_string());
         }
         if let Some(first_line) = first_lines.get(&id) {
             p.push(id_mark, &ifield, format!("duplicate output `{id}` (first at line {first_line})"));
@@ -594,7 +612,7 @@ fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>,
         let id = key_str(key).to_owned();
         let ifield = join_field(field, &id);
         if let Err(message) = check_id(&id) {
-            p.push(key.mark, &ifield, message);
+            p.push(key.mark, &ifield, message.to_string());
         }
         if let Some((spec, place)) = parse_input(p, id, key.mark, v, ifield) {
             specs.push(spec);
@@ -735,8 +753,11 @@ fn parse_policy(p: &mut Problems, value: &Node, field: &str) -> Option<QueuePoli
 pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
     if let Some(name) = text.strip_prefix("topic/") {
         // `topic//tf` reads as an empty segment, not as the absolute name `/tf`.
-        let checked =
-            if name.starts_with('/') { Err(topic_name::BAD_SEGMENT.to_owned()) } else { topic_name::canonical(name) };
+        let checked = if name.starts_with('/') {
+            Err(topic_name::TopicNameError::BadSegment)
+        } else {
+            topic_name::canonical(name)
+        };
         return checked.map(|topic| InputSource::Topic { topic }).map_err(|why| format!("bad topic `{text}`: {why}"));
     }
     if let Some(rest) = text.strip_prefix("dora/") {

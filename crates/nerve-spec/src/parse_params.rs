@@ -63,7 +63,7 @@ fn walk(
         let full = if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
         let kfield = join_field(field, name);
         if let Err(message) = check_key(&full) {
-            p.push(key.mark, &kfield, message);
+            p.push(key.mark, &kfield, message.to_string());
             continue;
         }
         if let Value::Map(inner) = &value.value {
@@ -77,7 +77,7 @@ fn walk(
             Ok(v) => {
                 params.insert(full, v);
             }
-            Err(message) => p.push(value.mark, &kfield, message),
+            Err(message) => p.push(value.mark, &kfield, message.to_string()),
         }
     }
 }

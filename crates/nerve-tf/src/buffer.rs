@@ -46,7 +46,7 @@ struct Shared {
 impl Shared {
     fn receive(&self, message: &Message, is_static: bool) {
         let decoded = match message.object {
-            None => wire::decode(&message.data),
+            None => wire::decode(&message.data).map_err(|e| e.to_string()),
             Some(_) => Err("not an Arrow array (a Python object published in this process?)".to_owned()),
         };
         let transforms = match decoded {
