@@ -74,7 +74,7 @@ impl Service {
                     message(py, &pa, &handler.bind(py).call1((event,))?)
                 };
                 // The caller sees what was raised, as Python prints it: `ValueError: …`.
-                answer().map_err(|e| e.to_string())
+                answer().map_err(|e| e.to_string().into())
             })
         };
         let options = ServiceOptions { domain, workers };

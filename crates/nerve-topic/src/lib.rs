@@ -47,7 +47,7 @@ pub mod wire;
 pub use arrivals::Arrivals;
 pub use arrow_array;
 pub use callback::{CallbackMode, Callbacks};
-pub use error::TopicError;
+pub use error::{Refusal, TopicError};
 pub use message::{InputId, Message};
 pub use nerve_shm::codec::{Metadata, Parameters};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
