@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use nerve_message::run_status::RunStatus;
 use nerve_shm::sync::{lock, wait_timeout};
 
-use crate::run::Ev;
+use crate::event::Ev;
 
 /// Where a controlled run is on its way to the start.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -20,6 +20,7 @@ mod control;
 mod cpu_latency;
 mod drops;
 mod error;
+mod event;
 pub mod inspect;
 mod logs;
 mod params;
