@@ -13,6 +13,7 @@ use nerve_spec::NodePath;
 
 use super::Run;
 use super::report::Outcome;
+use super::state::{NodeRt, NodeState, Phase};
 use crate::control::Readiness;
 use crate::event::Ev;
 
@@ -53,7 +54,7 @@ impl Run<'_> {
                     tracing::warn!(node = %self.nodes[i].id, "ignoring a registration or tool request from a node");
                 }
                 Ok(Ev::Tool { stop, reply }) => {
-                    if stop && self.stopping.is_none() {
+                    if stop && self.phase.stopping_since().is_none() {
                         let by = if self.opts.control.is_some() { "the cluster" } else { "`nerve stop`" };
                         eprintln!("nerve: stopping (asked by {by})");
                         self.stop();
@@ -61,19 +62,21 @@ impl Run<'_> {
                     let _ = reply.send(self.status());
                 }
                 Ok(Ev::Go) => {
-                    self.go = true;
+                    if let Phase::Starting { go } = &mut self.phase {
+                        *go = true;
+                    }
                     self.maybe_start();
                 }
                 Ok(Ev::CloseInputs(inputs)) => self.close_inputs(&inputs),
                 Ok(Ev::Exited(i, _, status)) => self.exited(i, status),
                 Ok(Ev::Disconnected(i, _)) => {
                     // A node started by hand has no exit status: leaving is how it finishes.
-                    if self.nodes[i].pid.is_none() && self.nodes[i].exited.is_none() {
+                    if self.nodes[i].pid.is_none() && !self.nodes[i].exited() {
                         self.finish_node(i, Outcome::Finished);
                     }
                 }
                 Ok(Ev::Signal) => {
-                    if self.stopping.is_some() {
+                    if self.phase.stopping_since().is_some() {
                         eprintln!("nerve: second interrupt, killing every node");
                         self.kill_all();
                     } else {
@@ -90,14 +93,16 @@ impl Run<'_> {
             let now = Instant::now();
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
-            if !self.killed_all && self.stopping.is_some_and(|s| now >= s + self.opts.grace) {
+            if let Phase::Stopping { since, killed: false, .. } = self.phase
+                && now >= since + self.opts.grace
+            {
                 self.kill_all();
             }
-            if !self.started && self.stopping.is_none() && now >= ready_deadline {
+            if matches!(self.phase, Phase::Starting { .. }) && now >= ready_deadline {
                 let late: Vec<&str> = self
                     .nodes
                     .iter()
-                    .filter(|n| (n.pid.is_some() || n.helper) && n.exited.is_none() && !n.ready)
+                    .filter(|n| (n.pid.is_some() || n.helper) && !n.exited() && !n.ready())
                     .map(|n| n.id.as_str())
                     .collect();
                 let reason = if late.is_empty() {
@@ -119,9 +124,12 @@ impl Run<'_> {
     /// grace period ends, or the wait for every node to be ready. `None`: nothing until the next
     /// event, so an idle run does not wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
-        let restarts = self.nodes.iter().filter_map(|n| n.restart.as_ref().map(|(at, _)| *at));
-        let grace = self.stopping.filter(|_| !self.killed_all).map(|s| s + self.opts.grace);
-        let ready = (!self.started && self.stopping.is_none()).then_some(ready_deadline);
+        let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
+        let (grace, ready) = match self.phase {
+            Phase::Starting { .. } => (None, Some(ready_deadline)),
+            Phase::Running | Phase::Stopping { killed: true, .. } => (None, None),
+            Phase::Stopping { since, killed: false, .. } => (Some(since + self.opts.grace), None),
+        };
         restarts.chain([self.params.next_deadline(), self.drops.next_check(), grace, ready].into_iter().flatten()).min()
     }
 
@@ -149,8 +157,15 @@ impl Run<'_> {
             );
         }
         let rt = &self.nodes[i];
-        if rt.writer.is_some() || rt.exited.is_some() {
-            return refuse(&mut stream, format!("node `{node_id}` is already connected"));
+        match rt.state {
+            NodeState::Connected { .. } | NodeState::Exited(_) => {
+                return refuse(&mut stream, format!("node `{node_id}` is already connected"));
+            }
+            // Its process is gone; the one its restart starts registers itself.
+            NodeState::Restarting { .. } => {
+                return refuse(&mut stream, format!("node `{node_id}` is restarting"));
+            }
+            NodeState::Unconnected => {}
         }
         match (rt.pid, &self.df.nodes[i].path) {
             (None, NodePath::Dynamic) => {}
@@ -176,19 +191,22 @@ impl Run<'_> {
         if frame::write(&mut stream, &RuntimeMessage::Registered(Box::new(table))).is_err() {
             return None;
         }
-        self.nodes[i].writer = Some(stream);
+        self.nodes[i].state = NodeState::Connected { control: stream, ready: false };
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }
-        if self.stopping.is_some() {
+        if self.phase.stopping_since().is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }
         Some(i)
     }
 
     pub(super) fn ready(&mut self, i: usize) {
-        self.nodes[i].ready = true;
-        if self.started {
+        // Only a connected node speaks; what a replaced process still had in flight is dropped.
+        if let NodeState::Connected { ready, .. } = &mut self.nodes[i].state {
+            *ready = true;
+        }
+        if self.phase.started() {
             self.send(i, &RuntimeMessage::Start);
         } else {
             self.maybe_start();
@@ -198,19 +216,21 @@ impl Run<'_> {
     /// Starts every ready node once all spawned nodes and helpers are ready (or already gone),
     /// and, under a [`RunControl`], its go came.
     pub(super) fn maybe_start(&mut self) {
-        let all = self.nodes.iter().all(|n| (n.pid.is_none() && !n.helper) || n.exited.is_some() || n.ready);
-        if all && !self.started && self.stopping.is_none() {
+        let all = self.nodes.iter().all(|n| (n.pid.is_none() && !n.helper) || n.exited() || n.ready());
+        if let Phase::Starting { go } = self.phase
+            && all
+        {
             if let Some(control) = &self.opts.control {
-                if !self.go {
+                if !go {
                     control.set(Readiness::Ready);
                     return;
                 }
                 control.set(Readiness::Started);
             }
-            self.started = true;
+            self.phase = Phase::Running;
             tracing::info!("all nodes ready, starting");
             for j in 0..self.nodes.len() {
-                if self.nodes[j].ready && self.nodes[j].exited.is_none() {
+                if self.nodes[j].ready() {
                     self.send(j, &RuntimeMessage::Start);
                 }
             }
@@ -225,8 +245,7 @@ impl Run<'_> {
             let _ = reply.send(Err(ParamError::UnknownNode { node: node.to_owned(), known }));
             return;
         };
-        let rt = &self.nodes[i];
-        if rt.writer.is_none() || rt.exited.is_some() || rt.restart.is_some() {
+        if !self.nodes[i].connected() {
             let _ = reply.send(Err(ParamError::NotRunning { node: node.to_owned(), state: self.node_state(i) }));
             return;
         }
@@ -237,29 +256,32 @@ impl Run<'_> {
     /// Every spawned node exited and no node started by hand is still connected.
     pub(super) fn finished(&self) -> bool {
         self.nodes.iter().all(|n| match n.pid {
-            Some(_) => n.exited.is_some(),
-            None => n.writer.is_none() || n.exited.is_some(),
+            Some(_) => n.exited(),
+            None => !n.connected(),
         })
     }
 
     pub(super) fn send(&mut self, i: usize, msg: &RuntimeMessage) {
-        if let Some(w) = self.nodes[i].writer.as_mut()
-            && let Err(e) = frame::write(w, msg)
+        if let NodeState::Connected { control, .. } = &mut self.nodes[i].state
+            && let Err(e) = frame::write(control, msg)
         {
             tracing::debug!(node = %self.nodes[i].id, error = %e, "node unreachable");
         }
     }
 
     pub(super) fn stop(&mut self) {
-        if self.stopping.is_some() {
+        if self.phase.stopping_since().is_some() {
             return;
         }
-        self.stopping = Some(Instant::now());
+        self.phase = Phase::Stopping { since: Instant::now(), started: self.phase.started(), killed: false };
         for i in 0..self.nodes.len() {
-            if let Some((_, previous)) = self.nodes[i].restart.take() {
+            // A restart waiting for its back-off will not come: the process it replaces ended
+            // the node.
+            if let NodeState::Restarting { previous, .. } = &self.nodes[i].state {
+                let previous = previous.clone();
                 self.finish_node(i, previous);
             }
-            if self.nodes[i].exited.is_none() {
+            if !self.nodes[i].exited() {
                 self.send(i, &RuntimeMessage::Stop);
             }
         }
@@ -268,7 +290,7 @@ impl Run<'_> {
     pub(super) fn abort(&mut self, reason: String) {
         tracing::error!("{reason}");
         if let Some(control) = &self.opts.control
-            && !self.started
+            && !self.phase.started()
         {
             control.set(Readiness::Failed(reason.clone()));
         }
@@ -284,7 +306,7 @@ impl Run<'_> {
         if self.helpers_stopped || !self.nodes.iter().any(|n| n.helper) {
             return;
         }
-        if self.nodes.iter().filter(|n| !n.helper).all(|n| n.exited.is_some()) {
+        if self.nodes.iter().filter(|n| !n.helper).all(NodeRt::exited) {
             self.helpers_stopped = true;
             for i in 0..self.nodes.len() {
                 if self.nodes[i].helper {
@@ -294,16 +316,20 @@ impl Run<'_> {
         }
     }
 
+    /// Kills what is left of a stopping run: the grace period ended, or a second interrupt came.
     pub(super) fn kill_all(&mut self) {
-        self.killed_all = true;
+        if let Phase::Stopping { killed, .. } = &mut self.phase {
+            *killed = true;
+        }
         let lingering: Vec<usize> =
-            (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].writer.is_some()).collect();
+            (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].connected()).collect();
         for i in lingering {
             tracing::warn!(node = %self.nodes[i].id, "node started by hand did not leave within the grace period");
             self.finish_node(i, Outcome::Failed("started by hand; still connected after the grace period".into()));
         }
         for n in &mut self.nodes {
-            if let (Some(pid), None) = (n.pid, &n.exited)
+            if let Some(pid) = n.pid
+                && !n.exited()
                 && !n.killed
             {
                 n.killed = true;

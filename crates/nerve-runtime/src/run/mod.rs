@@ -8,17 +8,17 @@
 //! * [`event_loop`]: the loop, and how the run as a whole starts, stops and aborts;
 //! * [`supervise`]: node processes, their exits, restarts, and what a node's going means for
 //!   its readers and producers;
-//! * [`node`]: what is kept of each node; [`status`]: the run as `nerve list` shows it.
+//! * [`state`]: the run's phase and each node's state, one enum each; [`status`]: the run as
+//!   `nerve list` shows it.
 
 mod event_loop;
-mod node;
 mod options;
 mod report;
 mod server;
+mod state;
 mod status;
 mod supervise;
 
-use std::collections::HashSet;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,8 +36,8 @@ use nerve_spec::Dataflow;
 pub use options::RunOptions;
 pub use report::{Outcome, RunReport};
 
-use self::node::NodeRt;
 use self::server::spawn_acceptor;
+use self::state::{NodeRt, Phase};
 use crate::control::Readiness;
 use crate::cpu_latency::CpuLatency;
 use crate::drops::DropWatch;
@@ -72,14 +72,9 @@ struct Run<'a> {
     reaper: RunReaper,
     pumps: Vec<JoinHandle<()>>,
     events: Sender<Ev>,
-    started: bool,
-    /// The [`RunControl`]'s go came (always true without a control).
-    go: bool,
+    phase: Phase,
     /// Helpers were told to stop because every other node finished.
     helpers_stopped: bool,
-    stopping: Option<Instant>,
-    /// Every node was killed (the grace period ended, or a second interrupt came).
-    killed_all: bool,
     aborted: Option<String>,
     drops: DropWatch,
     params: ParamRelay,
@@ -188,36 +183,13 @@ fn run_inner(
         log_dir: log_dir.clone(),
         inboxes,
         tables,
-        nodes: df
-            .nodes
-            .iter()
-            .map(|n| NodeRt {
-                id: n.id.clone(),
-                pid: None,
-                generation: 0,
-                writer: None,
-                ready: false,
-                exited: None,
-                closed_outputs: HashSet::new(),
-                closed_inputs: HashSet::new(),
-                pending_closed: Vec::new(),
-                killed: false,
-                spawned_at: None,
-                restart: None,
-                restarts_in_a_row: 0,
-                restarts: 0,
-                helper: opts.helpers.contains(&n.id),
-            })
-            .collect(),
+        nodes: df.nodes.iter().map(|n| NodeRt::new(n.id.clone(), opts.helpers.contains(&n.id))).collect(),
         starters,
         reaper,
         pumps: Vec::new(),
         events: tx,
-        started: false,
-        go: opts.control.is_none(),
+        phase: Phase::Starting { go: opts.control.is_none() },
         helpers_stopped: false,
-        stopping: None,
-        killed_all: false,
         aborted: None,
         drops,
         params: ParamRelay::default(),
@@ -247,7 +219,7 @@ fn run_inner(
         run_id: run_id.to_owned(),
         log_dir,
         restarts: nodes.iter().filter(|n| n.restarts > 0).map(|n| (n.id.clone(), n.restarts)).collect(),
-        nodes: nodes.into_iter().map(|n| (n.id, n.exited.unwrap_or(Outcome::NotRun))).collect(),
+        nodes: nodes.into_iter().map(|n| (n.id.clone(), n.outcome())).collect(),
         aborted,
         dropped,
     })

@@ -4,15 +4,15 @@ use nerve_message::channel_table::InputChannel;
 use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
 
 use super::Run;
-use super::report::Outcome;
+use super::state::Phase;
 
 impl Run<'_> {
     /// How the run and each of its nodes are doing now.
     pub(super) fn status(&self) -> RunStatus {
-        let state = match (self.stopping, self.started) {
-            (Some(_), _) => RunState::Stopping,
-            (None, true) => RunState::Running,
-            (None, false) => RunState::Starting,
+        let state = match self.phase {
+            Phase::Stopping { .. } => RunState::Stopping,
+            Phase::Running => RunState::Running,
+            Phase::Starting { .. } => RunState::Starting,
         };
         let nodes = self
             .nodes
@@ -20,7 +20,7 @@ impl Run<'_> {
             .enumerate()
             .map(|(i, rt)| NodeStatus {
                 id: rt.id.clone(),
-                pid: rt.pid.filter(|_| rt.exited.is_none() && rt.restart.is_none()),
+                pid: rt.pid.filter(|_| !rt.exited() && rt.restart_at().is_none()),
                 state: self.node_state(i),
                 restarts: rt.restarts,
                 config: self.df.nodes[i].config.clone(),
@@ -57,17 +57,6 @@ impl Run<'_> {
 
     /// What node `i` is doing, in the words of `nerve list`.
     pub(super) fn node_state(&self, i: usize) -> String {
-        let rt = &self.nodes[i];
-        match (&rt.exited, &rt.restart) {
-            (Some(Outcome::Finished), _) => "finished".to_owned(),
-            (Some(Outcome::Failed(how)), _) => format!("failed ({how})"),
-            (Some(Outcome::KilledAfterGrace), _) => "killed after the grace period".to_owned(),
-            (Some(Outcome::NotRun), _) => "not run".to_owned(),
-            (None, Some(_)) => "restarting".to_owned(),
-            (None, None) if rt.pid.is_none() && rt.writer.is_none() => "waiting".to_owned(),
-            (None, None) if rt.ready && self.started => "running".to_owned(),
-            (None, None) if rt.ready => "ready".to_owned(),
-            (None, None) => "starting".to_owned(),
-        }
+        self.nodes[i].state_word(self.phase.started())
     }
 }

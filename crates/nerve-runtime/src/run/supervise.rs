@@ -10,6 +10,7 @@ use nerve_message::runtime_to_node::RuntimeMessage;
 
 use super::Run;
 use super::report::Outcome;
+use super::state::NodeState;
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
@@ -73,33 +74,13 @@ impl Run<'_> {
     pub(super) fn schedule_restart(&mut self, i: usize, outcome: &Outcome) -> bool {
         let policy = self.df.nodes[i].restart;
         let rt = &mut self.nodes[i];
-        if self.stopping.is_some() || rt.killed || !policy.wants_restart(!matches!(outcome, Outcome::Finished)) {
+        // A stopping run, or a node nerve killed, is not restarted whatever its policy.
+        if self.phase.stopping_since().is_some()
+            || rt.killed
+            || rt.schedule_restart(&policy, outcome, Instant::now()).is_none()
+        {
             return false;
         }
-        if rt.spawned_at.is_some_and(|t| t.elapsed() >= nerve_spec::RestartSpec::STABLE_RUN) {
-            rt.restarts_in_a_row = 0;
-        }
-        if rt.restarts_in_a_row >= policy.max_restarts {
-            tracing::error!(
-                node = %rt.id,
-                "not restarting: {} restart(s) in a row already (max_restarts: {})",
-                rt.restarts_in_a_row,
-                policy.max_restarts
-            );
-            return false;
-        }
-        let wait = policy.delay_before(rt.restarts_in_a_row);
-        rt.restarts_in_a_row += 1;
-        tracing::warn!(
-            node = %rt.id,
-            "restarting in {wait:?} (restart {} of at most {} in a row, restart: {})",
-            rt.restarts_in_a_row,
-            policy.max_restarts,
-            policy.policy.as_str()
-        );
-        rt.restart = Some((Instant::now() + wait, outcome.clone()));
-        rt.writer = None;
-        rt.ready = false;
         let id = rt.id.clone();
         self.params.node_gone(i, &id, "restarting");
         // Its queues take nothing more and what it held is freed now, as for any dead reader;
@@ -112,10 +93,10 @@ impl Run<'_> {
     pub(super) fn restart_due(&mut self) {
         let now = Instant::now();
         for i in 0..self.nodes.len() {
-            if self.nodes[i].restart.as_ref().is_none_or(|(at, _)| *at > now) {
+            if self.nodes[i].restart_at().is_none_or(|at| at > now) {
                 continue;
             }
-            self.nodes[i].restart = None;
+            self.nodes[i].state = NodeState::Unconnected;
             self.reopen_inputs(i);
             let restarts = self.nodes[i].restarts + 1;
             if let Some(s) = &self.starters[i] {
@@ -156,16 +137,14 @@ impl Run<'_> {
     /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
     /// start (or must abort) without it.
     pub(super) fn finish_node(&mut self, i: usize, outcome: Outcome) {
-        let failed_early = !self.started && !matches!(outcome, Outcome::Finished);
-        let rt = &mut self.nodes[i];
-        rt.exited = Some(outcome);
-        rt.writer = None;
-        let (id, state) = (rt.id.clone(), self.node_state(i));
+        let failed_early = !self.phase.started() && !matches!(outcome, Outcome::Finished);
+        self.nodes[i].state = NodeState::Exited(outcome);
+        let (id, state) = (self.nodes[i].id.clone(), self.node_state(i));
         self.params.node_gone(i, &id, &state);
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
-        if failed_early && self.stopping.is_none() {
+        if failed_early && self.phase.stopping_since().is_none() {
             let id = self.nodes[i].id.clone();
             self.abort(format!("node `{id}` exited before the dataflow started"));
         } else {
@@ -223,13 +202,10 @@ impl Run<'_> {
     /// Tells node `i` that its input `input` is closed, now or when it connects.
     pub(super) fn tell_input_closed(&mut self, i: usize, input: String) {
         let reader = &mut self.nodes[i];
-        if reader.exited.is_some() {
-            return;
-        }
-        if reader.writer.is_some() {
-            self.send(i, &RuntimeMessage::InputClosed { input });
-        } else {
-            reader.pending_closed.push(input);
+        match reader.state {
+            NodeState::Exited(_) => {}
+            NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputClosed { input }),
+            NodeState::Unconnected | NodeState::Restarting { .. } => reader.pending_closed.push(input),
         }
     }
 }
