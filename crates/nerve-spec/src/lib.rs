@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fields;
 pub mod param;
 mod parse;
 mod parse_params;
@@ -114,7 +115,7 @@ pub use spec::{
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 
-use error::Problems;
+use tree::Problems;
 
 /// Reads and parses the dataflow file at `path`.
 ///

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::error::Problems;
+use crate::fields::{join_field, key_str, mapping, optional_string, string_field, unknown_key};
 use crate::parse_params::parse_params;
 use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
@@ -17,7 +17,7 @@ use crate::spec::{
     RestartPolicy, ServicesSpec,
 };
 use crate::topic_name;
-use crate::tree::{Mark, Node, ScalarKind, Value};
+use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
 const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
 
@@ -69,22 +69,6 @@ pub(crate) struct InputPlace {
     pub(crate) field: String,
 }
 
-fn expected_one_of(keys: &[&str]) -> String {
-    keys.join(", ")
-}
-
-pub(crate) fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
-    p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
-}
-
-pub(crate) fn key_str(key: &Node) -> &str {
-    key.as_scalar().map_or("", |s| s.text.as_str())
-}
-
-pub(crate) fn join_field(parent: &str, key: &str) -> String {
-    if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
-}
-
 /// What is wrong with an id of a node, input, output or machine.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
@@ -124,40 +108,6 @@ pub fn check_id(id: &str) -> Result<(), IdError> {
 /// Inputs spelled `timer/...`, `dora/timer/...` and `topic/...` are timers and
 /// topics; a node with one of these ids could never be read from.
 const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
-
-/// A string field: any non-null scalar, as written.
-fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    match value.text() {
-        Some(t) => Some(t.to_owned()),
-        None => {
-            p.push(value.mark, field, format!("expected a string, found {}", value.describe()));
-            None
-        }
-    }
-}
-
-/// The entries of a mapping; `None` for null (not set) and, reporting `expected`, for anything
-/// else.
-pub(crate) fn mapping<'a>(
-    p: &mut Problems,
-    value: &'a Node,
-    field: &str,
-    expected: &str,
-) -> Option<&'a [(Node, Node)]> {
-    match &value.value {
-        _ if value.is_null() => None,
-        Value::Map(entries) => Some(entries),
-        _ => {
-            p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
-            None
-        }
-    }
-}
-
-/// Like [`string_field`], but null means "not set".
-fn optional_string(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    if value.is_null() { None } else { string_field(p, value, field) }
-}
 
 /// The nodes of a document, and the dataflow-level default machine applied.
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> Vec<ParsedNode> {

@@ -3,10 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::error::Problems;
+use crate::fields::{join_field, key_str};
 use crate::param::{ParamValue, check_key, from_yaml};
-use crate::parse::{join_field, key_str};
-use crate::tree::{self, Node, Value};
+use crate::tree::{self, Node, Problems, Value};
 
 const EXPECTED: &str = "a mapping of parameter keys to values (`{speed: 1.5}`), or the name of a YAML file holding one";
 
