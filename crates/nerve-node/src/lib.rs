@@ -29,6 +29,7 @@ mod error;
 mod event;
 mod node;
 mod params;
+mod shared;
 mod stream;
 
 pub use arrow_array;

@@ -1,9 +1,8 @@
-//! The sending half of a node, and what it shares with its event stream.
+//! The sending half of a node, and its control thread.
 
-use std::collections::VecDeque;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::Array;
@@ -14,7 +13,6 @@ use nerve_message::{ChannelTable, env, frame};
 use nerve_shm::ShmError;
 use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::codec::{Loan, Outlet};
-use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
 use nerve_shm::sync::lock;
@@ -26,78 +24,8 @@ use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
 use crate::params::Params;
+use crate::shared::{Control, Link, Shared};
 use crate::stream::EventStream;
-
-/// A notice from the runtime, waiting to become an event.
-#[derive(Debug)]
-pub(crate) enum Control {
-    Stop,
-    InputClosed(String),
-    Error(String),
-}
-
-/// State the node handle, its event stream and the control thread share.
-pub(crate) struct Shared {
-    pub table: ChannelTable,
-    pub inbox: Arc<Inbox>,
-    pub stop: AtomicBool,
-    control: Mutex<VecDeque<Control>>,
-    control_pending: AtomicUsize,
-    writer: Mutex<UnixStream>,
-    pub clock: Clock,
-    /// The node's parameters: tools' requests are answered from here.
-    params: Params,
-}
-
-impl Shared {
-    pub(crate) fn push_control(&self, c: Control) {
-        if matches!(c, Control::Stop) {
-            self.stop.store(true, Ordering::Release);
-        }
-        lock(&self.control).push_back(c);
-        self.control_pending.fetch_add(1, Ordering::AcqRel);
-        self.inbox.doorbell().ring();
-    }
-
-    pub(crate) fn pop_control(&self) -> Option<Control> {
-        if self.control_pending.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let c = lock(&self.control).pop_front();
-        if c.is_some() {
-            self.control_pending.fetch_sub(1, Ordering::AcqRel);
-        }
-        c
-    }
-
-    pub(crate) fn has_control(&self) -> bool {
-        self.control_pending.load(Ordering::Acquire) != 0
-    }
-
-    fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
-        frame::write(&mut *lock(&self.writer), req)?;
-        Ok(())
-    }
-
-    /// Answers a tool's parameter request `id`, forwarded by the runtime.
-    fn answer_param(&self, id: u64, op: nerve_message::param::ParamOp) {
-        let answer = self.params.answer(op);
-        if let Err(e) = self.request(&NodeRequest::ParamReply { id, answer }) {
-            tracing::warn!(node = %self.table.node_id, error = %e, "cannot answer a parameter request");
-        }
-    }
-}
-
-/// Held by both halves of a node; when both are gone the control connection is shut down, so
-/// the runtime learns at once that the node left (the control thread holds a duplicate of the
-/// socket, which alone would keep it open).
-pub(crate) struct Link(pub(crate) Arc<Shared>);
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
-    }
-}
 
 /// The sending half of a node.
 ///
@@ -187,16 +115,7 @@ impl Node {
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
         let params = Params::new(&table.node_id, table.params.clone());
-        let shared = Arc::new(Shared {
-            params,
-            table,
-            inbox: own,
-            stop: AtomicBool::new(false),
-            control: Mutex::new(VecDeque::new()),
-            control_pending: AtomicUsize::new(0),
-            writer: Mutex::new(stream),
-            clock,
-        });
+        let shared = Arc::new(Shared::new(table, own, stream, clock, params));
         let link = Arc::new(Link(shared.clone()));
         let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
         shared.request(&NodeRequest::Ready)?;
