@@ -12,7 +12,7 @@ use pyo3::sync::MutexExt;
 
 use nerve_shm::sync::recover;
 
-use crate::prebuilt::Prebuilt;
+use crate::prebuilt::{Import, Prebuilt};
 
 /// `pyarrow` entry points, looked up once per node.
 pub(crate) struct PyArrow {
@@ -128,5 +128,11 @@ impl PyArrow {
         // SAFETY: pyarrow just filled both structs following the C data interface.
         let data: ArrayData = unsafe { from_ffi(array, &schema) }.map_err(|e| PyTypeError::new_err(e.to_string()))?;
         Ok(make_array(data))
+    }
+}
+
+impl Import for PyArrow {
+    fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>> {
+        PyArrow::import_data(self, py, data)
     }
 }

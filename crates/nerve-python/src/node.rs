@@ -30,6 +30,18 @@ pub(crate) struct Node {
     ids: IdStrings,
 }
 
+/// Sends a sample a node lent, through the output it names ([`Target`]).
+// A failed send hands the sample back by value (see `nerve_topic::SendError`).
+#[allow(clippy::result_large_err)]
+fn send_lent(
+    py: Python<'_>,
+    lender: &Bound<'_, PyAny>,
+    sample: nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
+    let node = lender.cast::<Node>()?.get();
+    Ok(py.detach(|| node.node.send_sample(sample)))
+}
+
 #[pymethods]
 impl Node {
     #[new]
@@ -169,7 +181,7 @@ impl Node {
         let params = params(metadata)?;
         let node = slf.get();
         let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
-        Ok(Sample::new(Target::Node(slf.clone().unbind()), sample))
+        Ok(Sample::new(Target::new(slf.clone().into_any().unbind(), send_lent), sample))
     }
 
     /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).

@@ -26,7 +26,12 @@ use pyo3::types::PyWeakrefReference;
 
 use nerve_shm::sync::lock;
 
-use crate::arrow::PyArrow;
+/// How an array becomes a `pyarrow` array: `PyArrow` (in `arrow.rs`, which holds the
+/// [`Prebuilt`] arrays) imports both the arrays prepared here and every other one.
+pub(crate) trait Import {
+    /// `data` as a `pyarrow` array, without a copy.
+    fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>>;
+}
 
 /// How many recent places are remembered: a few blocks per input for a node with several
 /// inputs (8 → 1), and a reader that holds on to a few messages while the next arrive.
@@ -128,7 +133,12 @@ pub(crate) struct Prebuilt {
 impl Prebuilt {
     /// The `pyarrow` array of `data` (no copy): the one prepared for its place, else imported
     /// now.
-    pub(crate) fn array(&mut self, py: Python<'_>, pa: &PyArrow, data: &arrow_array::ArrayRef) -> PyResult<Py<PyAny>> {
+    pub(crate) fn array(
+        &mut self,
+        py: Python<'_>,
+        pa: &impl Import,
+        data: &arrow_array::ArrayRef,
+    ) -> PyResult<Py<PyAny>> {
         let data = data.to_data();
         let Some(place) = Place::of(&data) else { return pa.import_data(py, &data) };
         self.received += 1;
@@ -170,7 +180,7 @@ impl Prebuilt {
 
     /// Imports an array for every recent place messages came from more than once and that has
     /// none ready. Call between messages.
-    pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &PyArrow) -> PyResult<()> {
+    pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &impl Import) -> PyResult<()> {
         for seen in self.seen.iter_mut().filter(|s| s.count >= 2 && s.ready.is_none()) {
             let owner = Arc::new(Owner::default());
             let array = pa.import_data(py, &seen.place.array(owner.clone())?)?;

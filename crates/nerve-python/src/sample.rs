@@ -11,8 +11,6 @@ use pyo3::prelude::*;
 use nerve_shm::sync::lock;
 
 use crate::errors::SendError;
-use crate::node::Node;
-use crate::topic::Publisher;
 
 /// A block of shared memory to fill, then send.
 ///
@@ -28,12 +26,29 @@ pub(crate) struct Sample {
     len: usize,
 }
 
-/// The endpoint that lent a sample, where it goes when sent.
-pub(crate) enum Target {
-    /// A dataflow node (the sample names its output).
-    Node(Py<Node>),
-    /// A topic.
-    Topic(Py<Publisher>),
+/// How a sample is sent through the endpoint that lent it: given the lender, the sample and
+/// the GIL, it sends with the GIL released and hands back what the send did (or a Python error
+/// when the lender is not the class it was made for).
+pub(crate) type SendThrough = fn(
+    Python<'_>,
+    &Bound<'_, PyAny>,
+    nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>>;
+
+/// The endpoint that lent a sample, where it goes when sent: a dataflow node (the sample names
+/// its output) or a topic's publisher. The lending classes make it, so that this module needs
+/// neither of them.
+pub(crate) struct Target {
+    /// The Python object that lent the sample, kept alive with it.
+    lender: Py<PyAny>,
+    send: SendThrough,
+}
+
+impl Target {
+    /// Sent through `lender` with `send`.
+    pub(crate) fn new(lender: Py<PyAny>, send: SendThrough) -> Self {
+        Self { lender, send }
+    }
 }
 
 impl Sample {
@@ -56,16 +71,7 @@ impl Sample {
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
         let (target, sample) = sample;
-        let sent = match &target {
-            Target::Node(node) => {
-                let node = node.get();
-                py.detach(|| node.node.send_sample(sample))
-            }
-            Target::Topic(publisher) => {
-                let publisher = publisher.get();
-                py.detach(|| publisher.inner.send_sample(sample))
-            }
-        };
+        let sent = (target.send)(py, target.lender.bind(py), sample)?;
         sent.map_err(|e| {
             let message = e.to_string();
             // Not sent: the sample stays with its Python object, filled as it was.

@@ -27,6 +27,18 @@ pub(crate) struct Publisher {
     pa: PyArrow,
 }
 
+/// Sends a sample a publisher lent ([`Target`]).
+// A failed send hands the sample back by value (see `nerve_topic::SendError`).
+#[allow(clippy::result_large_err)]
+fn send_lent(
+    py: Python<'_>,
+    lender: &Bound<'_, PyAny>,
+    sample: nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
+    let publisher = lender.cast::<Publisher>()?.get();
+    Ok(py.detach(|| publisher.inner.send_sample(sample)))
+}
+
 #[pymethods]
 impl Publisher {
     #[new]
@@ -109,7 +121,7 @@ impl Publisher {
         let params = params(metadata)?;
         let this = slf.get();
         let loan = slf.py().detach(|| this.inner.loan(data_len, &params)).map_err(|e| topic_error(&e))?;
-        Ok(Sample::new(Target::Topic(slf.clone().unbind()), loan))
+        Ok(Sample::new(Target::new(slf.clone().into_any().unbind(), send_lent), loan))
     }
 
     fn __repr__(&self) -> String {
