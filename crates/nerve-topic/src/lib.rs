@@ -31,6 +31,7 @@ pub mod action;
 mod arrivals;
 mod callback;
 mod error;
+mod feeds;
 mod message;
 pub mod name;
 pub mod network;

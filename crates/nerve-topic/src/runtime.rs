@@ -25,9 +25,8 @@ use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
-use crate::publisher::PubShared;
+use crate::feeds::SubShared;
 use crate::registry::{self, Kind, Scope};
-use crate::subscriber::SubShared;
 use crate::wire::{self, Received};
 
 const LISTENER: u64 = 0;
@@ -37,6 +36,19 @@ const FIRST_LINK: u64 = 16;
 const SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
+
+/// A publisher of this process, as the topic thread sees it: subscriber processes link to it
+/// and leave. (Implemented by the publisher's shared state; this module names no publisher
+/// type, so that publishers can use the runtime without a cycle.)
+pub(crate) trait Feeder: Send + Sync {
+    /// Links a subscriber process that handed over its queue (queue 0 of `queue`, see
+    /// [`Inbox::one_queue`]); returns its reader bit. Everything the subscriber needs to read
+    /// (the table, every block) is sent before the first message can reach its queue.
+    fn attach(&self, sock: Arc<OwnedFd>, queue: Arc<Inbox>) -> Result<usize, String>;
+
+    /// Unlinks reader `edge` (its process left or dropped every message it held).
+    fn detach(&self, edge: usize);
+}
 
 /// A message from the other end of a link, by that end's role.
 #[derive(Debug)]
@@ -50,14 +62,14 @@ enum Link {
     /// Accepted, waiting for the subscriber's `Hello`.
     Accepted(OwnedFd),
     /// Feeding a remote subscriber from a local publisher, as reader bit `edge`.
-    Reader { publisher: Weak<PubShared>, edge: usize, sock: Weak<OwnedFd> },
+    Reader { publisher: Weak<dyn Feeder>, edge: usize, sock: Weak<OwnedFd> },
     /// Fed by a remote publisher into queue `ring` of a local subscriber.
     Feed { subscriber: Weak<SubShared>, ring: usize, handed: Arc<HandedBlocks>, sock: Weak<OwnedFd> },
 }
 
 #[derive(Default)]
 struct State {
-    publishers: HashMap<u64, Weak<PubShared>>,
+    publishers: HashMap<u64, Weak<dyn Feeder>>,
     subscribers: HashMap<u64, Weak<SubShared>>,
     links: HashMap<u64, Link>,
     next_token: u64,
@@ -163,7 +175,7 @@ impl Runtime {
         lock(&self.local)
     }
 
-    pub(crate) fn add_publisher(&self, id: u64, p: Weak<PubShared>) {
+    pub(crate) fn add_publisher(&self, id: u64, p: Weak<dyn Feeder>) {
         lock(&self.state).publishers.insert(id, p);
     }
 
