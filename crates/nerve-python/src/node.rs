@@ -13,7 +13,7 @@ use crate::convert;
 use crate::errors::{at, to_py};
 use crate::outgoing::Outgoing;
 use crate::params;
-use crate::sample::{Sample, Target};
+use crate::sample::{Lender, Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 /// A dataflow node.
@@ -30,16 +30,10 @@ pub(crate) struct Node {
     ids: IdStrings,
 }
 
-/// Sends a sample a node lent, through the output it names ([`Target`]).
-// A failed send hands the sample back by value (see `nerve_topic::SendError`).
-#[allow(clippy::result_large_err)]
-fn send_lent(
-    py: Python<'_>,
-    lender: &Bound<'_, PyAny>,
-    sample: nerve_topic::Sample,
-) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
-    let node = lender.cast::<Node>()?.get();
-    Ok(py.detach(|| node.node.send_sample(sample)))
+impl Lender for Node {
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>> {
+        self.node.send_sample(sample)
+    }
 }
 
 #[pymethods]
@@ -181,7 +175,7 @@ impl Node {
         let params = params(metadata)?;
         let node = slf.get();
         let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
-        Ok(Sample::new(Target::new(slf.clone().into_any().unbind(), send_lent), sample))
+        Ok(Sample::new(Target::of(slf), sample))
     }
 
     /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).

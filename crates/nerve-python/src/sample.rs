@@ -4,9 +4,11 @@ use std::any::Any;
 use std::ffi::c_int;
 use std::sync::{Arc, Mutex};
 
+use pyo3::PyClass;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::True;
 
 use nerve_shm::sync::lock;
 
@@ -26,18 +28,23 @@ pub(crate) struct Sample {
     len: usize,
 }
 
-/// How a sample is sent through the endpoint that lent it: given the lender, the sample and
-/// the GIL, it sends with the GIL released and hands back what the send did (or a Python error
-/// when the lender is not the class it was made for).
-pub(crate) type SendThrough = fn(
+/// A class that lends samples: a dataflow node (the sample names its output) or a topic's
+/// publisher. Implemented by those classes, so that this module needs neither of them.
+pub(crate) trait Lender: PyClass<Frozen = True> + Sync {
+    /// Sends `sample`, which this endpoint lent (called with the GIL released).
+    // A failed send hands the sample back by value (see `nerve_topic::SendError`).
+    #[allow(clippy::result_large_err)]
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>>;
+}
+
+/// How a sample is sent through the object that lent it: [`send_through`] for its class.
+type SendThrough = fn(
     Python<'_>,
     &Bound<'_, PyAny>,
     nerve_topic::Sample,
 ) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>>;
 
-/// The endpoint that lent a sample, where it goes when sent: a dataflow node (the sample names
-/// its output) or a topic's publisher. The lending classes make it, so that this module needs
-/// neither of them.
+/// The endpoint that lent a sample, where it goes when sent.
 pub(crate) struct Target {
     /// The Python object that lent the sample, kept alive with it.
     lender: Py<PyAny>,
@@ -45,10 +52,23 @@ pub(crate) struct Target {
 }
 
 impl Target {
-    /// Sent through `lender` with `send`.
-    pub(crate) fn new(lender: Py<PyAny>, send: SendThrough) -> Self {
-        Self { lender, send }
+    /// Sent through `lender`.
+    pub(crate) fn of<T: Lender>(lender: &Bound<'_, T>) -> Self {
+        Self { lender: lender.clone().into_any().unbind(), send: send_through::<T> }
     }
+}
+
+/// Sends `sample` through `lender`, a `T`, with the GIL released; a Python error only if
+/// `lender` is not a `T`, which [`Target::of`] rules out.
+// A failed send hands the sample back by value (see `nerve_topic::SendError`).
+#[allow(clippy::result_large_err)]
+fn send_through<T: Lender>(
+    py: Python<'_>,
+    lender: &Bound<'_, PyAny>,
+    sample: nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
+    let endpoint = lender.cast::<T>()?.get();
+    Ok(py.detach(|| endpoint.send_sample(sample)))
 }
 
 impl Sample {

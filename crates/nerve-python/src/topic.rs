@@ -12,7 +12,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
-use crate::sample::{Sample, Target};
+use crate::sample::{Lender, Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
@@ -27,16 +27,10 @@ pub(crate) struct Publisher {
     pa: PyArrow,
 }
 
-/// Sends a sample a publisher lent ([`Target`]).
-// A failed send hands the sample back by value (see `nerve_topic::SendError`).
-#[allow(clippy::result_large_err)]
-fn send_lent(
-    py: Python<'_>,
-    lender: &Bound<'_, PyAny>,
-    sample: nerve_topic::Sample,
-) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
-    let publisher = lender.cast::<Publisher>()?.get();
-    Ok(py.detach(|| publisher.inner.send_sample(sample)))
+impl Lender for Publisher {
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>> {
+        self.inner.send_sample(sample)
+    }
 }
 
 #[pymethods]
@@ -121,7 +115,7 @@ impl Publisher {
         let params = params(metadata)?;
         let this = slf.get();
         let loan = slf.py().detach(|| this.inner.loan(data_len, &params)).map_err(|e| topic_error(&e))?;
-        Ok(Sample::new(Target::new(slf.clone().into_any().unbind(), send_lent), loan))
+        Ok(Sample::new(Target::of(slf), loan))
     }
 
     fn __repr__(&self) -> String {
