@@ -121,7 +121,7 @@ pub struct StartArgs {
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     ready_timeout: f64,
     /// Bytes each output's pool of shared memory keeps.
-    #[arg(long, value_name = "BYTES", default_value_t = nerve_daemon::DEFAULT_POOL_CAPACITY)]
+    #[arg(long, value_name = "BYTES", default_value_t = nerve_runtime::DEFAULT_POOL_CAPACITY)]
     pool_capacity: usize,
     /// Largest message a node may send, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 32)]

@@ -129,7 +129,7 @@ struct RunFlags {
     max_message: usize,
     /// Bytes each output's pool of shared memory keeps; past it, blocks no reader holds are
     /// freed, oldest first.
-    #[arg(long, value_name = "BYTES", default_value_t = nerve_daemon::DEFAULT_POOL_CAPACITY)]
+    #[arg(long, value_name = "BYTES", default_value_t = nerve_runtime::DEFAULT_POOL_CAPACITY)]
     pool_capacity: usize,
     /// A name for `nerve list`, `nerve stop` and `nerve logs` (unique among running dataflows).
     #[arg(long, value_parser = run_name)]
@@ -199,7 +199,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Run(args) => run(&load(&args.dataflow)?, &args.flags),
         Command::Build { dataflow } => {
             let df = load(&dataflow)?;
-            nerve_daemon::build(&df)?;
+            nerve_runtime::build(&df)?;
             Ok(0)
         }
         Command::Validate { dataflow } => {
@@ -260,9 +260,9 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
         tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
     }
     if let Some(name) = &args.name {
-        nerve_daemon::inspect::check_name_free(name)?;
+        nerve_runtime::inspect::check_name_free(name)?;
     }
-    let opts = nerve_daemon::RunOptions {
+    let opts = nerve_runtime::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,
         ready_timeout: secs(args.ready_timeout, "ready-timeout")?,
@@ -274,9 +274,9 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
         name: args.name.clone(),
         sim_time: args.sim_time,
         node_env: network::current()?.to_env(),
-        ..nerve_daemon::RunOptions::default()
+        ..nerve_runtime::RunOptions::default()
     };
-    let report = nerve_daemon::run(df, &opts)?;
+    let report = nerve_runtime::run(df, &opts)?;
     for (node, input, n) in &report.dropped {
         eprintln!("nerve: {node}/{input} dropped {n} message(s) in all (queue full, drop_oldest)");
     }
@@ -291,9 +291,9 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
         .nodes
         .iter()
         .filter_map(|(id, o)| match o {
-            nerve_daemon::Outcome::Failed(how) => Some(format!("{id} ({how})")),
-            nerve_daemon::Outcome::KilledAfterGrace => Some(format!("{id} (did not stop within the grace period)")),
-            nerve_daemon::Outcome::Finished | nerve_daemon::Outcome::NotRun => None,
+            nerve_runtime::Outcome::Failed(how) => Some(format!("{id} ({how})")),
+            nerve_runtime::Outcome::KilledAfterGrace => Some(format!("{id} (did not stop within the grace period)")),
+            nerve_runtime::Outcome::Finished | nerve_runtime::Outcome::NotRun => None,
         })
         .collect();
     if let Some(reason) = &report.aborted {

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use clap::Subcommand;
-use nerve_daemon::inspect::{self, NodeStatus, RunStatus};
-use nerve_daemon::param::{ParamOp, ParamValue};
+use nerve_runtime::inspect::{self, NodeStatus, RunStatus};
+use nerve_runtime::param::{ParamOp, ParamValue};
 use serde_json::Value;
 
 /// `nerve node`.
@@ -154,7 +154,7 @@ fn info(run: &RunStatus, node: &NodeStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nerve_daemon::inspect::{InputStatus, RunState};
+    use nerve_runtime::inspect::{InputStatus, RunState};
 
     fn run() -> RunStatus {
         let config = serde_json::json!({

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use anyhow::Context;
 use clap::Subcommand;
-use nerve_daemon::inspect;
-use nerve_daemon::param::{ParamOp, ParamValue};
+use nerve_runtime::inspect;
+use nerve_runtime::param::{ParamOp, ParamValue};
 
 use crate::cluster::NetArgs;
 

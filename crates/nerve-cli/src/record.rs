@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use nerve_node::{Event, Node};
 use nerve_record::{DROPS_METADATA, Recording, RecordingWriter, WriteError, now_ns, output_channel, topic_channel};
+use nerve_shm::sync::{lock, recover};
 use nerve_spec::{Dataflow, InputSource, InputSpec, NodeSpec, QueuePolicy};
 use nerve_topic::{Message, SubscriberOptions};
 
@@ -278,13 +279,9 @@ fn record_topics(file: &Path, topics: &[String], duration: Option<Duration>, que
             .collect();
         handles.into_iter().try_for_each(|h| h.join().map_err(|_| anyhow::anyhow!("a topic recorder panicked"))?)
     })?;
-    writer.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner).finish()?;
-    Ok(())
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // A topic thread that panicked leaves a writer that can still be finished.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    recover(writer.into_inner()).finish()?;
+    Ok(())
 }
 
 /// Prints what the recording holds per channel (messages, and those dropped) from the file

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use nerve_cluster::Cluster;
-use nerve_daemon::inspect::{self, RunStatus};
+use nerve_runtime::inspect::{self, RunStatus};
 
 use crate::cluster::NetArgs;
 

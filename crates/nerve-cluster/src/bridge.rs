@@ -12,11 +12,12 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nerve_node::{EncodedNext, Event, EventStream, Node, NodeError};
+use nerve_shm::sync::{lock, wait_timeout};
 use zenoh::Wait;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::{Sample, SampleKind};
@@ -179,7 +180,7 @@ impl Handoff {
     fn pop(&self, timeout: Duration) -> Option<(usize, Sample)> {
         let mut pending = lock(&self.state);
         if pending.queue.is_empty() {
-            pending = self.arrived.wait_timeout(pending, timeout).unwrap_or_else(PoisonError::into_inner).0;
+            pending = wait_timeout(&self.arrived, pending, timeout).0;
         }
         let (index, sample) = pending.queue.pop_front()?;
         pending.bytes -= sample.payload().len();
@@ -189,10 +190,6 @@ impl Handoff {
     fn dropped(&self) -> u64 {
         lock(&self.state).dropped
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A stand-in's network end, declared before its machine reports ready so nothing sent after

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use nerve_daemon::param::{ParamAnswer, ParamOp};
+use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 

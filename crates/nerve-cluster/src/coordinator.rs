@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nerve_daemon::param::{ParamAnswer, ParamOp};
+use nerve_runtime::param::{ParamAnswer, ParamOp};
+use nerve_shm::sync::lock;
 use nerve_spec::Dataflow;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -21,7 +22,8 @@ use crate::net::{NetOptions, Role};
 use crate::placement;
 use crate::protocol::{
     self, Assignment, ClusterStatus, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, DataflowStatus,
-    KEEP_ENDED, LogChunk, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions, Started,
+    KEEP_ENDED, LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions,
+    Started,
 };
 
 /// One dataflow, as the coordinator tracks it.
@@ -114,10 +116,6 @@ struct Coordinator {
     exit: AtomicBool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Serves the cluster until `shutdown` is set or a tool asks to destroy it.
 ///
 /// # Errors
@@ -171,7 +169,7 @@ impl Coordinator {
     fn answer(self: &Arc<Self>, query: &zenoh::query::Query) {
         let request = match protocol::request::<CoordinatorRequest>(query) {
             Ok(request) => request,
-            Err(why) => return protocol::answer::<()>(query, &Err(why)),
+            Err(why) => return protocol::answer::<()>(query, &Err(why.to_string())),
         };
         match request {
             CoordinatorRequest::Check => protocol::answer(query, &Ok(self.check())),
@@ -190,7 +188,7 @@ impl Coordinator {
                 self.destroy();
                 protocol::answer(query, &Ok(()));
             }
-            CoordinatorRequest::PartEnded { uuid, machine, report } => {
+            CoordinatorRequest::PartEnded(PartEnded { uuid, machine, report }) => {
                 self.part_ended(&uuid, &machine, report);
                 protocol::answer(query, &Ok(()));
             }

@@ -57,7 +57,7 @@ pub enum ClusterError {
     Thread(#[source] std::io::Error),
     /// The local runtime failed.
     #[error(transparent)]
-    Daemon(#[from] nerve_daemon::DaemonError),
+    Runtime(#[from] nerve_runtime::RuntimeError),
 }
 
 impl From<zenoh::Error> for ClusterError {

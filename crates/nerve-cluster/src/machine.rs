@@ -1,7 +1,7 @@
 //! The daemon of one machine (`nerve daemon`): runs its machine's part of each dataflow the
 //! coordinator hands it, bridges outputs to and from the other machines, and reports.
 //!
-//! Each part runs in this process with the same runtime as `nerve run` ([`nerve_daemon::run`]),
+//! Each part runs in this process with the same runtime as `nerve run` ([`nerve_runtime::run`]),
 //! on a thread of its own; its nodes are children of this process and die with it. A part is
 //! prepared (nodes spawned and ready, network subscriptions declared) before the coordinator
 //! starts every machine at once. A part keeps running whatever happens to the coordinator;
@@ -12,11 +12,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve_daemon::param::{ParamAnswer, ParamOp};
-use nerve_daemon::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
+use nerve_runtime::param::{ParamAnswer, ParamOp};
+use nerve_runtime::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
+use nerve_shm::sync::lock;
 use nerve_spec::HostLossPolicy;
 use zenoh::Wait;
 use zenoh::sample::SampleKind;
@@ -28,7 +29,7 @@ use crate::net::{NetOptions, Role};
 use crate::placement::{self, Part};
 use crate::protocol::{
     self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, KEEP_ENDED, LOG_CHUNK, LogChunk,
-    PartReport, PartState, PartStatus, ProcessInfo, QUICK,
+    PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK,
 };
 
 /// How a daemon serves its machine.
@@ -97,16 +98,12 @@ struct Daemon {
     exit: AtomicBool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// Checks a machine id: it names the daemon on the network and its folders.
 ///
 /// # Errors
 /// [`ClusterError::BadMachineId`].
 pub fn check_machine_id(id: &str) -> Result<(), ClusterError> {
-    nerve_spec::check_id(id).map_err(|why| ClusterError::BadMachineId { id: id.to_owned(), why })
+    nerve_spec::check_id(id).map_err(|why| ClusterError::BadMachineId { id: id.to_owned(), why: why.to_string() })
 }
 
 /// Serves machine `opts.machine` until `shutdown` is set or the coordinator asks every daemon
@@ -190,7 +187,7 @@ impl Daemon {
     fn answer(self: &Arc<Self>, query: &zenoh::query::Query) {
         let request = match protocol::request::<DaemonRequest>(query) {
             Ok(request) => request,
-            Err(why) => return protocol::answer::<()>(query, &Err(why)),
+            Err(why) => return protocol::answer::<()>(query, &Err(why.to_string())),
         };
         match request {
             DaemonRequest::Hello => protocol::answer(query, &Ok(self.hello())),
@@ -230,7 +227,8 @@ impl Daemon {
         if lock(&self.parts).contains_key(&uuid) {
             return Err(fail(format!("dataflow {uuid} is already here")));
         }
-        let part = placement::part(&assignment.dataflow, &assignment.placement, &me).map_err(&fail)?;
+        let part =
+            placement::part(&assignment.dataflow, &assignment.placement, &me).map_err(|e| fail(e.to_string()))?;
         let ready_timeout = Duration::from_millis(assignment.options.ready_timeout_ms);
         let deadline = Instant::now() + ready_timeout;
         let stand_ins = part
@@ -258,7 +256,7 @@ impl Daemon {
             node_env: self.opts.net.network.to_env(),
             control: Some(control.clone()),
             reaper: Some(self.reaper.clone()),
-            log_tap: Some(nerve_daemon::LogTap::new(move |node, line| {
+            log_tap: Some(nerve_runtime::LogTap::new(move |node, line| {
                 if let Err(e) = session.put(keys::log(&tap_uuid, node), line.to_owned()).wait() {
                     tracing::debug!(error = %e, "cannot forward a log line");
                 }
@@ -282,7 +280,7 @@ impl Daemon {
         let daemon = self.clone();
         let run_uuid = uuid.clone();
         let spawned = std::thread::Builder::new().name(format!("nerve-part-{uuid}")).spawn(move || {
-            let result = nerve_daemon::run(&dataflow, &opts);
+            let result = nerve_runtime::run(&dataflow, &opts);
             daemon.part_ended(&run_uuid, result);
         });
         if let Err(e) = spawned {
@@ -393,7 +391,8 @@ impl Daemon {
             let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
             entry.assignment.run_id(self.machine())
         };
-        nerve_daemon::inspect::param_of_run(&run_id, node, op).map_err(|e| format!("machine `{}`: {e}", self.machine()))
+        nerve_runtime::inspect::param_of_run(&run_id, node, op)
+            .map_err(|e| format!("machine `{}`: {e}", self.machine()))
     }
 
     fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {
@@ -418,7 +417,7 @@ impl Daemon {
     }
 
     /// A part's run returned: keep how it ended, and tell the coordinator.
-    fn part_ended(&self, uuid: &str, result: Result<RunReport, nerve_daemon::DaemonError>) {
+    fn part_ended(&self, uuid: &str, result: Result<RunReport, nerve_runtime::RuntimeError>) {
         let mut report = match result {
             Ok(report) => PartReport {
                 success: report.success(),
@@ -442,7 +441,11 @@ impl Daemon {
             }
         }
         tracing::info!(dataflow = %uuid, success = report.success, "part ended");
-        let ended = CoordinatorRequest::PartEnded { uuid: uuid.to_owned(), machine: self.machine().to_owned(), report };
+        let ended = CoordinatorRequest::PartEnded(PartEnded {
+            uuid: uuid.to_owned(),
+            machine: self.machine().to_owned(),
+            report,
+        });
         if let Err(e) = protocol::ask::<_, ()>(&self.session, keys::COORDINATOR, "the coordinator", &ended, QUICK) {
             // A coordinator that comes back learns it from this daemon's hello.
             tracing::warn!(dataflow = %uuid, error = %e, "cannot tell the coordinator the part ended");

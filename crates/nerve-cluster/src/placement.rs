@@ -108,11 +108,33 @@ pub struct Part {
     pub outbound: Vec<Outbound>,
 }
 
+/// Why a machine's part of a dataflow cannot be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PartError {
+    /// An output read here and elsewhere needs more readers than an output can have, counting
+    /// the bridge to the other machines.
+    #[error(
+        "output `{node}/{output}` has {local} readers on machine `{machine}` and more elsewhere: with the \
+         bridge to the other machines that is over the {MAX_READERS_PER_OUTPUT} readers an output can have"
+    )]
+    TooManyReaders {
+        /// The output's node.
+        node: String,
+        /// The output.
+        output: String,
+        /// The machine whose part it is.
+        machine: String,
+        /// Its readers on that machine.
+        local: usize,
+    },
+}
+
 /// The part of `df` that `machine` runs.
 ///
 /// # Errors
-/// When an output would need more readers than one output can have, counting the bridge.
-pub fn part(df: &Dataflow, placement: &Placement, machine: &str) -> Result<Part, String> {
+/// [`PartError::TooManyReaders`] when an output would need more readers than one output can
+/// have, counting the bridge.
+pub fn part(df: &Dataflow, placement: &Placement, machine: &str) -> Result<Part, PartError> {
     let here = |node: &str| placement.get(node).is_some_and(|m| m == machine);
     let mut nodes = Vec::new();
     let mut inbound = Vec::new();
@@ -132,11 +154,12 @@ pub fn part(df: &Dataflow, placement: &Placement, machine: &str) -> Result<Part,
                 }
                 let local = readers.iter().filter(|(r, _)| here(r)).count();
                 if local + 1 > MAX_READERS_PER_OUTPUT {
-                    return Err(format!(
-                        "output `{}/{output}` has {local} readers on machine `{machine}` and more elsewhere: with the \
-                         bridge to the other machines that is over the {MAX_READERS_PER_OUTPUT} readers an output can have",
-                        node.id
-                    ));
+                    return Err(PartError::TooManyReaders {
+                        node: node.id.clone(),
+                        output: output.clone(),
+                        machine: machine.to_owned(),
+                        local,
+                    });
                 }
                 outbound.push(Outbound {
                     input: format!("{}/{output}", node.id),
@@ -260,7 +283,7 @@ mod tests {
         let bridge = robot.dataflow.nodes.last().expect("bridge");
         assert_eq!((bridge.inputs[0].policy, bridge.inputs[0].queue_size), (QueuePolicy::Backpressure, 1));
         // In the robot's plan the bridge is `cam/image`'s one reader.
-        let plan = nerve_daemon::Plan::new(&robot.dataflow);
+        let plan = nerve_runtime::Plan::new(&robot.dataflow);
         let readers: Vec<usize> = plan.outputs[0][0].1.iter().map(|e| e.reader).collect();
         assert_eq!(readers, [3]);
 

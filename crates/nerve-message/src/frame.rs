@@ -64,7 +64,7 @@ pub fn read<T: DeserializeOwned>(r: &mut impl Read) -> Result<T, FrameError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::node_to_daemon::NodeRequest;
+    use crate::node_to_runtime::NodeRequest;
 
     #[test]
     fn refuses_huge_and_garbage_frames() {

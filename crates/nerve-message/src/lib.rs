@@ -1,13 +1,26 @@
-//! Control-plane messages between a node and its daemon, over a Unix socket; tools such as
-//! `nerve list` ask the same socket for the run's [`run_status::RunStatus`].
+//! nerve's wire protocols, one module per direction: every message one process sends another,
+//! in one place. Data never travels in any of them: messages move through shared memory, and
+//! these only set up, tear down, and report.
 //!
-//! The control plane only sets up and tears down: data never travels here. A node registers,
-//! receives its [`ChannelTable`] (which shared-memory queues and pools are its own), reports
-//! ready, and waits for the start signal; afterwards the daemon only sends stop and
-//! input-closed notices, and forwards tools' [parameter](param) requests.
+//! | between | one way | the other way | carried by |
+//! |---|---|---|---|
+//! | a node and the runtime of its run | [`node_to_runtime`] | [`runtime_to_node`] | [`frame`]s on the run's Unix socket |
+//! | a tool and a run (`nerve list`, `nerve param`) | [`node_to_runtime`] | [`runtime_to_node`] | the same socket, one request per connection |
+//! | a tool and the cluster's coordinator | [`tool_to_coordinator`] | [`coordinator_to_tool`] | Zenoh queries (`nerve_cluster::protocol`) |
+//! | the coordinator and a machine's daemon | [`coordinator_to_daemon`] | [`daemon_to_coordinator`] | Zenoh queries (`nerve_cluster::protocol`) |
+//! | a topic subscriber and a publisher of another process | [`subscriber_to_publisher`] | [`publisher_to_subscriber`] | `SOCK_SEQPACKET`, descriptors attached (`nerve_topic::wire`) |
+//!
+//! Shared by several directions: [`channel_table`] (a node's queues and pools),
+//! [`run_status`] (how a run is doing) and [`param`] (parameter requests and answers). A
+//! cluster answer is a `Result` as JSON, `{"Ok": …}` or `{"Err": "why"}`, the text meant for
+//! the user.
+//!
+//! On the node's side: it registers, receives its [`ChannelTable`] (which shared-memory queues
+//! and pools are its own), reports ready, and waits for the start signal; afterwards the runtime
+//! only sends stop and input-closed notices, and forwards tools' [parameter](param) requests.
 //!
 //! ```
-//! use nerve_message::{frame, node_to_daemon::NodeRequest};
+//! use nerve_message::{frame, node_to_runtime::NodeRequest};
 //! let mut wire = Vec::new();
 //! frame::write(&mut wire, &NodeRequest::Ready)?;
 //! let back: NodeRequest = frame::read(&mut wire.as_slice())?;
@@ -16,11 +29,17 @@
 //! ```
 
 pub mod channel_table;
-pub mod daemon_to_node;
+pub mod coordinator_to_daemon;
+pub mod coordinator_to_tool;
+pub mod daemon_to_coordinator;
 pub mod frame;
-pub mod node_to_daemon;
+pub mod node_to_runtime;
 pub mod param;
+pub mod publisher_to_subscriber;
 pub mod run_status;
+pub mod runtime_to_node;
+pub mod subscriber_to_publisher;
+pub mod tool_to_coordinator;
 
 pub use channel_table::ChannelTable;
 
@@ -44,7 +63,9 @@ pub fn versions_compatible(node: &str, runtime: &str) -> bool {
 
 /// Environment variables the runtime sets for every node it spawns.
 pub mod env {
-    /// Path of the daemon's Unix socket.
+    /// Path of the runtime's Unix socket. The variable keeps the name it had when the runtime
+    /// was called the daemon: nodes and their scripts look for it to tell whether nerve
+    /// started them.
     pub const SOCKET: &str = "NERVE_DAEMON_SOCKET";
     /// The node's id in the dataflow.
     pub const NODE_ID: &str = "NERVE_NODE_ID";

@@ -1,12 +1,12 @@
 //! Reading and setting a node's parameters at runtime: what a tool (`nerve param`) asks, what the
 //! node answers, and why it may refuse.
 //!
-//! A tool sends [`NodeRequest::Param`](crate::node_to_daemon::NodeRequest::Param) to the run's
-//! daemon; the daemon forwards the [`ParamOp`] to the node as
-//! [`DaemonMessage::ParamRequest`](crate::daemon_to_node::DaemonMessage::ParamRequest) with a
+//! A tool sends [`NodeRequest::Param`](crate::node_to_runtime::NodeRequest::Param) to the run's
+//! runtime; the runtime forwards the [`ParamOp`] to the node as
+//! [`RuntimeMessage::ParamRequest`](crate::runtime_to_node::RuntimeMessage::ParamRequest) with a
 //! request id; the node answers with
-//! [`NodeRequest::ParamReply`](crate::node_to_daemon::NodeRequest::ParamReply) carrying that id,
-//! and the daemon relays the [`ParamAnswer`] to the tool.
+//! [`NodeRequest::ParamReply`](crate::node_to_runtime::NodeRequest::ParamReply) carrying that id,
+//! and the runtime relays the [`ParamAnswer`] to the tool.
 
 use std::collections::BTreeMap;
 

@@ -3,9 +3,9 @@
 //! never a panic and never an allocation beyond the frame limit. `PROPTEST_CASES=100000` runs a
 //! long pass.
 
-use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::frame;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
+use nerve_message::runtime_to_node::RuntimeMessage;
 use proptest::prelude::*;
 
 /// Real frames of each kind: the seeds mutations start from.
@@ -21,7 +21,7 @@ fn corpus() -> Vec<Vec<u8>> {
         frame::write(&mut wire, r).expect("encode");
         seeds.push(wire);
     }
-    for m in [DaemonMessage::Start, DaemonMessage::Stop, DaemonMessage::InputClosed { input: "tick".into() }] {
+    for m in [RuntimeMessage::Start, RuntimeMessage::Stop, RuntimeMessage::InputClosed { input: "tick".into() }] {
         let mut wire = Vec::new();
         frame::write(&mut wire, &m).expect("encode");
         seeds.push(wire);
@@ -33,7 +33,7 @@ fn read_all(bytes: &[u8]) {
     let mut r = bytes;
     while !r.is_empty() && frame::read::<NodeRequest>(&mut r).is_ok() {}
     let mut r = bytes;
-    while !r.is_empty() && frame::read::<DaemonMessage>(&mut r).is_ok() {}
+    while !r.is_empty() && frame::read::<RuntimeMessage>(&mut r).is_ok() {}
 }
 
 proptest! {

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use nerve_message::channel_table::InboxSpec;
-use nerve_message::daemon_to_node::DaemonMessage;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
+use nerve_message::runtime_to_node::RuntimeMessage;
 use nerve_message::{ChannelTable, NERVE_VERSION, frame, versions_compatible};
 use nerve_shm::inbox::Inbox;
 
@@ -20,7 +20,7 @@ pub(crate) struct Registration {
     pub table: ChannelTable,
 }
 
-/// Connects to the daemon at `socket` and registers `node_id`.
+/// Connects to the runtime at `socket` and registers `node_id`.
 pub(crate) fn register(socket: &Path, node_id: &str) -> Result<Registration, NodeError> {
     let mut stream =
         UnixStream::connect(socket).map_err(|source| NodeError::Connect { path: socket.to_owned(), source })?;
@@ -33,7 +33,7 @@ pub(crate) fn register(socket: &Path, node_id: &str) -> Result<Registration, Nod
         },
     )?;
     match frame::read(&mut BufReader::new(&mut stream))? {
-        DaemonMessage::Registered(table) => {
+        RuntimeMessage::Registered(table) => {
             if !versions_compatible(NERVE_VERSION, &table.nerve_version) {
                 return Err(NodeError::VersionMismatch {
                     node: NERVE_VERSION.to_owned(),
@@ -42,7 +42,7 @@ pub(crate) fn register(socket: &Path, node_id: &str) -> Result<Registration, Nod
             }
             Ok(Registration { stream, table: *table })
         }
-        DaemonMessage::Refused { reason } => Err(NodeError::Refused { node: node_id.to_owned(), reason }),
+        RuntimeMessage::Refused { reason } => Err(NodeError::Refused { node: node_id.to_owned(), reason }),
         other => Err(NodeError::Protocol(format!("expected registration reply, got {other:?}"))),
     }
 }

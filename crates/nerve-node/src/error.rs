@@ -17,7 +17,7 @@ pub enum NodeError {
         /// The missing environment variable.
         var: &'static str,
     },
-    /// The daemon's socket could not be reached.
+    /// The runtime's socket could not be reached.
     #[error("cannot reach the nerve runtime at {path}: {source}")]
     Connect {
         /// Socket path.

@@ -31,6 +31,7 @@ mod node;
 mod params;
 #[cfg(feature = "profile-stages")]
 mod profile;
+mod shared;
 mod stream;
 
 pub use arrow_array;
@@ -38,6 +39,7 @@ pub use clock::Clock;
 pub use error::NodeError;
 pub use event::{Event, InputId, Message, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
+pub use nerve_topic::Refusal;
 pub use nerve_topic::{Sample, SendError, SendFailure};
 pub use node::Node;
 pub use params::{ParamError, ParamValue, Params};

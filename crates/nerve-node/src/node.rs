@@ -1,22 +1,21 @@
-//! The sending half of a node, and what it shares with its event stream.
+//! The sending half of a node, and its control thread.
 
-use std::collections::VecDeque;
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::Array;
 use arrow_schema::DataType;
-use nerve_message::daemon_to_node::DaemonMessage;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
+use nerve_message::runtime_to_node::RuntimeMessage;
 use nerve_message::{ChannelTable, env, frame};
 use nerve_shm::ShmError;
 use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::codec::{Loan, Outlet};
-use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
+use nerve_shm::sync::lock;
 use nerve_topic::{Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
@@ -25,83 +24,8 @@ use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
 use crate::params::Params;
+use crate::shared::{Control, Link, Shared};
 use crate::stream::EventStream;
-
-/// A notice from the runtime, waiting to become an event.
-#[derive(Debug)]
-pub(crate) enum Control {
-    Stop,
-    InputClosed(String),
-    Error(String),
-}
-
-/// State the node handle, its event stream and the control thread share.
-pub(crate) struct Shared {
-    pub table: ChannelTable,
-    pub inbox: Arc<Inbox>,
-    pub stop: AtomicBool,
-    control: Mutex<VecDeque<Control>>,
-    control_pending: AtomicUsize,
-    writer: Mutex<UnixStream>,
-    pub clock: Clock,
-    /// The node's parameters: tools' requests are answered from here.
-    params: Params,
-}
-
-impl Shared {
-    pub(crate) fn push_control(&self, c: Control) {
-        if matches!(c, Control::Stop) {
-            self.stop.store(true, Ordering::Release);
-        }
-        lock(&self.control).push_back(c);
-        self.control_pending.fetch_add(1, Ordering::AcqRel);
-        self.inbox.doorbell().ring();
-    }
-
-    pub(crate) fn pop_control(&self) -> Option<Control> {
-        if self.control_pending.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let c = lock(&self.control).pop_front();
-        if c.is_some() {
-            self.control_pending.fetch_sub(1, Ordering::AcqRel);
-        }
-        c
-    }
-
-    pub(crate) fn has_control(&self) -> bool {
-        self.control_pending.load(Ordering::Acquire) != 0
-    }
-
-    fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
-        frame::write(&mut *lock(&self.writer), req)?;
-        Ok(())
-    }
-
-    /// Answers a tool's parameter request `id`, forwarded by the runtime.
-    fn answer_param(&self, id: u64, op: nerve_message::param::ParamOp) {
-        let answer = self.params.answer(op);
-        if let Err(e) = self.request(&NodeRequest::ParamReply { id, answer }) {
-            tracing::warn!(node = %self.table.node_id, error = %e, "cannot answer a parameter request");
-        }
-    }
-}
-
-/// Held by both halves of a node; when both are gone the control connection is shut down, so
-/// the runtime learns at once that the node left (the control thread holds a duplicate of the
-/// socket, which alone would keep it open).
-pub(crate) struct Link(pub(crate) Arc<Shared>);
-
-impl Drop for Link {
-    fn drop(&mut self) {
-        let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
-    }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding these locks leaves plain data behind; carrying on is sound.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The sending half of a node.
 ///
@@ -191,28 +115,19 @@ impl Node {
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
         let params = Params::new(&table.node_id, table.params.clone());
-        let shared = Arc::new(Shared {
-            params,
-            table,
-            inbox: own,
-            stop: AtomicBool::new(false),
-            control: Mutex::new(VecDeque::new()),
-            control_pending: AtomicUsize::new(0),
-            writer: Mutex::new(stream),
-            clock,
-        });
+        let shared = Arc::new(Shared::new(table, own, stream, clock, params));
         let link = Arc::new(Link(shared.clone()));
         let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
         shared.request(&NodeRequest::Ready)?;
         loop {
             match frame::read(&mut reader)? {
-                DaemonMessage::Start => break,
-                DaemonMessage::Stop => {
+                RuntimeMessage::Start => break,
+                RuntimeMessage::Stop => {
                     shared.push_control(Control::Stop);
                     break;
                 }
-                DaemonMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
-                DaemonMessage::ParamRequest { id, op } => shared.answer_param(id, op),
+                RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
                 }
@@ -472,11 +387,11 @@ fn sized(output: &str, e: ShmError) -> NodeError {
 
 fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
     loop {
-        match frame::read::<DaemonMessage>(&mut reader) {
-            Ok(DaemonMessage::Stop) => shared.push_control(Control::Stop),
-            Ok(DaemonMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+        match frame::read::<RuntimeMessage>(&mut reader) {
+            Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
+            Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
             // On this thread: a callback that takes long delays only the tool that asked.
-            Ok(DaemonMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
+            Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {

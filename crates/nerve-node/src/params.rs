@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex};
 use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::param::{ParamError, ParamValue};
 
-use crate::node::lock;
+use nerve_shm::sync::lock;
+pub use nerve_topic::Refusal;
 
 /// An on-change callback: sees the key and the new value, accepts with `Ok(())` or refuses with
 /// `Err(reason)`.
-type Callback = dyn Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync;
+type Callback = dyn Fn(&str, &ParamValue) -> Result<(), Refusal> + Send + Sync;
 
 /// A node's parameters; clones share them.
 ///
@@ -27,7 +28,7 @@ type Callback = dyn Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync;
 /// // Declared in the dataflow (`params: {speed: 1.0}`) or here, with a default.
 /// params.declare("speed", ParamValue::Float(0.5))?;
 /// params.on_change(|key, value| match (key, value) {
-///     ("speed", ParamValue::Float(v)) if *v < 0.0 => Err(format!("speed must be >= 0, got {v}")),
+///     ("speed", ParamValue::Float(v)) if *v < 0.0 => Err(format!("speed must be >= 0, got {v}").into()),
 ///     _ => Ok(()),
 /// });
 /// assert!(params.set("speed", ParamValue::Float(-1.0)).is_err());
@@ -98,7 +99,7 @@ impl Params {
     /// declaration) gave the key another type.
     pub fn declare(&self, key: &str, default: ParamValue) -> Result<ParamValue, ParamError> {
         nerve_spec::param::check_key(key)
-            .map_err(|reason| ParamError::BadKey { node: self.inner.node.clone(), reason })?;
+            .map_err(|reason| ParamError::BadKey { node: self.inner.node.clone(), reason: reason.to_string() })?;
         let mut values = lock(&self.inner.values);
         match values.get(key) {
             Some(current) => match default.conform(current) {
@@ -127,8 +128,8 @@ impl Params {
         let callbacks = lock(&self.inner.callbacks).clone();
         for callback in callbacks {
             let verdict = catch_unwind(AssertUnwindSafe(|| callback(key, &value)))
-                .unwrap_or_else(|_| Err("the on-change callback panicked".to_owned()));
-            if let Err(reason) = verdict {
+                .unwrap_or_else(|_| Err("the on-change callback panicked".into()));
+            if let Err(Refusal { reason }) = verdict {
                 tracing::info!(node = %self.inner.node, key, %value, reason, "parameter change rejected");
                 return Err(ParamError::Rejected {
                     node: self.inner.node.clone(),
@@ -144,9 +145,10 @@ impl Params {
     }
 
     /// Adds a callback that every later [`Params::set`] (from the code or `nerve param set`)
-    /// runs before the value is stored; the first one to return `Err(reason)` refuses the change
-    /// and the setter gets the reason. A panic counts as a refusal.
-    pub fn on_change(&self, callback: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static) {
+    /// runs before the value is stored; the first one to return `Err(`[`Refusal`]`)` refuses
+    /// the change and the setter gets its reason (`Err("too fast".into())`). A panic counts as a
+    /// refusal.
+    pub fn on_change(&self, callback: impl Fn(&str, &ParamValue) -> Result<(), Refusal> + Send + Sync + 'static) {
         lock(&self.inner.callbacks).push(Arc::new(callback));
     }
 
@@ -185,7 +187,7 @@ mod tests {
             // Reading inside a callback sees the old value and takes no lock for long.
             assert_eq!(reader.get(key), Some(ParamValue::Float(1.0)));
             match value {
-                ParamValue::Float(v) if *v < 0.0 => Err(format!("{key} must be >= 0")),
+                ParamValue::Float(v) if *v < 0.0 => Err(format!("{key} must be >= 0").into()),
                 _ => Ok(()),
             }
         });

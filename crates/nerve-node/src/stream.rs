@@ -17,7 +17,7 @@ use nerve_topic::{Message, Subscriber, SubscriberOptions};
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
 use crate::event::{Event, InputId, Metadata, Next, Parameters};
-use crate::node::{Control, Link, Shared};
+use crate::shared::{Control, Link, Shared};
 
 enum Source {
     Shm {

@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use nerve_topic::Refusal;
 use nerve_topic::action::{
     self as rust, ActionClient as RustClient, ActionOptions, ActionServer as RustServer, ExecuteResult, GoalRequest,
 };
@@ -62,7 +63,7 @@ impl ActionServer {
     ) -> PyResult<Self> {
         let pa = Arc::new(PyArrow::import(py)?);
         let deciding = pa.clone();
-        let decide = move |request: &GoalRequest| -> Result<(), String> {
+        let decide = move |request: &GoalRequest| -> Result<(), Refusal> {
             let Some(accept) = &accept else { return Ok(()) };
             Python::attach(|py| {
                 let verdict = || -> PyResult<bool> {
@@ -73,9 +74,9 @@ impl ActionServer {
                 };
                 match verdict() {
                     Ok(true) => Ok(()),
-                    Ok(false) => Err("the server's accept function declined the goal".to_owned()),
+                    Ok(false) => Err("the server's accept function declined the goal".into()),
                     // The client sees what was raised, as Python prints it: `ValueError: …`.
-                    Err(e) => Err(e.to_string()),
+                    Err(e) => Err(e.to_string().into()),
                 }
             })
         };
@@ -87,7 +88,7 @@ impl ActionServer {
                     let goal = Py::new(py, ServerGoal { inner: goal, request, pa: pa.clone() })?;
                     message(py, &pa, &execute.bind(py).call1((goal,))?)
                 };
-                answer().map_err(|e| e.to_string())
+                answer().map_err(|e| e.to_string().into())
             })
         };
         let options = ActionOptions { domain, workers };

@@ -1,6 +1,6 @@
 //! Moving arrays between Rust and `pyarrow` through the Arrow C data interface.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard};
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
 use arrow_array::{ArrayRef, make_array};
@@ -10,7 +10,9 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 
-use crate::prebuilt::Prebuilt;
+use nerve_shm::sync::recover;
+
+use crate::prebuilt::{Import, Prebuilt};
 
 /// `pyarrow` entry points, looked up once per node.
 pub(crate) struct PyArrow {
@@ -41,7 +43,7 @@ impl PyArrow {
     fn py_type(&self, py: Python<'_>, t: &DataType) -> PyResult<Py<PyAny>> {
         // Python runs while the lock is held (the import): waiting for it must let go of the GIL, or
         // another thread holding the lock and waiting for the GIL would never get either.
-        let mut types = self.types.lock_py_attached(py).unwrap_or_else(PoisonError::into_inner);
+        let mut types = recover(self.types.lock_py_attached(py));
         if let Some((_, ty)) = types.iter().find(|(k, _)| k == t) {
             return Ok(ty.clone_ref(py));
         }
@@ -102,7 +104,7 @@ impl PyArrow {
     /// The arrays imported ahead. Python runs while the lock is held (the imports), so waiting
     /// for it lets go of the GIL, as in [`PyArrow::py_type`].
     fn lock_prebuilt(&self, py: Python<'_>) -> MutexGuard<'_, Prebuilt> {
-        self.prebuilt.lock_py_attached(py).unwrap_or_else(PoisonError::into_inner)
+        recover(self.prebuilt.lock_py_attached(py))
     }
 
     /// Whether `obj` is a `pyarrow.Array`.
@@ -126,5 +128,11 @@ impl PyArrow {
         // SAFETY: pyarrow just filled both structs following the C data interface.
         let data: ArrayData = unsafe { from_ffi(array, &schema) }.map_err(|e| PyTypeError::new_err(e.to_string()))?;
         Ok(make_array(data))
+    }
+}
+
+impl Import for PyArrow {
+    fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>> {
+        PyArrow::import_data(self, py, data)
     }
 }

@@ -1,8 +1,9 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
-use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use nerve_node::{Event, EventStream, InputId, Message, Metadata, Next, Parameters};
+use nerve_shm::sync::lock;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -12,7 +13,7 @@ use crate::convert;
 use crate::errors::{at, to_py};
 use crate::outgoing::Outgoing;
 use crate::params;
-use crate::sample::{Sample, Target};
+use crate::sample::{Lender, Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 /// A dataflow node.
@@ -27,6 +28,12 @@ pub(crate) struct Node {
     pa: PyArrow,
     woken: WokenTogether,
     ids: IdStrings,
+}
+
+impl Lender for Node {
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>> {
+        self.node.send_sample(sample)
+    }
 }
 
 #[pymethods]
@@ -168,7 +175,7 @@ impl Node {
         let params = params(metadata)?;
         let node = slf.get();
         let sample = slf.py().detach(|| node.node.loan(output_id, &params, data_len)).map_err(|e| to_py(&e))?;
-        Ok(Sample::new(Target::Node(slf.clone().unbind()), sample))
+        Ok(Sample::new(Target::of(slf), sample))
     }
 
     /// Tells readers now that these outputs are finished (they get ``INPUT_CLOSED``).
@@ -274,7 +281,7 @@ impl Node {
 
 impl Node {
     fn lock_events(&self) -> MutexGuard<'_, EventStream> {
-        self.events.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.events)
     }
 
     /// The next event if one is waiting, without waiting. The look keeps the GIL when no other
@@ -326,7 +333,7 @@ struct IdStrings(Mutex<Vec<(InputId, Py<PyString>)>>);
 impl IdStrings {
     fn get<'py>(&self, py: Python<'py>, id: &InputId) -> Bound<'py, PyString> {
         // No Python runs while the lock is held, so holding the GIL while taking it is safe.
-        let mut ids = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut ids = lock(&self.0);
         if let Some((_, s)) = ids.iter().find(|(known, _)| known == id) {
             return s.bind(py).clone();
         }

@@ -45,16 +45,17 @@ pub(crate) fn on_change(params: &Params, callback: Py<PyAny>) {
                 Ok(r) if r.is_none() => Ok(()),
                 Ok(r) => match (r.cast::<PyBool>(), r.cast::<PyString>()) {
                     (Ok(b), _) if b.is_true() => Ok(()),
-                    (Ok(_), _) => Err("refused by the node's on_param_change callback".to_owned()),
-                    (_, Ok(reason)) => Err(reason.to_string()),
+                    (Ok(_), _) => Err("refused by the node's on_param_change callback".into()),
+                    (_, Ok(reason)) => Err(reason.to_string().into()),
                     _ => Err(format!(
                         "the node's on_param_change callback returned {}; it must return None or True to \
                          accept, False or a reason (str) to refuse",
                         r.get_type().name().map_or_else(|_| "an object".to_owned(), |n| n.to_string())
-                    )),
+                    )
+                    .into()),
                 },
                 // The setter sees what was raised, as Python prints it: `ValueError: …`.
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.to_string().into()),
             }
         })
     });

@@ -15,7 +15,7 @@
 
 use std::collections::VecDeque;
 use std::ptr::NonNull;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
@@ -24,7 +24,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyWeakrefReference;
 
-use crate::arrow::PyArrow;
+use nerve_shm::sync::lock;
+
+/// How an array becomes a `pyarrow` array: `PyArrow` (in `arrow.rs`, which holds the
+/// [`Prebuilt`] arrays) imports both the arrays prepared here and every other one.
+pub(crate) trait Import {
+    /// `data` as a `pyarrow` array, without a copy.
+    fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>>;
+}
 
 /// How many recent places are remembered: a few blocks per input for a node with several
 /// inputs (8 → 1), and a reader that holds on to a few messages while the next arrive.
@@ -126,7 +133,12 @@ pub(crate) struct Prebuilt {
 impl Prebuilt {
     /// The `pyarrow` array of `data` (no copy): the one prepared for its place, else imported
     /// now.
-    pub(crate) fn array(&mut self, py: Python<'_>, pa: &PyArrow, data: &arrow_array::ArrayRef) -> PyResult<Py<PyAny>> {
+    pub(crate) fn array(
+        &mut self,
+        py: Python<'_>,
+        pa: &impl Import,
+        data: &arrow_array::ArrayRef,
+    ) -> PyResult<Py<PyAny>> {
         let data = data.to_data();
         let Some(place) = Place::of(&data) else { return pa.import_data(py, &data) };
         self.received += 1;
@@ -140,7 +152,7 @@ impl Prebuilt {
         seen.count = seen.count.saturating_add(1);
         seen.last = self.received;
         let Some(ready) = seen.ready.take() else { return pa.import_data(py, &data) };
-        *ready.owner.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(data);
+        *lock(&ready.owner.0) = Some(data);
         self.used += 1;
         if self.handed.len() == HANDED {
             self.handed.pop_back();
@@ -156,7 +168,7 @@ impl Prebuilt {
         // reused by a new array once the old one is gone.
         let handed = self.handed.iter().find(|h| h.weak.bind(py).upgrade().is_some_and(|o| o.is(obj)))?;
         let owner = handed.owner.upgrade()?;
-        let data = owner.0.lock().unwrap_or_else(PoisonError::into_inner).clone()?;
+        let data = lock(&owner.0).clone()?;
         self.sent_on += 1;
         Some(data)
     }
@@ -168,7 +180,7 @@ impl Prebuilt {
 
     /// Imports an array for every recent place messages came from more than once and that has
     /// none ready. Call between messages.
-    pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &PyArrow) -> PyResult<()> {
+    pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &impl Import) -> PyResult<()> {
         for seen in self.seen.iter_mut().filter(|s| s.count >= 2 && s.ready.is_none()) {
             let owner = Arc::new(Owner::default());
             let array = pa.import_data(py, &seen.place.array(owner.clone())?)?;

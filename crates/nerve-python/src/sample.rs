@@ -2,15 +2,17 @@
 
 use std::any::Any;
 use std::ffi::c_int;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use pyo3::PyClass;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::True;
+
+use nerve_shm::sync::lock;
 
 use crate::errors::SendError;
-use crate::node::Node;
-use crate::topic::Publisher;
 
 /// A block of shared memory to fill, then send.
 ///
@@ -26,12 +28,47 @@ pub(crate) struct Sample {
     len: usize,
 }
 
+/// A class that lends samples: a dataflow node (the sample names its output) or a topic's
+/// publisher. Implemented by those classes, so that this module needs neither of them.
+pub(crate) trait Lender: PyClass<Frozen = True> + Sync {
+    /// Sends `sample`, which this endpoint lent (called with the GIL released).
+    // A failed send hands the sample back by value (see `nerve_topic::SendError`).
+    #[allow(clippy::result_large_err)]
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>>;
+}
+
+/// How a sample is sent through the object that lent it: [`send_through`] for its class.
+type SendThrough = fn(
+    Python<'_>,
+    &Bound<'_, PyAny>,
+    nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>>;
+
 /// The endpoint that lent a sample, where it goes when sent.
-pub(crate) enum Target {
-    /// A dataflow node (the sample names its output).
-    Node(Py<Node>),
-    /// A topic.
-    Topic(Py<Publisher>),
+pub(crate) struct Target {
+    /// The Python object that lent the sample, kept alive with it.
+    lender: Py<PyAny>,
+    send: SendThrough,
+}
+
+impl Target {
+    /// Sent through `lender`.
+    pub(crate) fn of<T: Lender>(lender: &Bound<'_, T>) -> Self {
+        Self { lender: lender.clone().into_any().unbind(), send: send_through::<T> }
+    }
+}
+
+/// Sends `sample` through `lender`, a `T`, with the GIL released; a Python error only if
+/// `lender` is not a `T`, which [`Target::of`] rules out.
+// A failed send hands the sample back by value (see `nerve_topic::SendError`).
+#[allow(clippy::result_large_err)]
+fn send_through<T: Lender>(
+    py: Python<'_>,
+    lender: &Bound<'_, PyAny>,
+    sample: nerve_topic::Sample,
+) -> PyResult<Result<(), nerve_topic::SendError<nerve_topic::Sample>>> {
+    let endpoint = lender.cast::<T>()?.get();
+    Ok(py.detach(|| endpoint.send_sample(sample)))
 }
 
 impl Sample {
@@ -50,34 +87,22 @@ impl Sample {
     // A failed send hands the sample back by value (see `nerve_topic::SendError`).
     #[allow(clippy::result_large_err)]
     fn send(&self, py: Python<'_>) -> PyResult<()> {
-        let sample = self
-            .sample
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        let sample = lock(&self.sample)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this sample was already sent or discarded"))?;
         let (target, sample) = sample;
-        let sent = match &target {
-            Target::Node(node) => {
-                let node = node.get();
-                py.detach(|| node.node.send_sample(sample))
-            }
-            Target::Topic(publisher) => {
-                let publisher = publisher.get();
-                py.detach(|| publisher.inner.send_sample(sample))
-            }
-        };
+        let sent = (target.send)(py, target.lender.bind(py), sample)?;
         sent.map_err(|e| {
             let message = e.to_string();
             // Not sent: the sample stays with its Python object, filled as it was.
-            *self.sample.lock().unwrap_or_else(PoisonError::into_inner) = Some((target, e.into_inner()));
+            *lock(&self.sample) = Some((target, e.into_inner()));
             SendError::new_err(message)
         })
     }
 
     /// Gives the memory back without sending.
     fn discard(&self) {
-        self.sample.lock().unwrap_or_else(PoisonError::into_inner).take();
+        lock(&self.sample).take();
     }
 
     fn __len__(&self) -> usize {
@@ -96,7 +121,7 @@ impl Sample {
         _exc: Option<&Bound<'_, PyAny>>,
         _tb: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<bool> {
-        let pending = self.sample.lock().unwrap_or_else(PoisonError::into_inner).is_some();
+        let pending = lock(&self.sample).is_some();
         if exc_type.is_some_and(|t| !t.is_none()) {
             self.discard();
         } else if pending {
@@ -107,7 +132,7 @@ impl Sample {
 
     unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut ffi::Py_buffer, flags: c_int) -> PyResult<()> {
         let this = slf.get();
-        if this.sample.lock().unwrap_or_else(PoisonError::into_inner).is_none() {
+        if lock(&this.sample).is_none() {
             return Err(PyBufferError::new_err("this sample was already sent"));
         }
         let len = isize::try_from(this.len).map_err(|_| PyBufferError::new_err("sample too large"))?;

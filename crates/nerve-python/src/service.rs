@@ -3,6 +3,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use nerve_shm::sync::lock;
 use nerve_topic::service::{self as rust, Client as RustClient, HandlerResult, Request, Server, ServiceOptions};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
@@ -73,7 +74,7 @@ impl Service {
                     message(py, &pa, &handler.bind(py).call1((event,))?)
                 };
                 // The caller sees what was raised, as Python prints it: `ValueError: …`.
-                answer().map_err(|e| e.to_string())
+                answer().map_err(|e| e.to_string().into())
             })
         };
         let options = ServiceOptions { domain, workers };
@@ -202,7 +203,7 @@ impl Client {
 /// Drops the server in `slot` (a service's or an action's), without the GIL: its threads may
 /// be waiting for it.
 pub(crate) fn close<T: Send>(py: Python<'_>, slot: &Mutex<Option<T>>) {
-    let server = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    let server = lock(slot).take();
     py.detach(|| drop(server));
 }
 

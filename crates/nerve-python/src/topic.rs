@@ -1,7 +1,8 @@
 //! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
+use nerve_shm::sync::lock;
 use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, Scope, SubscriberOptions};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -11,7 +12,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
-use crate::sample::{Sample, Target};
+use crate::sample::{Lender, Sample, Target};
 use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 
 fn scope(s: &str) -> PyResult<Scope> {
@@ -24,6 +25,12 @@ fn scope(s: &str) -> PyResult<Scope> {
 pub(crate) struct Publisher {
     pub(crate) inner: nerve_topic::Publisher,
     pa: PyArrow,
+}
+
+impl Lender for Publisher {
+    fn send_sample(&self, sample: nerve_topic::Sample) -> Result<(), nerve_topic::SendError<nerve_topic::Sample>> {
+        self.inner.send_sample(sample)
+    }
 }
 
 #[pymethods]
@@ -108,7 +115,7 @@ impl Publisher {
         let params = params(metadata)?;
         let this = slf.get();
         let loan = slf.py().detach(|| this.inner.loan(data_len, &params)).map_err(|e| topic_error(&e))?;
-        Ok(Sample::new(Target::Topic(slf.clone().unbind()), loan))
+        Ok(Sample::new(Target::of(slf), loan))
     }
 
     fn __repr__(&self) -> String {
@@ -234,9 +241,7 @@ impl Subscriber {
     fn with_subscriber<T>(&self, f: impl FnOnce(&nerve_topic::Subscriber) -> T) -> Option<T> {
         match &self.inner {
             Receiving::Recv(sub) => Some(f(sub)),
-            Receiving::Callbacks(slot) => {
-                slot.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map(|c| f(c.subscriber()))
-            }
+            Receiving::Callbacks(slot) => lock(slot).as_ref().map(|c| f(c.subscriber())),
         }
     }
 }

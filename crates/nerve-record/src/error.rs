@@ -74,6 +74,6 @@ pub enum ReadError {
         /// The message's log time.
         log_time: u64,
         /// What is wrong.
-        why: String,
+        why: crate::payload::PayloadError,
     },
 }

@@ -46,6 +46,7 @@ mod writer;
 pub use arrow_array;
 pub use error::{ReadError, WriteError};
 pub use pace::{Pace, replay};
+pub use payload::PayloadError;
 pub use reader::{Recorded, Recording};
 pub use writer::{ChannelTotals, RecordingWriter};
 

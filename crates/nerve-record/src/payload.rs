@@ -37,6 +37,35 @@ pub fn schema_stream(data_type: &DataType) -> Result<Vec<u8>, ArrowError> {
     writer.into_inner()
 }
 
+/// Why a message's payload is not nerve's encoding (see [`decode`]).
+///
+/// Arrow's reason is part of the message, not a [`std::error::Error::source`], so that a chain
+/// printed whole (`nerve`'s `error: …`) says it once.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// The bytes are not an Arrow IPC stream.
+    #[error("not Arrow IPC: {0}")]
+    NotIpc(arrow_schema::ArrowError),
+    /// The sender's parameters, in the schema's metadata, are not a JSON object.
+    #[error("`{key}` is not a JSON object: {json}", key = PARAMETERS_KEY)]
+    Parameters {
+        /// What the metadata holds.
+        json: String,
+    },
+    /// The stream's record batch cannot be read.
+    #[error("unreadable record batch: {0}")]
+    Batch(arrow_schema::ArrowError),
+    /// The stream holds a schema and no record batch.
+    #[error("the IPC stream holds no record batch")]
+    NoBatch,
+    /// The stream holds more than the one record batch of a message.
+    #[error("the IPC stream holds more than one record batch")]
+    SeveralBatches,
+    /// The batch has other than one column.
+    #[error("expected one column, found {0}")]
+    Columns(usize),
+}
+
 /// Encodes one message: `data` as the single column of one batch, `parameters` in the schema's
 /// metadata under [`PARAMETERS_KEY`] (left out when empty).
 ///
@@ -56,24 +85,24 @@ pub fn encode(data: &dyn Array, parameters: &Parameters) -> Result<Vec<u8>, Arro
 /// # Errors
 /// A payload that is not an IPC stream of exactly one batch of one column, or parameters that
 /// are not a JSON object.
-pub fn decode(bytes: &[u8]) -> Result<(ArrayRef, Parameters), String> {
-    let mut reader = StreamReader::try_new(Cursor::new(bytes), None).map_err(|e| format!("not Arrow IPC: {e}"))?;
+pub fn decode(bytes: &[u8]) -> Result<(ArrayRef, Parameters), PayloadError> {
+    let mut reader = StreamReader::try_new(Cursor::new(bytes), None).map_err(PayloadError::NotIpc)?;
     let parameters = match reader.schema().metadata().get(PARAMETERS_KEY) {
         Some(json) => match serde_json::from_str(json) {
             Ok(serde_json::Value::Object(map)) => map,
-            Ok(_) | Err(_) => return Err(format!("`{PARAMETERS_KEY}` is not a JSON object: {json}")),
+            Ok(_) | Err(_) => return Err(PayloadError::Parameters { json: json.clone() }),
         },
         None => Parameters::new(),
     };
     let batch = match reader.next() {
-        Some(batch) => batch.map_err(|e| format!("unreadable record batch: {e}"))?,
-        None => return Err("the IPC stream holds no record batch".to_owned()),
+        Some(batch) => batch.map_err(PayloadError::Batch)?,
+        None => return Err(PayloadError::NoBatch),
     };
     if reader.next().is_some() {
-        return Err("the IPC stream holds more than one record batch".to_owned());
+        return Err(PayloadError::SeveralBatches);
     }
     if batch.num_columns() != 1 {
-        return Err(format!("expected one column, found {}", batch.num_columns()));
+        return Err(PayloadError::Columns(batch.num_columns()));
     }
     Ok((batch.column(0).clone(), parameters))
 }
@@ -117,6 +146,6 @@ mod tests {
     fn garbage_is_refused() {
         assert!(decode(b"not arrow at all").is_err());
         let schema_only = schema_stream(&DataType::Int8).expect("encodes");
-        assert_eq!(decode(&schema_only).expect_err("no batch"), "the IPC stream holds no record batch");
+        assert_eq!(decode(&schema_only).expect_err("no batch").to_string(), "the IPC stream holds no record batch");
     }
 }

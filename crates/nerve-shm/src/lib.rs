@@ -13,6 +13,7 @@
 //! * [`codec`]: arrays into and out of blocks, shared by every kind of endpoint.
 //! * [`clock`]: the clock messages are stamped with, and the wall clock.
 //! * [`sim_clock`]: a run's simulated time (`nerve run --sim-time`), shared by its nodes.
+//! * [`sync`]: the poison-tolerant lock every nerve crate uses.
 //!
 //! ```
 //! use std::sync::{Arc, atomic::AtomicBool};
@@ -54,5 +55,6 @@ pub mod pool;
 pub mod ring;
 pub mod segment;
 pub mod sim_clock;
+pub mod sync;
 
 pub use error::ShmError;

@@ -60,30 +60,3 @@ fn render_problems(file: &Path, problems: &[Problem]) -> String {
     let file = file.display();
     problems.iter().map(|p| format!("{file}:{p}")).collect::<Vec<_>>().join("\n")
 }
-
-/// Collects problems while parsing continues, so that one run reports every mistake.
-#[derive(Debug, Default)]
-pub(crate) struct Problems {
-    list: Vec<Problem>,
-}
-
-impl Problems {
-    pub(crate) fn push(&mut self, mark: crate::tree::Mark, field: impl Into<String>, message: impl Into<String>) {
-        self.list.push(Problem { line: mark.line, column: mark.column, field: field.into(), message: message.into() });
-    }
-
-    pub(crate) fn extend(&mut self, problems: Vec<Problem>) {
-        self.list.extend(problems);
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// Sorted by position so the report reads top to bottom like the file;
-    /// the sort is stable so problems at one spot keep the order they were found in.
-    pub(crate) fn into_sorted(mut self) -> Vec<Problem> {
-        self.list.sort_by_key(|p| (p.line, p.column));
-        self.list
-    }
-}

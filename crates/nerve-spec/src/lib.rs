@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fields;
 pub mod param;
 mod parse;
 mod parse_params;
@@ -107,14 +108,14 @@ use std::path::{Path, PathBuf};
 
 pub use error::{Problem, SpecError};
 pub use param::ParamValue;
-pub use parse::check_id;
+pub use parse::{IdError, check_id};
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT,
     NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 
-use error::Problems;
+use tree::Problems;
 
 /// Reads and parses the dataflow file at `path`.
 ///

@@ -13,7 +13,7 @@
 //! assert_eq!(parse_value("[1, 2.5]")?, ParamValue::FloatList(vec![1.0, 2.5]));
 //! let wrong = parse_value("fast")?.conform(&speed).expect_err("a string is not a float");
 //! assert_eq!(wrong.type_name(), "string");
-//! # Ok::<(), String>(())
+//! # Ok::<(), nerve_spec::param::ParamValueError>(())
 //! ```
 
 use std::fmt;
@@ -25,6 +25,72 @@ use crate::tree::{self, Node, ScalarKind, Value};
 
 /// Longest parameter key accepted.
 pub const MAX_KEY_LEN: usize = 256;
+
+/// Why text or JSON is not a parameter value ([`parse_value`], [`ParamValue::from_json`]); the
+/// message names the value where it can, and callers say which parameter and where.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamValueError {
+    /// An integer beyond `i64`.
+    #[error("{0} is too large for an int (i64)")]
+    TooLarge(serde_json::Number),
+    /// A JSON number that is neither an `i64` nor a float.
+    #[error("{0} is not a number a parameter can hold")]
+    NotANumber(serde_json::Number),
+    /// An integer written in YAML beyond `i64`, as written.
+    #[error("{0} is out of range for an int (i64)")]
+    OutOfRange(String),
+    /// NaN or an infinity.
+    #[error("{0} is not a finite number")]
+    NotFinite(f64),
+    /// `null` (or `~`).
+    #[error("null has no type: give the parameter a value")]
+    Null,
+    /// A list inside a list, or a mapping inside a list.
+    #[error("a list holds bool, int, float or string values, not lists or mappings")]
+    Nested,
+    /// A mapping where a value was expected.
+    #[error("expected a bool, int, float, string or a list of one of those, found a mapping")]
+    Mapping,
+    /// A list whose values are of more than one type.
+    #[error("a list's values must be of one type, found {first} and {other}")]
+    MixedList {
+        /// The first value's type, with its article (`an int`).
+        first: String,
+        /// The first value of another type's, likewise.
+        other: String,
+    },
+    /// An empty list in a declaration: nothing tells its type.
+    #[error("an empty list has no type: declare the parameter with at least one value")]
+    EmptyList,
+    /// No text at all.
+    #[error("no value given")]
+    NoValue,
+    /// Text that is not YAML; the YAML reader's reason.
+    #[error("{0}")]
+    NotYaml(String),
+}
+
+/// What is wrong with a parameter key ([`check_key`]); the message names the key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamKeyError {
+    /// The key is empty.
+    #[error("a parameter key cannot be empty")]
+    Empty,
+    /// The key is longer than [`MAX_KEY_LEN`].
+    #[error("a parameter key is at most {MAX_KEY_LEN} bytes long")]
+    TooLong,
+    /// A character outside the key alphabet.
+    #[error("invalid character {bad:?} in parameter key `{key}`: use letters, digits, `_` and `.`")]
+    BadCharacter {
+        /// The key.
+        key: String,
+        /// Its first character that is not allowed.
+        bad: char,
+    },
+    /// A `.` at either end, or two in a row.
+    #[error("parameter key `{0}` has an empty group: `.` goes between names, as in `pid.kp`")]
+    EmptyGroup(String),
+}
 
 /// The value of a parameter, and with it its type.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -140,22 +206,22 @@ impl ParamValue {
     /// list of any type, see [`ParamValue::conform`]).
     ///
     /// # Errors
-    /// `null`, an object, a number that is neither an `i64` nor a finite float, a list of lists
-    /// or of mixed types; the error says which.
-    pub fn from_json(json: &Json) -> Result<ParamValue, String> {
-        let scalar = |v: &Json| -> Result<ParamValue, String> {
+    /// [`ParamValueError`] for `null`, an object, a number that is neither an `i64` nor a finite
+    /// float, a list of lists or of mixed types; the error says which.
+    pub fn from_json(json: &Json) -> Result<ParamValue, ParamValueError> {
+        let scalar = |v: &Json| -> Result<ParamValue, ParamValueError> {
             match v {
                 Json::Bool(b) => Ok(ParamValue::Bool(*b)),
                 Json::Number(n) => match (n.as_i64(), n.as_f64()) {
                     (Some(i), _) => Ok(ParamValue::Int(i)),
-                    (None, _) if n.is_u64() => Err(format!("{n} is too large for an int (i64)")),
+                    (None, _) if n.is_u64() => Err(ParamValueError::TooLarge(n.clone())),
                     (None, Some(f)) => finite(f),
-                    (None, None) => Err(format!("{n} is not a number a parameter can hold")),
+                    (None, None) => Err(ParamValueError::NotANumber(n.clone())),
                 },
                 Json::String(s) => Ok(ParamValue::String(s.clone())),
-                Json::Null => Err(NULL.to_owned()),
-                Json::Array(_) => Err(NESTED.to_owned()),
-                Json::Object(_) => Err(MAPPING.to_owned()),
+                Json::Null => Err(ParamValueError::Null),
+                Json::Array(_) => Err(ParamValueError::Nested),
+                Json::Object(_) => Err(ParamValueError::Mapping),
             }
         };
         match json {
@@ -186,16 +252,12 @@ impl fmt::Display for ParamValue {
     }
 }
 
-const NULL: &str = "null has no type: give the parameter a value";
-const NESTED: &str = "a list holds bool, int, float or string values, not lists or mappings";
-const MAPPING: &str = "expected a bool, int, float, string or a list of one of those, found a mapping";
-
-fn finite(f: f64) -> Result<ParamValue, String> {
-    if f.is_finite() { Ok(ParamValue::Float(f)) } else { Err(format!("{f} is not a finite number")) }
+fn finite(f: f64) -> Result<ParamValue, ParamValueError> {
+    if f.is_finite() { Ok(ParamValue::Float(f)) } else { Err(ParamValueError::NotFinite(f)) }
 }
 
 /// The list of these items: all of one type, ints among floats read as floats.
-fn list(items: Vec<ParamValue>) -> Result<ParamValue, String> {
+fn list(items: Vec<ParamValue>) -> Result<ParamValue, ParamValueError> {
     use ParamValue as P;
     let numbers = items.iter().all(|v| matches!(v, P::Int(_) | P::Float(_)));
     if numbers && items.iter().any(|v| matches!(v, P::Float(_))) {
@@ -210,7 +272,7 @@ fn list(items: Vec<ParamValue>) -> Result<ParamValue, String> {
     if let (Some(first), Some(other)) =
         (items.first(), items.iter().find(|v| items.first().is_some_and(|f| f.type_name() != v.type_name())))
     {
-        return Err(format!("a list's values must be of one type, found {} and {}", first.a_type(), other.a_type()));
+        return Err(ParamValueError::MixedList { first: first.a_type(), other: other.a_type() });
     }
     Ok(match items.first() {
         Some(P::Bool(_)) => {
@@ -228,19 +290,19 @@ fn list(items: Vec<ParamValue>) -> Result<ParamValue, String> {
 /// Checks a parameter key: letters, digits and `_`, with `.` between groups (`pid.kp`).
 ///
 /// # Errors
-/// What is wrong with it.
-pub fn check_key(key: &str) -> Result<(), String> {
+/// [`ParamKeyError`]: what is wrong with it.
+pub fn check_key(key: &str) -> Result<(), ParamKeyError> {
     if key.is_empty() {
-        return Err("a parameter key cannot be empty".to_owned());
+        return Err(ParamKeyError::Empty);
     }
     if key.len() > MAX_KEY_LEN {
-        return Err(format!("a parameter key is at most {MAX_KEY_LEN} bytes long"));
+        return Err(ParamKeyError::TooLong);
     }
     if let Some(bad) = key.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))) {
-        return Err(format!("invalid character {bad:?} in parameter key `{key}`: use letters, digits, `_` and `.`"));
+        return Err(ParamKeyError::BadCharacter { key: key.to_owned(), bad });
     }
     if key.split('.').any(str::is_empty) {
-        return Err(format!("parameter key `{key}` has an empty group: `.` goes between names, as in `pid.kp`"));
+        return Err(ParamKeyError::EmptyGroup(key.to_owned()));
     }
     Ok(())
 }
@@ -249,36 +311,41 @@ pub fn check_key(key: &str) -> Result<(), String> {
 /// (`[1, 2]`), as `nerve param set` takes it.
 ///
 /// # Errors
-/// Text that is not YAML, empty, null, a mapping, or a list that is not all of one type.
-pub fn parse_value(text: &str) -> Result<ParamValue, String> {
+/// [`ParamValueError`] for text that is not YAML, empty, null, a mapping, or a list that is not
+/// all of one type.
+pub fn parse_value(text: &str) -> Result<ParamValue, ParamValueError> {
     match tree::parse(text) {
         Ok(Some(node)) => from_yaml(&node),
-        Ok(None) => Err("no value given".to_owned()),
-        Err(problems) => Err(problems.first().map_or_else(|| "not a YAML value".to_owned(), |p| p.message.clone())),
+        Ok(None) => Err(ParamValueError::NoValue),
+        Err(problems) => Err(ParamValueError::NotYaml(
+            problems.first().map_or_else(|| "not a YAML value".to_owned(), |p| p.message.clone()),
+        )),
     }
 }
 
 /// The parameter value of a YAML node that is not a mapping (mappings group keys; the caller
 /// walks them).
-pub(crate) fn from_yaml(node: &Node) -> Result<ParamValue, String> {
-    let scalar = |node: &Node| -> Result<ParamValue, String> {
+pub(crate) fn from_yaml(node: &Node) -> Result<ParamValue, ParamValueError> {
+    let scalar = |node: &Node| -> Result<ParamValue, ParamValueError> {
         let Value::Scalar(s) = &node.value else {
-            return Err(if matches!(node.value, Value::Map(_)) { MAPPING } else { NESTED }.to_owned());
+            return Err(if matches!(node.value, Value::Map(_)) {
+                ParamValueError::Mapping
+            } else {
+                ParamValueError::Nested
+            });
         };
         match s.kind {
-            ScalarKind::Null => Err(NULL.to_owned()),
+            ScalarKind::Null => Err(ParamValueError::Null),
             ScalarKind::Bool(b) => Ok(ParamValue::Bool(b)),
-            ScalarKind::Int(i) => i64::try_from(i)
-                .map(ParamValue::Int)
-                .map_err(|_| format!("{} is out of range for an int (i64)", s.text)),
+            ScalarKind::Int(i) => {
+                i64::try_from(i).map(ParamValue::Int).map_err(|_| ParamValueError::OutOfRange(s.text.clone()))
+            }
             ScalarKind::Float(f) => finite(f),
             ScalarKind::Str => Ok(ParamValue::String(s.text.clone())),
         }
     };
     match &node.value {
-        Value::Seq(items) if items.is_empty() => {
-            Err("an empty list has no type: declare the parameter with at least one value".to_owned())
-        }
+        Value::Seq(items) if items.is_empty() => Err(ParamValueError::EmptyList),
         Value::Seq(items) => list(items.iter().map(scalar).collect::<Result<Vec<_>, _>>()?),
         _ => scalar(node),
     }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::error::Problems;
+use crate::fields::{join_field, key_str, mapping, optional_string, string_field, unknown_key};
 use crate::parse_params::parse_params;
 use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
@@ -17,7 +17,7 @@ use crate::spec::{
     RestartPolicy, ServicesSpec,
 };
 use crate::topic_name;
-use crate::tree::{Mark, Node, ScalarKind, Value};
+use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
 const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
 
@@ -69,36 +69,38 @@ pub(crate) struct InputPlace {
     pub(crate) field: String,
 }
 
-fn expected_one_of(keys: &[&str]) -> String {
-    keys.join(", ")
-}
-
-pub(crate) fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
-    p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
-}
-
-pub(crate) fn key_str(key: &Node) -> &str {
-    key.as_scalar().map_or("", |s| s.text.as_str())
-}
-
-pub(crate) fn join_field(parent: &str, key: &str) -> String {
-    if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
+/// What is wrong with an id of a node, input, output or machine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// The id is empty.
+    #[error("an id cannot be empty")]
+    Empty,
+    /// `.` or `..`: ids name files and directories (logs, sockets), and these two would escape.
+    #[error("`{0}` is not a valid id")]
+    Dots(String),
+    /// A character outside the id alphabet.
+    #[error("invalid character {bad:?} in `{id}`: ids use only letters, digits, `_`, `.` and `-`")]
+    BadCharacter {
+        /// The id.
+        id: String,
+        /// Its first character that is not allowed.
+        bad: char,
+    },
 }
 
 /// Checks the id rule shared by nodes, inputs, outputs and machines; the error is the message.
 ///
 /// # Errors
-/// What is wrong with `id`.
-pub fn check_id(id: &str) -> Result<(), String> {
+/// [`IdError`]: what is wrong with `id`.
+pub fn check_id(id: &str) -> Result<(), IdError> {
     if id.is_empty() {
-        return Err("an id cannot be empty".to_owned());
+        return Err(IdError::Empty);
     }
     if id == "." || id == ".." {
-        // Ids name files and directories (logs, sockets): these two would escape.
-        return Err(format!("`{id}` is not a valid id"));
+        return Err(IdError::Dots(id.to_owned()));
     }
     if let Some(bad) = id.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Err(format!("invalid character {bad:?} in `{id}`: ids use only letters, digits, `_`, `.` and `-`"));
+        return Err(IdError::BadCharacter { id: id.to_owned(), bad });
     }
     Ok(())
 }
@@ -106,40 +108,6 @@ pub fn check_id(id: &str) -> Result<(), String> {
 /// Inputs spelled `timer/...`, `dora/timer/...` and `topic/...` are timers and
 /// topics; a node with one of these ids could never be read from.
 const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
-
-/// A string field: any non-null scalar, as written.
-fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    match value.text() {
-        Some(t) => Some(t.to_owned()),
-        None => {
-            p.push(value.mark, field, format!("expected a string, found {}", value.describe()));
-            None
-        }
-    }
-}
-
-/// The entries of a mapping; `None` for null (not set) and, reporting `expected`, for anything
-/// else.
-pub(crate) fn mapping<'a>(
-    p: &mut Problems,
-    value: &'a Node,
-    field: &str,
-    expected: &str,
-) -> Option<&'a [(Node, Node)]> {
-    match &value.value {
-        _ if value.is_null() => None,
-        Value::Map(entries) => Some(entries),
-        _ => {
-            p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
-            None
-        }
-    }
-}
-
-/// Like [`string_field`], but null means "not set".
-fn optional_string(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    if value.is_null() { None } else { string_field(p, value, field) }
-}
 
 /// The nodes of a document, and the dataflow-level default machine applied.
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> Vec<ParsedNode> {
@@ -195,7 +163,7 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
                 machine = optional_string(p, v, &mfield);
                 // A machine id names its daemon on the network and its folders.
                 if let Some(Err(message)) = machine.as_deref().map(check_id) {
-                    p.push(v.mark, mfield, message.replace("ids use", "machine ids use"));
+                    p.push(v.mark, mfield, message.to_string().replace("ids use", "machine ids use"));
                 }
             }
             _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
@@ -306,7 +274,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
         Ok(()) => format!("nodes[{id}]"),
         Err(message) => {
-            p.push(id_node.mark, &id_field, message);
+            p.push(id_node.mark, &id_field, message.to_string());
             index_field
         }
     };
@@ -481,7 +449,7 @@ fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, B
             continue;
         };
         if let Err(message) = check_id(&id) {
-            p.push(id_mark, &ifield, message);
+            p.push(id_mark, &ifield, message.to_string());
         }
         if let Some(first_line) = first_lines.get(&id) {
             p.push(id_mark, &ifield, format!("duplicate output `{id}` (first at line {first_line})"));
@@ -594,7 +562,7 @@ fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>,
         let id = key_str(key).to_owned();
         let ifield = join_field(field, &id);
         if let Err(message) = check_id(&id) {
-            p.push(key.mark, &ifield, message);
+            p.push(key.mark, &ifield, message.to_string());
         }
         if let Some((spec, place)) = parse_input(p, id, key.mark, v, ifield) {
             specs.push(spec);
@@ -735,8 +703,11 @@ fn parse_policy(p: &mut Problems, value: &Node, field: &str) -> Option<QueuePoli
 pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
     if let Some(name) = text.strip_prefix("topic/") {
         // `topic//tf` reads as an empty segment, not as the absolute name `/tf`.
-        let checked =
-            if name.starts_with('/') { Err(topic_name::BAD_SEGMENT.to_owned()) } else { topic_name::canonical(name) };
+        let checked = if name.starts_with('/') {
+            Err(topic_name::TopicNameError::BadSegment)
+        } else {
+            topic_name::canonical(name)
+        };
         return checked.map(|topic| InputSource::Topic { topic }).map_err(|why| format!("bad topic `{text}`: {why}"));
     }
     if let Some(rest) = text.strip_prefix("dora/") {

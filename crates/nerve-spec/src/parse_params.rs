@@ -3,10 +3,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::error::Problems;
+use crate::fields::{join_field, key_str};
 use crate::param::{ParamValue, check_key, from_yaml};
-use crate::parse::{join_field, key_str};
-use crate::tree::{self, Node, Value};
+use crate::tree::{self, Node, Problems, Value};
 
 const EXPECTED: &str = "a mapping of parameter keys to values (`{speed: 1.5}`), or the name of a YAML file holding one";
 
@@ -63,7 +62,7 @@ fn walk(
         let full = if prefix.is_empty() { name.to_owned() } else { format!("{prefix}.{name}") };
         let kfield = join_field(field, name);
         if let Err(message) = check_key(&full) {
-            p.push(key.mark, &kfield, message);
+            p.push(key.mark, &kfield, message.to_string());
             continue;
         }
         if let Value::Map(inner) = &value.value {
@@ -77,7 +76,7 @@ fn walk(
             Ok(v) => {
                 params.insert(full, v);
             }
-            Err(message) => p.push(value.mark, &kfield, message),
+            Err(message) => p.push(value.mark, &kfield, message.to_string()),
         }
     }
 }

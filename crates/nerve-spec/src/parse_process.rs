@@ -2,10 +2,9 @@
 
 use std::time::Duration;
 
-use crate::error::Problems;
-use crate::parse::{join_field, key_str, mapping, unknown_key};
+use crate::fields::{join_field, key_str, mapping, unknown_key};
 use crate::spec::{RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy};
-use crate::tree::{Node, ScalarKind, Value};
+use crate::tree::{Node, Problems, ScalarKind, Value};
 
 const RESTART_KEYS: &[&str] = &["policy", "max_restarts", "delay", "max_delay"];
 

@@ -5,8 +5,24 @@
 /// Longest topic name accepted (file names on Linux stop at 255 bytes).
 pub const MAX_TOPIC_LEN: usize = 200;
 
-/// Why a name with an empty, `.` or `..` segment is refused.
-pub(crate) const BAD_SEGMENT: &str = "segments between `/` must be non-empty and not `.` or `..`";
+/// What is wrong with a topic name, as a phrase without the name itself: callers say which
+/// name and where (a dataflow's file, line and field; the topic API's call).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TopicNameError {
+    /// Nothing, or only `/`.
+    #[error("it is empty")]
+    Empty,
+    /// Longer than [`MAX_TOPIC_LEN`].
+    #[error("it is longer than {MAX_TOPIC_LEN} bytes")]
+    TooLong,
+    /// An empty, `.` or `..` segment: names become directory names in the registry, and these
+    /// would escape it.
+    #[error("segments between `/` must be non-empty and not `.` or `..`")]
+    BadSegment,
+    /// A character outside the name alphabet.
+    #[error("`{0}` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)")]
+    BadCharacter(char),
+}
 
 /// Checks a topic name and returns its canonical form (no leading `/`).
 ///
@@ -17,27 +33,30 @@ pub(crate) const BAD_SEGMENT: &str = "segments between `/` must be non-empty and
 /// use nerve_spec::topic_name::canonical;
 ///
 /// assert_eq!(canonical("/tf").as_deref(), Ok("tf"));
-/// assert_eq!(canonical("a b"), Err("` ` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)".to_owned()));
+/// assert_eq!(
+///     canonical("a b").map_err(|e| e.to_string()),
+///     Err("` ` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)".to_owned())
+/// );
 /// ```
 ///
 /// # Errors
-/// What is wrong with the name, as a phrase without the name itself (callers
-/// say which name and where): `it is empty`, …
-pub fn canonical(topic: &str) -> Result<String, String> {
+/// [`TopicNameError`]: what is wrong with the name, as a phrase without the name itself
+/// (callers say which name and where): `it is empty`, …
+pub fn canonical(topic: &str) -> Result<String, TopicNameError> {
     let name = topic.strip_prefix('/').unwrap_or(topic);
     if name.is_empty() {
-        return Err("it is empty".to_owned());
+        return Err(TopicNameError::Empty);
     }
     if name.len() > MAX_TOPIC_LEN {
-        return Err(format!("it is longer than {MAX_TOPIC_LEN} bytes"));
+        return Err(TopicNameError::TooLong);
     }
     for segment in name.split('/') {
         // Names become directory names in the registry: these would escape it.
         if segment.is_empty() || segment == "." || segment == ".." {
-            return Err(BAD_SEGMENT.to_owned());
+            return Err(TopicNameError::BadSegment);
         }
         if let Some(c) = segment.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
-            return Err(format!("`{c}` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)"));
+            return Err(TopicNameError::BadCharacter(c));
         }
     }
     Ok(name.to_owned())
@@ -60,7 +79,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn accepts_ros_style_names() -> Result<(), String> {
+    fn accepts_ros_style_names() -> Result<(), TopicNameError> {
         assert_eq!(canonical("/tf")?, "tf");
         assert_eq!(canonical("camera/image_raw")?, "camera/image_raw");
         assert_eq!(canonical("robot1/odom.v2-x")?, "robot1/odom.v2-x");
@@ -85,8 +104,11 @@ mod tests {
             ("a%b", "`%` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)"),
             ("é", "`é` is not allowed (use letters, digits, `_`, `-`, `.` and `/`)"),
         ] {
-            assert_eq!(canonical(bad), Err(why.to_owned()), "{bad:?}");
+            assert_eq!(canonical(bad).map_err(|e| e.to_string()), Err(why.to_owned()), "{bad:?}");
         }
-        assert_eq!(canonical(&"x".repeat(MAX_TOPIC_LEN + 1)), Err(format!("it is longer than {MAX_TOPIC_LEN} bytes")));
+        assert_eq!(
+            canonical(&"x".repeat(MAX_TOPIC_LEN + 1)).map_err(|e| e.to_string()),
+            Err(format!("it is longer than {MAX_TOPIC_LEN} bytes"))
+        );
     }
 }

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
-use crate::error::{Problem, Problems};
+use crate::error::Problem;
 
 /// Deepest nesting of lists and mappings a dataflow file may use.
 ///
@@ -36,6 +36,33 @@ pub(crate) struct Mark {
 
 impl Mark {
     pub(crate) const START: Mark = Mark { line: 1, column: 1, index: 0 };
+}
+
+/// Collects problems while parsing continues, so that one run reports every mistake.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    list: Vec<Problem>,
+}
+
+impl Problems {
+    pub(crate) fn push(&mut self, mark: Mark, field: impl Into<String>, message: impl Into<String>) {
+        self.list.push(Problem { line: mark.line, column: mark.column, field: field.into(), message: message.into() });
+    }
+
+    pub(crate) fn extend(&mut self, problems: Vec<Problem>) {
+        self.list.extend(problems);
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Sorted by position so the report reads top to bottom like the file;
+    /// the sort is stable so problems at one spot keep the order they were found in.
+    pub(crate) fn into_sorted(mut self) -> Vec<Problem> {
+        self.list.sort_by_key(|p| (p.line, p.column));
+        self.list
+    }
 }
 
 impl From<Marker> for Mark {

@@ -3,9 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::Problems;
 use crate::parse::ParsedNode;
 use crate::spec::{InputSource, MAX_READERS_PER_OUTPUT};
+use crate::tree::Problems;
 
 pub(crate) fn validate(nodes: &[ParsedNode], p: &mut Problems) {
     // First declaration wins: later duplicates are reported, and sources

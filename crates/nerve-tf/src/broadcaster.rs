@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use nerve_topic::{Arrivals, Parameters, Publisher, PublisherOptions, lock};
+use nerve_shm::sync::lock;
+use nerve_topic::{Arrivals, Parameters, Publisher, PublisherOptions};
 
 use crate::error::TfError;
 use crate::transform::StampedTransform;

@@ -6,7 +6,8 @@ use std::mem::Discriminant;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve_topic::{CallbackMode, Callbacks, Message, Subscriber, SubscriberOptions, lock};
+use nerve_shm::sync::{lock, wait_timeout};
+use nerve_topic::{CallbackMode, Callbacks, Message, Subscriber, SubscriberOptions};
 
 use crate::broadcaster::TfOptions;
 use crate::error::TfError;
@@ -45,7 +46,7 @@ struct Shared {
 impl Shared {
     fn receive(&self, message: &Message, is_static: bool) {
         let decoded = match message.object {
-            None => wire::decode(&message.data),
+            None => wire::decode(&message.data).map_err(|e| e.to_string()),
             Some(_) => Err("not an Arrow array (a Python object published in this process?)".to_owned()),
         };
         let transforms = match decoded {
@@ -148,7 +149,7 @@ impl TransformBuffer {
             if left.is_zero() {
                 return Err(err);
             }
-            tree = self.shared.changed.wait_timeout(tree, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+            tree = wait_timeout(&self.shared.changed, tree, left).0;
         }
     }
 

@@ -132,6 +132,24 @@ pub enum TfError {
     Topic(#[from] TopicError),
 }
 
+/// Why a translation and a rotation are not a rigid transform (see
+/// [`Transform::new`](crate::Transform::new)).
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum TransformError {
+    /// A coordinate of the translation is NaN or infinite.
+    #[error("translation {translation:?} is not finite")]
+    Translation {
+        /// The translation given.
+        translation: [f64; 3],
+    },
+    /// The quaternion has a length of zero, or a value that is not finite.
+    #[error("rotation {rotation:?} is not a usable quaternion (x, y, z, w)")]
+    Rotation {
+        /// The quaternion given, x, y, z, w.
+        rotation: [f64; 4],
+    },
+}
+
 fn list(frames: &[String]) -> String {
     if frames.is_empty() { "none yet".to_owned() } else { frames.join(", ") }
 }

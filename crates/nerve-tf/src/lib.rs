@@ -43,6 +43,6 @@ pub mod wire;
 
 pub use broadcaster::{StaticTransformBroadcaster, TfOptions, TransformBroadcaster};
 pub use buffer::{BufferOptions, TransformBuffer};
-pub use error::{Direction, Stamp, TfError};
+pub use error::{Direction, Stamp, TfError, TransformError};
 pub use transform::{StampedTransform, Transform};
 pub use tree::{DEFAULT_CACHE, EdgeInfo, FrameTree};

@@ -1,7 +1,7 @@
 //! Rigid transforms: a translation and a unit quaternion, composed, inverted, applied to
 //! points and interpolated in time.
 
-use crate::error::TfError;
+use crate::error::{TfError, TransformError};
 
 /// A rigid transform: rotate by `rotation`, then translate by `translation`.
 ///
@@ -28,14 +28,15 @@ impl Transform {
     /// A transform from a translation and a quaternion (x, y, z, w), normalized here.
     ///
     /// # Errors
-    /// A value that is not finite, or a quaternion of length zero: the message says which.
-    pub fn new(translation: [f64; 3], rotation: [f64; 4]) -> Result<Self, String> {
+    /// [`TransformError::Translation`] for a value that is not finite,
+    /// [`TransformError::Rotation`] for a quaternion of length zero or not finite.
+    pub fn new(translation: [f64; 3], rotation: [f64; 4]) -> Result<Self, TransformError> {
         if !translation.iter().all(|v| v.is_finite()) {
-            return Err(format!("translation {translation:?} is not finite"));
+            return Err(TransformError::Translation { translation });
         }
         let norm = dot(rotation, rotation).sqrt();
         if !norm.is_finite() || norm < 1e-9 {
-            return Err(format!("rotation {rotation:?} is not a usable quaternion (x, y, z, w)"));
+            return Err(TransformError::Rotation { rotation });
         }
         Ok(Self { translation, rotation: rotation.map(|v| v / norm) })
     }
@@ -130,7 +131,8 @@ impl StampedTransform {
         if self.parent.is_empty() || self.child.is_empty() {
             return Err(invalid("a frame name is empty".to_owned()));
         }
-        let transform = Transform::new(self.transform.translation, self.transform.rotation).map_err(invalid)?;
+        let transform =
+            Transform::new(self.transform.translation, self.transform.rotation).map_err(|e| invalid(e.to_string()))?;
         Ok(Self { transform, ..self.clone() })
     }
 }
@@ -200,7 +202,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn compose_applies_the_right_transform_first() -> Result<(), String> {
+    fn compose_applies_the_right_transform_first() -> Result<(), TransformError> {
         let a = Transform::new([1.0, 0.0, 0.0], yaw(std::f64::consts::FRAC_PI_2))?;
         let b = Transform::new([2.0, 0.0, 0.0], Transform::IDENTITY.rotation)?;
         // b moves (0,0,0) to (2,0,0); a turns it to (0,2,0) and shifts to (1,2,0).
@@ -213,7 +215,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn inverse_undoes_and_composes_to_identity() -> Result<(), String> {
+    fn inverse_undoes_and_composes_to_identity() -> Result<(), TransformError> {
         let t = Transform::new([1.0, -2.0, 0.5], [0.1, 0.7, -0.3, 0.6])?;
         let p = [3.0, 1.0, -2.0];
         assert!(close(&t.inverse().apply(t.apply(p)), &p));
@@ -223,7 +225,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn matrix_agrees_with_apply() -> Result<(), String> {
+    fn matrix_agrees_with_apply() -> Result<(), TransformError> {
         let t = Transform::new([1.0, 2.0, 3.0], [0.2, -0.4, 0.1, 0.9])?;
         let m = t.matrix();
         let p = [0.5, -1.5, 2.0];
@@ -234,7 +236,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn slerp_turns_at_constant_speed_on_the_short_arc() -> Result<(), String> {
+    fn slerp_turns_at_constant_speed_on_the_short_arc() -> Result<(), TransformError> {
         let a = Transform::new([0.0; 3], yaw(0.0))?;
         let b = Transform::new([2.0, 4.0, 0.0], yaw(1.0))?;
         let mid = a.interpolate(&b, 0.25);
@@ -252,7 +254,7 @@ pub(crate) mod tests {
     #[test]
     fn refuses_what_is_not_a_transform() {
         assert!(Transform::new([f64::NAN, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0]).is_err());
-        let err = Transform::new([0.0; 3], [0.0; 4]).expect_err("zero quaternion");
+        let err = Transform::new([0.0; 3], [0.0; 4]).expect_err("zero quaternion").to_string();
         assert!(err.contains("quaternion"), "{err}");
         let t = Transform::new([0.0; 3], [0.0, 0.0, 0.0, 2.0]).expect("scaled quaternion");
         assert!(close(&t.rotation, &[0.0, 0.0, 0.0, 1.0]));

@@ -51,18 +51,45 @@ pub fn encode(transforms: &[StampedTransform]) -> ArrayRef {
     Arc::new(StructArray::new(fields(), columns, None))
 }
 
+/// What keeps an array from being a message of transforms (see [`decode`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// Not a struct array.
+    #[error("expected a struct array of transforms, got {0}")]
+    NotStruct(DataType),
+    /// A whole row is null.
+    #[error("a row is null")]
+    NullRow,
+    /// A field of the schema is missing.
+    #[error("no field `{0}`")]
+    MissingField(&'static str),
+    /// A field holds nulls.
+    #[error("field `{0}` has nulls")]
+    NullField(&'static str),
+    /// A field is of another type.
+    #[error("field `{name}` is {found}, expected {expected}")]
+    WrongType {
+        /// The field.
+        name: &'static str,
+        /// Its type.
+        found: DataType,
+        /// The schema's.
+        expected: DataType,
+    },
+}
+
 /// The transforms of one message.
 ///
 /// # Errors
-/// What keeps `array` from being a list of transforms: not a struct, a missing field, a field
-/// of the wrong type, a null.
-pub fn decode(array: &ArrayRef) -> Result<Vec<StampedTransform>, String> {
+/// [`DecodeError`]: what keeps `array` from being a list of transforms: not a struct, a missing
+/// field, a field of the wrong type, a null.
+pub fn decode(array: &ArrayRef) -> Result<Vec<StampedTransform>, DecodeError> {
     let rows = array
         .as_any()
         .downcast_ref::<StructArray>()
-        .ok_or_else(|| format!("expected a struct array of transforms, got {}", array.data_type()))?;
+        .ok_or_else(|| DecodeError::NotStruct(array.data_type().clone()))?;
     if rows.null_count() > 0 {
-        return Err("a row is null".to_owned());
+        return Err(DecodeError::NullRow);
     }
     let parent = column::<StringArray>(rows, "parent", &DataType::Utf8)?;
     let child = column::<StringArray>(rows, "child", &DataType::Utf8)?;
@@ -79,12 +106,20 @@ pub fn decode(array: &ArrayRef) -> Result<Vec<StampedTransform>, String> {
         .collect())
 }
 
-fn column<'a, T: 'static>(rows: &'a StructArray, name: &str, expected: &DataType) -> Result<&'a T, String> {
-    let c = rows.column_by_name(name).ok_or_else(|| format!("no field `{name}`"))?;
+fn column<'a, T: 'static>(
+    rows: &'a StructArray,
+    name: &'static str,
+    expected: &DataType,
+) -> Result<&'a T, DecodeError> {
+    let c = rows.column_by_name(name).ok_or(DecodeError::MissingField(name))?;
     if c.null_count() > 0 {
-        return Err(format!("field `{name}` has nulls"));
+        return Err(DecodeError::NullField(name));
     }
-    c.as_any().downcast_ref::<T>().ok_or_else(|| format!("field `{name}` is {}, expected {expected}", c.data_type()))
+    c.as_any().downcast_ref::<T>().ok_or_else(|| DecodeError::WrongType {
+        name,
+        found: c.data_type().clone(),
+        expected: expected.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -92,7 +127,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn transforms_survive_the_round_trip() -> Result<(), String> {
+    fn transforms_survive_the_round_trip() -> Result<(), DecodeError> {
         let sent = vec![
             StampedTransform::new(
                 "world",
@@ -112,11 +147,11 @@ mod tests {
     #[test]
     fn a_foreign_array_is_refused_with_the_reason() {
         let numbers: ArrayRef = Arc::new(Float64Array::from(vec![1.0]));
-        assert!(decode(&numbers).expect_err("not a struct").contains("struct"));
+        assert!(decode(&numbers).expect_err("not a struct").to_string().contains("struct"));
         let wrong: ArrayRef = Arc::new(StructArray::from(vec![(
             Arc::new(Field::new("parent", DataType::Float64, false)),
             Arc::new(Float64Array::from(vec![1.0])) as ArrayRef,
         )]));
-        assert_eq!(decode(&wrong).expect_err("wrong type"), "field `parent` is Float64, expected Utf8");
+        assert_eq!(decode(&wrong).expect_err("wrong type").to_string(), "field `parent` is Float64, expected Utf8");
     }
 }

@@ -22,7 +22,7 @@ fn broadcast(domain: u32) -> Result<(), TfError> {
     let camera = Transform::new([0.0, 0.5, 0.0], [0.0, 0.0, 0.0, 1.0]).map_err(|why| TfError::Invalid {
         parent: "base".into(),
         child: "camera".into(),
-        why,
+        why: why.to_string(),
     })?;
     fixed.send(&[StampedTransform::new("base", "camera", 0, camera)])?;
     let moving = TransformBroadcaster::new(options)?;

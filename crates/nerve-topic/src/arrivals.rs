@@ -9,7 +9,7 @@
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::runtime::lock;
+use nerve_shm::sync::{lock, wait_timeout};
 
 /// Subscribers that joined one publisher so far; see [`crate::Publisher::arrivals`].
 #[derive(Debug, Default)]
@@ -42,7 +42,7 @@ impl Arrivals {
             if left.is_zero() {
                 break;
             }
-            count = self.joined.wait_timeout(count, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+            count = wait_timeout(&self.joined, count, left).0;
         }
         *count
     }

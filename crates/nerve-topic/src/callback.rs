@@ -3,8 +3,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+
+use nerve_shm::sync::lock;
 
 use crate::error::TopicError;
 use crate::message::Message;
@@ -116,7 +118,7 @@ fn dispatch(sub: &Subscriber, sink: &Sink, stop: &AtomicBool) {
 
 fn work(rx: &Mutex<Receiver<Message>>, callback: &Callback) {
     loop {
-        let next = rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let next = lock(rx).recv();
         match next {
             Ok(m) => call(callback, m),
             Err(_) => return, // the dispatcher stopped

@@ -2,6 +2,31 @@
 
 use nerve_shm::ShmError;
 
+/// Why code written by the user says no, with the reason its caller is given: a service
+/// handler's failure (the client's `ServiceError::Failed`), an action's rejected or aborted
+/// goal (`ActionError::Rejected`, `ActionError::Aborted`), a node's parameter change refused by
+/// an on-change callback (`ParamError::Rejected`).
+///
+/// `Err("too fast".into())`, or `Err(format!("n must be at most {max}").into())`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Refusal {
+    /// The reason, for the caller.
+    pub reason: String,
+}
+
+impl From<String> for Refusal {
+    fn from(reason: String) -> Self {
+        Self { reason }
+    }
+}
+
+impl From<&str> for Refusal {
+    fn from(reason: &str) -> Self {
+        Self { reason: reason.to_owned() }
+    }
+}
+
 /// What went wrong publishing or subscribing.
 #[derive(Debug, thiserror::Error)]
 pub enum TopicError {

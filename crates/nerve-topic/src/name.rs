@@ -15,7 +15,8 @@ pub use nerve_spec::topic_name::{MAX_TOPIC_LEN, file_name, from_file_name};
 /// # Errors
 /// [`TopicError::BadName`] naming what is wrong.
 pub fn canonical(topic: &str) -> Result<String, TopicError> {
-    nerve_spec::topic_name::canonical(topic).map_err(|why| TopicError::BadName { topic: topic.to_owned(), why })
+    nerve_spec::topic_name::canonical(topic)
+        .map_err(|why| TopicError::BadName { topic: topic.to_owned(), why: why.to_string() })
 }
 
 #[cfg(test)]

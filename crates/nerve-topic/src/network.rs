@@ -30,8 +30,8 @@ use zenoh::sample::SampleKind;
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
-use crate::runtime::lock;
 pub(crate) use crate::session::{Network, network};
+use nerve_shm::sync::lock;
 
 /// Identity of this host: the boot (shared by every namespace of a machine) and the network
 /// namespace, so two namespaces of one machine are two hosts, as they are to the network.

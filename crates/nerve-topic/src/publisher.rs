@@ -2,25 +2,27 @@
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use arrow_array::ArrayRef;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
+use nerve_message::publisher_to_subscriber::PublisherMessage;
 use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
+use nerve_shm::sync::lock;
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::message::Message;
 use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
-use crate::runtime::{Runtime, lock, runtime};
+use crate::runtime::{Feeder, Runtime, runtime};
 use crate::sample::{LocalCopy, Sample, SendError, SendFailure};
-use crate::wire::{self, Wire};
+use crate::wire;
 
 /// Largest message a publisher sends unless told otherwise.
 pub const DEFAULT_MAX_MESSAGE: usize = 1 << 30;
@@ -73,11 +75,8 @@ struct Remote {
     _token: zenoh::liveliness::LivelinessToken,
 }
 
-impl PubShared {
-    /// Links a subscriber process that handed over its queue (queue 0 of `queue`, see
-    /// [`Inbox::one_queue`]); returns its reader bit. Everything the subscriber needs to read (the table, every block) is sent
-    /// before the first message can reach its queue.
-    pub(crate) fn attach(&self, sock: Arc<OwnedFd>, queue: Arc<Inbox>) -> Result<usize, String> {
+impl Feeder for PubShared {
+    fn attach(&self, sock: Arc<OwnedFd>, queue: Arc<Inbox>) -> Result<usize, String> {
         let mut st = lock(&self.state);
         let used = st.peers.iter().fold(0u64, |m, p| m | (1 << p.edge));
         let edge = (0..MAX_READERS)
@@ -86,7 +85,7 @@ impl PubShared {
         let pool = st.outlet.fan_out_mut().pool_mut();
         let table = pool.table().clone();
         let blocks = pool.blocks();
-        let sent = wire::send(sock.as_fd(), &Wire::Welcome { edge }, table.segment().fd())
+        let sent = wire::send(sock.as_fd(), &PublisherMessage::Welcome { edge }, table.segment().fd())
             .and_then(|()| blocks.iter().try_for_each(|b| announce(&sock, b)));
         if let Err(e) = sent {
             return Err(format!("cannot set up a subscriber of `{}`: {e}", self.topic));
@@ -99,8 +98,7 @@ impl PubShared {
         Ok(edge)
     }
 
-    /// Unlinks reader `edge` (its process left or dropped every message it held).
-    pub(crate) fn detach(&self, edge: usize) {
+    fn detach(&self, edge: usize) {
         let mut st = lock(&self.state);
         if let Some(i) = st.peers.iter().position(|p| p.edge == edge) {
             st.peers.swap_remove(i);
@@ -109,7 +107,9 @@ impl PubShared {
             tracing::debug!(topic = %self.topic, edge, "subscriber unlinked");
         }
     }
+}
 
+impl PubShared {
     /// Hands blocks created by the last lease to every linked subscriber; one that cannot take
     /// them is unlinked (it could not read the message).
     fn announce_new(&self, st: &mut PubState) {
@@ -133,7 +133,7 @@ impl PubShared {
 }
 
 fn announce(sock: &OwnedFd, b: &NewBlock) -> std::io::Result<()> {
-    wire::send(sock.as_fd(), &Wire::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
+    wire::send(sock.as_fd(), &PublisherMessage::Block { slot: b.slot, seq: b.seq }, b.segment.fd())
 }
 
 /// Publishes on a topic: to subscribers in this process (the data itself is passed), in other
@@ -195,7 +195,8 @@ impl Publisher {
             None
         };
         let registration = if options.scope >= Scope::Host {
-            rt.add_publisher(id, Arc::downgrade(&shared));
+            let feeder: Weak<PubShared> = Arc::downgrade(&shared);
+            rt.add_publisher(id, feeder);
             let entry =
                 Entry { kind: Kind::Pub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
             Some(Registration::new(options.domain, &topic, &entry)?)
@@ -256,7 +257,7 @@ impl Publisher {
         self.local_count.load(Ordering::Acquire) > 0 || self.reaches_other_processes()
     }
 
-    fn local_subscribers(&self) -> Vec<Arc<crate::subscriber::SubShared>> {
+    fn local_subscribers(&self) -> Vec<Arc<crate::feeds::SubShared>> {
         let key = (self.shared.domain, self.shared.topic.to_string());
         self.shared
             .rt

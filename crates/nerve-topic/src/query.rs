@@ -19,7 +19,7 @@ use zenoh::sample::{Sample, SampleKind};
 
 use crate::error::TopicError;
 use crate::network::{self, End, Network};
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// How a server's refusal travels in an error reply, so the asker tells it from Zenoh's own
 /// errors (the text predates actions; changing it would break services between versions).

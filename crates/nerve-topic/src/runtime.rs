@@ -10,22 +10,24 @@ use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Duration;
 
+use nerve_message::publisher_to_subscriber::PublisherMessage;
+use nerve_message::subscriber_to_publisher::SubscriberMessage;
 use nerve_shm::inbox::{Inbox, QueueShape};
 use nerve_shm::pool::HandedBlocks;
 use nerve_shm::segment::{Access, Segment};
+use nerve_shm::sync::lock;
 use rustix::event::epoll;
 use rustix::fs::inotify;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 
 use crate::arrivals::Arrivals;
 use crate::error::TopicError;
-use crate::publisher::PubShared;
+use crate::feeds::SubShared;
 use crate::registry::{self, Kind, Scope};
-use crate::subscriber::SubShared;
-use crate::wire::{self, Received, Wire};
+use crate::wire::{self, Received};
 
 const LISTENER: u64 = 0;
 const INOTIFY: u64 = 1;
@@ -35,12 +37,24 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(2);
 /// Largest queue a peer may ask for.
 const MAX_QUEUE: usize = 1 << 20;
 
-/// Locks `m`, carrying on past a panic of another holder.
-///
-/// Only for data that stays consistent between statements (as all of nerve's shared state
-/// does), where refusing to go on would turn one panic into many.
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
+/// A publisher of this process, as the topic thread sees it: subscriber processes link to it
+/// and leave. (Implemented by the publisher's shared state; this module names no publisher
+/// type, so that publishers can use the runtime without a cycle.)
+pub(crate) trait Feeder: Send + Sync {
+    /// Links a subscriber process that handed over its queue (queue 0 of `queue`, see
+    /// [`Inbox::one_queue`]); returns its reader bit. Everything the subscriber needs to read
+    /// (the table, every block) is sent before the first message can reach its queue.
+    fn attach(&self, sock: Arc<OwnedFd>, queue: Arc<Inbox>) -> Result<usize, String>;
+
+    /// Unlinks reader `edge` (its process left or dropped every message it held).
+    fn detach(&self, edge: usize);
+}
+
+/// A message from the other end of a link, by that end's role.
+#[derive(Debug)]
+enum Heard {
+    FromSubscriber(SubscriberMessage),
+    FromPublisher(PublisherMessage),
 }
 
 /// One open connection, by its role in this process.
@@ -48,14 +62,14 @@ enum Link {
     /// Accepted, waiting for the subscriber's `Hello`.
     Accepted(OwnedFd),
     /// Feeding a remote subscriber from a local publisher, as reader bit `edge`.
-    Reader { publisher: Weak<PubShared>, edge: usize, sock: Weak<OwnedFd> },
+    Reader { publisher: Weak<dyn Feeder>, edge: usize, sock: Weak<OwnedFd> },
     /// Fed by a remote publisher into queue `ring` of a local subscriber.
     Feed { subscriber: Weak<SubShared>, ring: usize, handed: Arc<HandedBlocks>, sock: Weak<OwnedFd> },
 }
 
 #[derive(Default)]
 struct State {
-    publishers: HashMap<u64, Weak<PubShared>>,
+    publishers: HashMap<u64, Weak<dyn Feeder>>,
     subscribers: HashMap<u64, Weak<SubShared>>,
     links: HashMap<u64, Link>,
     next_token: u64,
@@ -161,7 +175,7 @@ impl Runtime {
         lock(&self.local)
     }
 
-    pub(crate) fn add_publisher(&self, id: u64, p: Weak<PubShared>) {
+    pub(crate) fn add_publisher(&self, id: u64, p: Weak<dyn Feeder>) {
         lock(&self.state).publishers.insert(id, p);
     }
 
@@ -216,7 +230,7 @@ impl Runtime {
         rustix::net::connect(&sock, &SocketAddrUnix::new(&entry.socket)?)?;
         let shape = sub.shape;
         let queue = sub.first + ring;
-        let hello = Wire::Hello {
+        let hello = SubscriberMessage::Hello {
             version: nerve_message::NERVE_VERSION.to_owned(),
             publisher: entry.id,
             ring: queue,
@@ -317,10 +331,15 @@ impl Runtime {
             let Some(link) = st.links.get(&token) else {
                 return;
             };
+            // Each end of a link hears only what the other end's role sends.
             let received = match link {
-                Link::Accepted(sock) => wire::recv(sock.as_fd()),
-                Link::Reader { sock, .. } | Link::Feed { sock, .. } => match sock.upgrade() {
-                    Some(sock) => wire::recv(sock.as_fd()),
+                Link::Accepted(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromSubscriber)),
+                Link::Reader { sock, .. } => match sock.upgrade() {
+                    Some(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromSubscriber)),
+                    None => Ok(Received::Closed),
+                },
+                Link::Feed { sock, .. } => match sock.upgrade() {
+                    Some(sock) => wire::recv(sock.as_fd()).map(|r| r.map(Heard::FromPublisher)),
                     None => Ok(Received::Closed),
                 },
             };
@@ -346,14 +365,17 @@ impl Runtime {
         }
     }
 
-    fn on_message(&self, st: &mut State, token: u64, msg: Wire, fd: Option<OwnedFd>) -> Result<(), String> {
+    fn on_message(&self, st: &mut State, token: u64, msg: Heard, fd: Option<OwnedFd>) -> Result<(), String> {
         match (st.links.get(&token), msg) {
-            (Some(Link::Accepted(_)), Wire::Hello { version, publisher, ring, offset, capacity, policy }) => {
+            (
+                Some(Link::Accepted(_)),
+                Heard::FromSubscriber(SubscriberMessage::Hello { version, publisher, ring, offset, capacity, policy }),
+            ) => {
                 let Some(Link::Accepted(sock)) = st.links.remove(&token) else {
                     return Err("link vanished".into());
                 };
                 let refuse = |sock: &OwnedFd, reason: String| {
-                    let _ = wire::send(sock.as_fd(), &Wire::Refused { reason: reason.clone() }, None);
+                    let _ = wire::send(sock.as_fd(), &PublisherMessage::Refused { reason: reason.clone() }, None);
                     Err(reason)
                 };
                 if !nerve_message::versions_compatible(&version, nerve_message::NERVE_VERSION) {
@@ -384,7 +406,10 @@ impl Runtime {
                     .insert(token, Link::Reader { publisher: Arc::downgrade(&p), edge, sock: Arc::downgrade(&sock) });
                 Ok(())
             }
-            (Some(Link::Feed { subscriber, ring, handed, .. }), Wire::Welcome { edge }) => {
+            (
+                Some(Link::Feed { subscriber, ring, handed, .. }),
+                Heard::FromPublisher(PublisherMessage::Welcome { edge }),
+            ) => {
                 let (sub, ring, handed) = (subscriber.upgrade(), *ring, handed.clone());
                 let (Some(sub), Some(fd)) = (sub, fd) else {
                     return Err("welcome without a block table, or for a closed subscriber".into());
@@ -394,13 +419,15 @@ impl Runtime {
                 }
                 sub.welcomed(ring, edge, &fd, handed).map_err(|e| e.to_string())
             }
-            (Some(Link::Feed { handed, .. }), Wire::Block { slot, seq }) => {
+            (Some(Link::Feed { handed, .. }), Heard::FromPublisher(PublisherMessage::Block { slot, seq })) => {
                 let fd = fd.ok_or("block announced without its memory")?;
                 let seg = Segment::from_fd("nerve-block", &fd, Access::ReadOnly).map_err(|e| e.to_string())?;
                 handed.add(slot, seq, seg);
                 Ok(())
             }
-            (Some(Link::Feed { .. }), Wire::Refused { reason }) => Err(format!("publisher refused the link: {reason}")),
+            (Some(Link::Feed { .. }), Heard::FromPublisher(PublisherMessage::Refused { reason })) => {
+                Err(format!("publisher refused the link: {reason}"))
+            }
             (_, other) => Err(format!("unexpected {other:?}")),
         }
     }

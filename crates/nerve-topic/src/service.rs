@@ -27,7 +27,7 @@ use nerve_shm::codec::{Metadata, Parameters, encode};
 use zenoh::Wait;
 use zenoh::query::{Query, QueryTarget};
 
-use crate::error::TopicError;
+use crate::error::{Refusal, TopicError};
 use crate::name;
 use crate::network::{self, End, Network};
 use crate::query::{self, ServerCount, Unanswered};
@@ -97,7 +97,7 @@ pub struct Reply {
 }
 
 /// What a handler answers: the reply's data and parameters, or why it refuses.
-pub type HandlerResult = Result<(ArrayData, Parameters), String>;
+pub type HandlerResult = Result<(ArrayData, Parameters), Refusal>;
 
 /// Options of a server or client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +175,9 @@ fn answer(query: &Query, service: &Arc<str>, handler: &dyn Fn(Request) -> Handle
         None => Err("the request carries no message".to_owned()),
         Some(payload) => match query::decode(payload) {
             Err(e) => Err(format!("the request is not a nerve message: {e}")),
-            Ok((metadata, data)) => handler(Request { service: service.clone(), metadata, data }),
+            Ok((metadata, data)) => {
+                handler(Request { service: service.clone(), metadata, data }).map_err(|refusal| refusal.reason)
+            }
         },
     };
     let reply = outcome.and_then(|(data, params)| encode(&data, &params).map_err(|e| e.to_string()));

@@ -24,7 +24,7 @@ use zenoh::config::EndPoint;
 
 use crate::error::TopicError;
 use crate::rendezvous::Rendezvous;
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// Names a Zenoh configuration file (JSON5) under nerve's own settings.
 pub const CONFIG_ENV: &str = "NERVE_ZENOH_CONFIG";

@@ -1,69 +1,32 @@
-//! Messages between the two processes of one publisher → subscriber link, over a Unix
-//! `SOCK_SEQPACKET` connection (message boundaries kept, end-of-stream when a peer dies).
+//! The transport of a publisher → subscriber link between two processes: a Unix
+//! `SOCK_SEQPACKET` connection (message boundaries kept, end-of-stream when a peer dies)
+//! carrying the messages of [`nerve_message::subscriber_to_publisher`] one way and
+//! [`nerve_message::publisher_to_subscriber`] the other, as JSON, each with at most one file
+//! descriptor attached.
 //!
-//! Shared memory travels as file descriptors attached to the messages: the subscriber's inbox
-//! with its `Hello`, the publisher's block table with `Welcome`, each block with `Block`
-//! (always before the first message that uses it). Data never travels here.
+//! The messages live with nerve's other wire protocols; this transport stays here, beside the
+//! only code that opens such links (both ends are nerve-topic), so the message crate needs no
+//! socket code.
 
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{BorrowedFd, OwnedFd};
 
-use nerve_shm::ring::Policy;
 use rustix::io::IoSliceMut;
 use rustix::net::{
     RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer, SendAncillaryMessage, SendFlags,
 };
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// Largest message accepted; real ones are a few hundred bytes.
 const MAX_MESSAGE: usize = 16 * 1024;
-
-/// One message of the link protocol.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "msg", rename_all = "snake_case")]
-pub enum Wire {
-    /// Subscriber → publisher: "queue messages of your endpoint `publisher` into the queue of
-    /// `capacity` entries at byte `offset` of the inbox attached" (the subscriber's own inbox,
-    /// or the inbox of the node it serves, whose other queues are not the publisher's business).
-    Hello {
-        /// nerve version of the subscriber.
-        version: String,
-        /// Publisher endpoint id, from its registry entry.
-        publisher: u64,
-        /// Index of the queue in the inbox (for logs).
-        ring: usize,
-        /// Where the queue starts in the inbox, in bytes.
-        offset: usize,
-        /// Entries of the queue.
-        capacity: usize,
-        /// Policy of the queue.
-        policy: Policy,
-    },
-    /// Publisher → subscriber: accepted as reader bit `edge`; the block table is attached.
-    Welcome {
-        /// The reader's holder bit.
-        edge: usize,
-    },
-    /// Publisher → subscriber: not accepted, and why.
-    Refused {
-        /// Reason, for the subscriber's log.
-        reason: String,
-    },
-    /// Publisher → subscriber: block `seq` now lives in table slot `slot`; attached.
-    Block {
-        /// Table slot.
-        slot: u32,
-        /// Block generation.
-        seq: u64,
-    },
-}
 
 /// Sends `msg` with `fd` attached, blocking while the socket buffer is full.
 ///
 /// # Errors
 /// When the peer is gone or the send times out.
-pub fn send(sock: BorrowedFd<'_>, msg: &Wire, fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
+pub fn send(sock: BorrowedFd<'_>, msg: &impl Serialize, fd: Option<BorrowedFd<'_>>) -> io::Result<()> {
     let body = serde_json::to_vec(msg).map_err(io::Error::other)?;
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut control = SendAncillaryBuffer::new(&mut space);
@@ -81,20 +44,31 @@ pub fn send(sock: BorrowedFd<'_>, msg: &Wire, fd: Option<BorrowedFd<'_>>) -> io:
 
 /// What [`recv`] found.
 #[derive(Debug)]
-pub enum Received {
+pub enum Received<M> {
     /// A message, with the descriptor attached to it, if any.
-    Message(Wire, Option<OwnedFd>),
+    Message(M, Option<OwnedFd>),
     /// Nothing waiting.
     Empty,
     /// The peer is gone.
     Closed,
 }
 
-/// Takes the next message without waiting.
+impl<M> Received<M> {
+    /// The same, with the message passed through `f`.
+    pub fn map<N>(self, f: impl FnOnce(M) -> N) -> Received<N> {
+        match self {
+            Self::Message(m, fd) => Received::Message(f(m), fd),
+            Self::Empty => Received::Empty,
+            Self::Closed => Received::Closed,
+        }
+    }
+}
+
+/// Takes the next message, of the kind `M` the peer sends, without waiting.
 ///
 /// # Errors
-/// When the message is not one of the protocol's (a peer speaking something else).
-pub fn recv(sock: BorrowedFd<'_>) -> io::Result<Received> {
+/// When the message is not an `M` (a peer speaking something else).
+pub fn recv<M: DeserializeOwned>(sock: BorrowedFd<'_>) -> io::Result<Received<M>> {
     let mut body = vec![0u8; MAX_MESSAGE];
     let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(4))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
@@ -129,6 +103,7 @@ pub fn recv(sock: BorrowedFd<'_>) -> io::Result<Received> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use nerve_message::publisher_to_subscriber::PublisherMessage;
     use rustix::net::{AddressFamily, SocketFlags, SocketType};
     use std::os::fd::AsFd;
 
@@ -138,19 +113,19 @@ mod tests {
         let seg = nerve_shm::segment::Segment::anonymous("wire-test", 4096, false).map_err(io::Error::other)?;
         // SAFETY: the segment is 4096 bytes long and nobody else touches it.
         unsafe { seg.as_ptr().write(42) };
-        send(a.as_fd(), &Wire::Block { slot: 3, seq: 9 }, seg.fd())?;
-        send(a.as_fd(), &Wire::Welcome { edge: 1 }, None)?;
-        let Received::Message(Wire::Block { slot: 3, seq: 9 }, Some(fd)) = recv(b.as_fd())? else {
+        send(a.as_fd(), &PublisherMessage::Block { slot: 3, seq: 9 }, seg.fd())?;
+        send(a.as_fd(), &PublisherMessage::Welcome { edge: 1 }, None)?;
+        let Received::Message(PublisherMessage::Block { slot: 3, seq: 9 }, Some(fd)) = recv(b.as_fd())? else {
             return Err(io::Error::other("expected the block"));
         };
         let view = nerve_shm::segment::Segment::from_fd("wire-test", &fd, nerve_shm::segment::Access::ReadOnly)
             .map_err(io::Error::other)?;
         // SAFETY: mapped, at least one byte long.
         assert_eq!(unsafe { view.as_ptr().read() }, 42);
-        assert!(matches!(recv(b.as_fd())?, Received::Message(Wire::Welcome { edge: 1 }, None)));
-        assert!(matches!(recv(b.as_fd())?, Received::Empty));
+        assert!(matches!(recv(b.as_fd())?, Received::Message(PublisherMessage::Welcome { edge: 1 }, None)));
+        assert!(matches!(recv::<PublisherMessage>(b.as_fd())?, Received::Empty));
         drop(a);
-        assert!(matches!(recv(b.as_fd())?, Received::Closed));
+        assert!(matches!(recv::<PublisherMessage>(b.as_fd())?, Received::Closed));
         Ok(())
     }
 
@@ -158,7 +133,7 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() -> io::Result<()> {
         let (a, b) = rustix::net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)?;
         rustix::net::send(&a, b"\xff\x00not json", SendFlags::empty())?;
-        assert!(recv(b.as_fd()).is_err());
+        assert!(recv::<PublisherMessage>(b.as_fd()).is_err());
         Ok(())
     }
 }

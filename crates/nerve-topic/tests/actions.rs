@@ -6,12 +6,12 @@
 
 use std::time::Duration;
 
-use nerve_topic::Parameters;
 use nerve_topic::action::{
     ActionClient, ActionError, ActionOptions, ActionServer, ExecuteResult, GoalHandle, GoalRequest, GoalStatus,
     ServerGoal,
 };
 use nerve_topic::arrow_array::{Array, Int64Array};
+use nerve_topic::{Parameters, Refusal};
 
 mod common;
 
@@ -26,10 +26,10 @@ fn one(data: &dyn Array) -> Option<i64> {
 }
 
 /// Goals are one Int64 `n`; negative ones are rejected.
-fn accept(goal: &GoalRequest) -> Result<(), String> {
+fn accept(goal: &GoalRequest) -> Result<(), Refusal> {
     match one(goal.data.as_ref()) {
         Some(n) if n >= 0 => Ok(()),
-        _ => Err("n must be one value of at least 0".to_owned()),
+        _ => Err("n must be one value of at least 0".into()),
     }
 }
 
@@ -43,7 +43,7 @@ fn count(goal: ServerGoal) -> ExecuteResult {
     while reached < n && !goal.wait_cancel(step) {
         reached += 1;
         if params.get("fail_at").and_then(serde_json::Value::as_i64) == Some(reached) {
-            return Err(format!("failed at {reached}"));
+            return Err(format!("failed at {reached}").into());
         }
         goal.publish_feedback(&Int64Array::from(vec![reached]).into_data(), &Parameters::new())
             .map_err(|e| e.to_string())?;

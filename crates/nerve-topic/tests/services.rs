@@ -36,7 +36,7 @@ fn serve(service: &str) {
         }
         let values = request.data.as_any().downcast_ref::<Int64Array>().ok_or("expected int64 values")?;
         if values.iter().flatten().any(|v| v < 0) {
-            return Err("negative values are not accepted".to_owned());
+            return Err("negative values are not accepted".into());
         }
         let doubled: Int64Array = values.iter().map(|v| v.map(|v| v * 2)).collect();
         let mut params = Parameters::new();

@@ -17,7 +17,7 @@ use crate::error::TopicError;
 use crate::name;
 use crate::network::{self, End, Network};
 use crate::query::{self, ServerCount, Unanswered};
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// Feedback messages a goal handle keeps for a reader that lags; past it the oldest go.
 const FEEDBACK_KEPT: usize = 64;

@@ -14,18 +14,18 @@ use zenoh::qos::CongestionControl;
 use zenoh::query::Query;
 
 use super::{ActionError, ActionOptions, GoalStatus, Verb, key, verb_and_goal};
-use crate::error::TopicError;
+use crate::error::{Refusal, TopicError};
 use crate::name;
 use crate::network::{self, End, Network};
 use crate::query;
-use crate::runtime::lock;
+use nerve_shm::sync::lock;
 
 /// Outcomes of ended goals a server keeps for result queries that arrive after the end.
 const ENDED_KEPT: usize = 1024;
 
 /// What an execute function returns: the result's data and parameters, or why the goal failed
 /// (it then ends [`GoalStatus::Aborted`] with that reason).
-pub type ExecuteResult = Result<(ArrayData, Parameters), String>;
+pub type ExecuteResult = Result<(ArrayData, Parameters), Refusal>;
 
 /// A goal as the server's accept function sees it.
 #[derive(Debug, Clone)]
@@ -238,7 +238,7 @@ impl ActionServer {
     pub fn new(
         action: &str,
         options: ActionOptions,
-        accept: impl Fn(&GoalRequest) -> Result<(), String> + Send + Sync + 'static,
+        accept: impl Fn(&GoalRequest) -> Result<(), Refusal> + Send + Sync + 'static,
         execute: impl Fn(ServerGoal) -> ExecuteResult + Send + Sync + 'static,
     ) -> Result<Self, TopicError> {
         let action: Arc<str> = name::canonical(action)?.into();
@@ -296,7 +296,7 @@ impl Shared {
     fn take(
         &self,
         incoming: Incoming,
-        accept: &dyn Fn(&GoalRequest) -> Result<(), String>,
+        accept: &dyn Fn(&GoalRequest) -> Result<(), Refusal>,
         workers: &mpsc::Sender<Accepted>,
     ) {
         let (Incoming::Goal(query) | Incoming::Cancel(query) | Incoming::Result(query)) = &incoming;
@@ -344,7 +344,7 @@ impl Shared {
         &self,
         query: &Query,
         goal: Arc<str>,
-        accept: &dyn Fn(&GoalRequest) -> Result<(), String>,
+        accept: &dyn Fn(&GoalRequest) -> Result<(), Refusal>,
         workers: &mpsc::Sender<Accepted>,
     ) {
         let request = match query.payload().map(query::decode) {
@@ -357,8 +357,9 @@ impl Shared {
                 return Err(format!("goal id {} is already in use", request.goal));
             }
             std::panic::catch_unwind(AssertUnwindSafe(|| accept(&request)))
-                .unwrap_or_else(|_| Err("the accept function panicked".to_owned()))
+                .unwrap_or_else(|_| Err("the accept function panicked".into()))
                 .map(|()| request)
+                .map_err(|refusal| refusal.reason)
         });
         match verdict {
             Ok(request) => {
@@ -394,7 +395,8 @@ impl Shared {
             net: self.net.clone(),
         };
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| execute(server_goal)))
-            .unwrap_or_else(|_| Err("the execute function panicked".to_owned()));
+            .unwrap_or_else(|_| Err("the execute function panicked".into()))
+            .map_err(|refusal| refusal.reason);
         let ended = match outcome.and_then(|(data, params)| encode(&data, &params).map_err(|e| e.to_string())) {
             Ok(message) => Ended::Done { canceled: cancel.is_set(), message: message.into() },
             Err(reason) => Ended::Aborted(reason),

@@ -13,11 +13,11 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use nerve_topic::Parameters;
 use nerve_topic::action::{
     ActionClient, ActionOptions, ActionServer, ExecuteResult, GoalRequest, GoalStatus, ServerGoal,
 };
 use nerve_topic::arrow_array::{Array, Int64Array};
+use nerve_topic::{Parameters, Refusal};
 
 const USAGE: &str =
     "usage: action-counter serve [NAME] | send NAME N [--cancel-after SECS] [--step-ms MS] [--fail-at K]";
@@ -41,11 +41,11 @@ fn goal_n(data: &dyn Array) -> Option<i64> {
     (values.len() == 1 && values.is_valid(0)).then(|| values.value(0))
 }
 
-fn accept(goal: &GoalRequest) -> Result<(), String> {
+fn accept(goal: &GoalRequest) -> Result<(), Refusal> {
     match goal_n(goal.data.as_ref()) {
         Some(n) if (0..=1000).contains(&n) => Ok(()),
-        Some(n) => Err(format!("n must be between 0 and 1000, not {n}")),
-        None => Err("a goal is one Int64 value".to_owned()),
+        Some(n) => Err(format!("n must be between 0 and 1000, not {n}").into()),
+        None => Err("a goal is one Int64 value".into()),
     }
 }
 
@@ -63,7 +63,7 @@ fn count(goal: ServerGoal) -> ExecuteResult {
         }
         reached += 1;
         if fail_at == Some(reached) {
-            return Err(format!("failed at {reached} as asked"));
+            return Err(format!("failed at {reached} as asked").into());
         }
         let mut feedback = Parameters::new();
         feedback.insert("of".into(), n.into());

@@ -7,7 +7,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (node, mut events) = Node::init_from_env()?;
     let params = node.params();
     params.on_change(|key, value| match (key, value) {
-        ("max_speed", ParamValue::Float(v)) if *v <= 0.0 => Err(format!("max_speed must be > 0, got {v:?}")),
+        ("max_speed", ParamValue::Float(v)) if *v <= 0.0 => Err(format!("max_speed must be > 0, got {v:?}").into()),
         _ => Ok(()),
     });
     // The same callback guards changes from this code and from `nerve param set`.

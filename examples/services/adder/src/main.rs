@@ -33,7 +33,7 @@ fn main() -> ExitCode {
 fn add(request: Request) -> HandlerResult {
     let values = request.data.as_any().downcast_ref::<Int64Array>().ok_or("the request must be Int64 values")?;
     if let Some(negative) = values.iter().flatten().find(|v| *v < 0) {
-        return Err(format!("negative values are not accepted ({negative})"));
+        return Err(format!("negative values are not accepted ({negative})").into());
     }
     let sum: i64 = values.iter().flatten().sum();
     let mut reply = Parameters::new();

@@ -1,4 +1,4 @@
-//! Requests a node (or a tool such as `nerve list`) sends to its daemon.
+//! Requests a node (or a tool such as `nerve list`) sends to the runtime of its run.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +14,7 @@ pub enum NodeRequest {
         node_id: String,
         /// Version of the node library ([`crate::NERVE_VERSION`] on its side).
         nerve_version: String,
-        /// Process id, so the daemon can tell a node started by hand.
+        /// Process id, so the runtime can tell a node started by hand.
         pid: u32,
     },
     /// The node mapped its channels and waits for the start signal.
@@ -24,19 +24,19 @@ pub enum NodeRequest {
         /// Output ids.
         outputs: Vec<String>,
     },
-    /// A tool asks how the run is doing; answered with [`crate::daemon_to_node::DaemonMessage::Status`].
+    /// A tool asks how the run is doing; answered with [`crate::runtime_to_node::RuntimeMessage::Status`].
     Inspect,
     /// A tool asks the run to stop, as Ctrl-C would; answered with its status.
     StopRun,
     /// A tool reads or sets a parameter of node `node`; answered with
-    /// [`crate::daemon_to_node::DaemonMessage::Param`].
+    /// [`crate::runtime_to_node::RuntimeMessage::Param`].
     Param {
         /// Node id.
         node: String,
         /// What to do.
         op: ParamOp,
     },
-    /// A node's answer to [`crate::daemon_to_node::DaemonMessage::ParamRequest`] `id`.
+    /// A node's answer to [`crate::runtime_to_node::RuntimeMessage::ParamRequest`] `id`.
     ParamReply {
         /// The request's id.
         id: u64,

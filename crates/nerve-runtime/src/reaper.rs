@@ -13,9 +13,11 @@ use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
-use crate::error::DaemonError;
+use nerve_shm::sync::lock;
+
+use crate::error::RuntimeError;
 
 /// The runtime's end of the pipe to the reaper.
 #[derive(Debug)]
@@ -32,14 +34,14 @@ impl Reaper {
     ///
     /// # Errors
     /// When the pipe or the fork fails.
-    pub fn spawn() -> Result<Arc<Self>, DaemonError> {
-        let os = |what| move |e: rustix::io::Errno| DaemonError::Os { what, source: e.into() };
+    pub fn spawn() -> Result<Arc<Self>, RuntimeError> {
+        let os = |what| move |e: rustix::io::Errno| RuntimeError::Os { what, source: e.into() };
         let (read, write) =
             rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(os("creating the reaper pipe"))?;
         // SAFETY: the caller guarantees no other thread runs; the child only performs system
         // calls and small allocations, then `_exit`s without returning into the caller.
         match unsafe { libc::fork() } {
-            -1 => Err(DaemonError::Os { what: "forking the reaper", source: std::io::Error::last_os_error() }),
+            -1 => Err(RuntimeError::Os { what: "forking the reaper", source: std::io::Error::last_os_error() }),
             0 => {
                 drop(write);
                 reaper_main(read)
@@ -49,7 +51,7 @@ impl Reaper {
     }
 
     fn say(&self, line: &str) {
-        let mut pipe = self.pipe.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut pipe = lock(&self.pipe);
         if let Err(e) = writeln!(pipe, "{line}") {
             tracing::warn!(error = %e, "reaper is gone; nodes may outlive a crash of nerve");
         }

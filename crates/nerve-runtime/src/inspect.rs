@@ -7,13 +7,13 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use nerve_message::daemon_to_node::DaemonMessage;
 use nerve_message::frame;
-use nerve_message::node_to_daemon::NodeRequest;
+use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
+use nerve_message::runtime_to_node::RuntimeMessage;
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 
 /// Every dataflow running on this host for this user, oldest first (run ids sort by time).
 #[must_use]
@@ -25,10 +25,10 @@ pub fn running() -> Vec<RunStatus> {
 /// Checks that no dataflow running on this host is called `name`, as `nerve run --name` wants.
 ///
 /// # Errors
-/// [`DaemonError::NameTaken`] naming the run that has it.
-pub fn check_name_free(name: &str) -> Result<(), DaemonError> {
+/// [`RuntimeError::NameTaken`] naming the run that has it.
+pub fn check_name_free(name: &str) -> Result<(), RuntimeError> {
     match running().into_iter().find(|r| r.name.as_deref() == Some(name)) {
-        Some(other) => Err(DaemonError::NameTaken { name: name.to_owned(), run_id: other.run_id }),
+        Some(other) => Err(RuntimeError::NameTaken { name: name.to_owned(), run_id: other.run_id }),
         None => Ok(()),
     }
 }
@@ -36,8 +36,8 @@ pub fn check_name_free(name: &str) -> Result<(), DaemonError> {
 /// The running dataflow called `name` (its `--name`), or whose run id is or starts with it.
 ///
 /// # Errors
-/// [`DaemonError::NoSuchRun`] listing what runs, or [`DaemonError::AmbiguousRun`].
-pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
+/// [`RuntimeError::NoSuchRun`] listing what runs, or [`RuntimeError::AmbiguousRun`].
+pub fn find(name: &str) -> Result<RunStatus, RuntimeError> {
     let runs = running();
     let by_name: Vec<&RunStatus> = runs.iter().filter(|r| r.name.as_deref() == Some(name)).collect();
     let matches = if by_name.is_empty() {
@@ -47,11 +47,11 @@ pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
     };
     match matches.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(DaemonError::NoSuchRun {
+        [] => Err(RuntimeError::NoSuchRun {
             name: name.to_owned(),
             running: runs.iter().map(label).collect::<Vec<_>>().join(", "),
         }),
-        many => Err(DaemonError::AmbiguousRun {
+        many => Err(RuntimeError::AmbiguousRun {
             name: name.to_owned(),
             candidates: many.iter().map(|r| r.run_id.clone()).collect::<Vec<_>>().join(", "),
         }),
@@ -62,14 +62,14 @@ pub fn find(name: &str) -> Result<RunStatus, DaemonError> {
 /// name or id prefix, as [`find`] takes). Returns the run and the node's index in it.
 ///
 /// # Errors
-/// [`DaemonError::NoSuchNode`] listing the nodes that run, [`DaemonError::AmbiguousNode`] when
-/// several runs have it; with `dataflow`, [`find`]'s errors and [`DaemonError::NodeNotInRun`].
-pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize), DaemonError> {
+/// [`RuntimeError::NoSuchNode`] listing the nodes that run, [`RuntimeError::AmbiguousNode`] when
+/// several runs have it; with `dataflow`, [`find`]'s errors and [`RuntimeError::NodeNotInRun`].
+pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize), RuntimeError> {
     if let Some(name) = dataflow {
         let run = find(name)?;
         return match run.nodes.iter().position(|n| n.id == node) {
             Some(i) => Ok((run, i)),
-            None => Err(DaemonError::NodeNotInRun {
+            None => Err(RuntimeError::NodeNotInRun {
                 run: label(&run),
                 node: node.to_owned(),
                 nodes: run.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>().join(", "),
@@ -81,7 +81,7 @@ pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize
         runs.iter().filter_map(|r| r.nodes.iter().position(|n| n.id == node).map(|i| (r.clone(), i))).collect();
     match found.len() {
         1 => Ok(found.remove(0)),
-        0 => Err(DaemonError::NoSuchNode {
+        0 => Err(RuntimeError::NoSuchNode {
             node: node.to_owned(),
             running: runs
                 .iter()
@@ -91,7 +91,7 @@ pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize
                 .collect::<Vec<_>>()
                 .join(", "),
         }),
-        _ => Err(DaemonError::AmbiguousNode {
+        _ => Err(RuntimeError::AmbiguousNode {
             node: node.to_owned(),
             candidates: found.iter().map(|(r, _)| label(r)).collect::<Vec<_>>().join(", "),
         }),
@@ -102,7 +102,7 @@ pub fn find_node(node: &str, dataflow: Option<&str>) -> Result<(RunStatus, usize
 ///
 /// # Errors
 /// When the run cannot be reached (it may have ended meanwhile).
-pub fn stop(run: &RunStatus) -> Result<RunStatus, DaemonError> {
+pub fn stop(run: &RunStatus) -> Result<RunStatus, RuntimeError> {
     ask(&nerve_message::run_socket(&run.run_id), NodeRequest::StopRun)
 }
 
@@ -127,7 +127,7 @@ pub fn label(run: &RunStatus) -> String {
 ///
 /// # Errors
 /// When the run cannot be reached (it may have ended meanwhile).
-pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, DaemonError> {
+pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, RuntimeError> {
     param_of_run(&run.run_id, node, op)
 }
 
@@ -135,32 +135,32 @@ pub fn param(run: &RunStatus, node: &str, op: ParamOp) -> Result<ParamAnswer, Da
 ///
 /// # Errors
 /// As [`param`].
-pub fn param_of_run(run_id: &str, node: &str, op: ParamOp) -> Result<ParamAnswer, DaemonError> {
+pub fn param_of_run(run_id: &str, node: &str, op: ParamOp) -> Result<ParamAnswer, RuntimeError> {
     let socket = nerve_message::run_socket(run_id);
     match exchange(&socket, &NodeRequest::Param { node: node.to_owned(), op })? {
-        DaemonMessage::Param { answer } => Ok(answer),
+        RuntimeMessage::Param { answer } => Ok(answer),
         other => Err(unexpected(&socket, &other)),
     }
 }
 
-fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, DaemonError> {
+fn ask(socket: &Path, request: NodeRequest) -> Result<RunStatus, RuntimeError> {
     match exchange(socket, &request)? {
-        DaemonMessage::Status(status) => Ok(*status),
+        RuntimeMessage::Status(status) => Ok(*status),
         other => Err(unexpected(socket, &other)),
     }
 }
 
 /// Sends a tool's one request on a connection of its own and reads the one answer.
-fn exchange(socket: &Path, request: &NodeRequest) -> Result<DaemonMessage, DaemonError> {
-    let err = |source: std::io::Error| DaemonError::Unreachable { path: socket.to_owned(), source };
+fn exchange(socket: &Path, request: &NodeRequest) -> Result<RuntimeMessage, RuntimeError> {
+    let err = |source: std::io::Error| RuntimeError::Unreachable { path: socket.to_owned(), source };
     let mut stream = UnixStream::connect(socket).map_err(err)?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).map_err(err)?;
     frame::write(&mut stream, request).map_err(|e| err(std::io::Error::other(e)))?;
     frame::read(&mut BufReader::new(&mut stream)).map_err(|e| err(std::io::Error::other(e)))
 }
 
-fn unexpected(socket: &Path, answer: &DaemonMessage) -> DaemonError {
-    DaemonError::Unreachable {
+fn unexpected(socket: &Path, answer: &RuntimeMessage) -> RuntimeError {
+    RuntimeError::Unreachable {
         path: socket.to_owned(),
         source: std::io::Error::other(format!("unexpected answer {answer:?}")),
     }

@@ -1,14 +1,14 @@
-//! What the daemon sends to a node.
+//! What the runtime sends to a node (and, on their own connection, to a tool that asked).
 
 use serde::{Deserialize, Serialize};
 
 use crate::ChannelTable;
 use crate::param::{ParamAnswer, ParamOp};
 
-/// A daemon's message to a node.
+/// The runtime's message to a node, or its answer to a tool.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum DaemonMessage {
+pub enum RuntimeMessage {
     /// Registration accepted: the node's channels.
     Registered(Box<ChannelTable>),
     /// Registration refused, with what to do about it.
@@ -28,7 +28,7 @@ pub enum DaemonMessage {
     /// The run's status, for a tool that asked.
     Status(Box<crate::run_status::RunStatus>),
     /// A tool's parameter request, forwarded to the node; the node answers with
-    /// [`crate::node_to_daemon::NodeRequest::ParamReply`] and the same `id`.
+    /// [`crate::node_to_runtime::NodeRequest::ParamReply`] and the same `id`.
     ParamRequest {
         /// Names the request in the reply.
         id: u64,

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Why a run could not start or did not finish cleanly.
 #[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
+pub enum RuntimeError {
     /// Shared memory could not be set up.
     #[error("setting up shared memory: {0}")]
     Shm(#[from] nerve_shm::ShmError),

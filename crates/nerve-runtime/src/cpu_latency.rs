@@ -14,7 +14,7 @@ use std::path::Path;
 
 use nerve_spec::Dataflow;
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 
 /// The kernel's interface for CPU latency requests.
 const DEVICE: &str = "/dev/cpu_dma_latency";
@@ -29,14 +29,14 @@ impl CpuLatency {
     /// Holds the smallest `cpu_latency_us` any node of `df` asks for, or nothing when none does.
     ///
     /// # Errors
-    /// [`DaemonError::Realtime`], naming the node that asked, when the request cannot be made
+    /// [`RuntimeError::Realtime`], naming the node that asked, when the request cannot be made
     /// (nerve may not write the device, or the kernel has none).
-    pub(crate) fn hold(df: &Dataflow) -> Result<Option<Self>, DaemonError> {
+    pub(crate) fn hold(df: &Dataflow) -> Result<Option<Self>, RuntimeError> {
         let asked = df.nodes.iter().filter_map(|n| Some((n.realtime.as_ref()?.cpu_latency_us?, &n.id))).min();
         let Some((us, node)) = asked else {
             return Ok(None);
         };
-        let held = Self::request(Path::new(DEVICE), us).map_err(|e| DaemonError::Realtime {
+        let held = Self::request(Path::new(DEVICE), us).map_err(|e| RuntimeError::Realtime {
             node: node.clone(),
             problem: format!(
                 "cannot request a CPU latency of {us} µs through {DEVICE}: {e}; run nerve as root or give \

@@ -11,7 +11,7 @@
 //!
 //! ```no_run
 //! let df = nerve_spec::load(std::path::Path::new("dataflow.yml"))?;
-//! let report = nerve_daemon::run(&df, &nerve_daemon::RunOptions::default())?;
+//! let report = nerve_runtime::run(&df, &nerve_runtime::RunOptions::default())?;
 //! assert!(report.success());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -20,6 +20,7 @@ mod control;
 mod cpu_latency;
 mod drops;
 mod error;
+mod event;
 pub mod inspect;
 mod logs;
 mod params;
@@ -30,7 +31,7 @@ mod run;
 mod spawn;
 
 pub use control::{Readiness, RunControl};
-pub use error::DaemonError;
+pub use error::RuntimeError;
 pub use logs::LogTap;
 /// Parameter requests and answers, as [`inspect::param`] takes and returns them.
 pub use nerve_message::param;
@@ -45,6 +46,6 @@ pub const DEFAULT_POOL_CAPACITY: usize = nerve_shm::pool::DEFAULT_CAPACITY;
 ///
 /// # Errors
 /// The first build that fails.
-pub fn build(df: &nerve_spec::Dataflow) -> Result<(), DaemonError> {
+pub fn build(df: &nerve_spec::Dataflow) -> Result<(), RuntimeError> {
     spawn::build_all(&df.nodes, &df.base_dir)
 }

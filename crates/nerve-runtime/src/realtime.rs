@@ -11,7 +11,7 @@ use rustix::thread::CpuSet;
 
 use nerve_spec::{RealtimeSpec, SchedPolicy};
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 
 /// What to apply to one node's process; plain data, usable between fork and exec.
 #[derive(Clone, Copy)]
@@ -27,9 +27,9 @@ impl Realtime {
     /// anything starts, with what to do about it).
     ///
     /// # Errors
-    /// [`DaemonError::Realtime`] naming the node and the setting refused.
-    pub(crate) fn prepare(node: &str, spec: &RealtimeSpec) -> Result<Self, DaemonError> {
-        let refuse = |problem: String| DaemonError::Realtime { node: node.to_owned(), problem };
+    /// [`RuntimeError::Realtime`] naming the node and the setting refused.
+    pub(crate) fn prepare(node: &str, spec: &RealtimeSpec) -> Result<Self, RuntimeError> {
+        let refuse = |problem: String| RuntimeError::Realtime { node: node.to_owned(), problem };
         let cpus = if spec.cpus.is_empty() {
             None
         } else {

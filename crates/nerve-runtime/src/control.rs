@@ -6,12 +6,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nerve_message::run_status::RunStatus;
+use nerve_shm::sync::{lock, wait_timeout};
 
-use crate::run::Ev;
+use crate::event::Ev;
 
 /// Where a controlled run is on its way to the start.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -39,10 +40,6 @@ pub struct RunControl {
     changed: Condvar,
     events: Mutex<Option<Sender<Ev>>>,
     over: AtomicBool,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl RunControl {
@@ -75,7 +72,7 @@ impl RunControl {
             if left.is_zero() {
                 break;
             }
-            state = self.changed.wait_timeout(state, left).unwrap_or_else(PoisonError::into_inner).0;
+            state = wait_timeout(&self.changed, state, left).0;
         }
         state.clone()
     }

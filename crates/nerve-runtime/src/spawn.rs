@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use nerve_message::env;
 use nerve_spec::{NodePath, NodeSpec};
 
-use crate::error::DaemonError;
+use crate::error::RuntimeError;
 use crate::logs::LogSink;
 use crate::realtime::Realtime;
 
@@ -15,7 +15,7 @@ use crate::realtime::Realtime;
 ///
 /// # Errors
 /// The first build that fails, or a program still missing afterwards.
-pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), DaemonError> {
+pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), RuntimeError> {
     for node in nodes {
         let Some(command) = &node.build else { continue };
         println!("[{}] build: {command}", node.id);
@@ -24,9 +24,9 @@ pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), DaemonError>
             .arg(command)
             .current_dir(base_dir)
             .status()
-            .map_err(|source| DaemonError::Spawn { node: node.id.clone(), program: command.clone(), source })?;
+            .map_err(|source| RuntimeError::Spawn { node: node.id.clone(), program: command.clone(), source })?;
         if !status.success() {
-            return Err(DaemonError::Build {
+            return Err(RuntimeError::Build {
                 node: node.id.clone(),
                 command: command.clone(),
                 status: status.to_string(),
@@ -35,7 +35,7 @@ pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), DaemonError>
         if let NodePath::ToBuild(path) = &node.path
             && !path.exists()
         {
-            return Err(DaemonError::BuildOutputMissing { node: node.id.clone(), path: path.clone() });
+            return Err(RuntimeError::BuildOutputMissing { node: node.id.clone(), path: path.clone() });
         }
     }
     Ok(())
@@ -47,7 +47,7 @@ pub struct Launch<'a> {
     pub node: &'a NodeSpec,
     /// Working directory (the dataflow's folder).
     pub base_dir: &'a Path,
-    /// The daemon's socket.
+    /// The runtime's socket.
     pub socket: &'a Path,
     /// Run id.
     pub run_id: &'a str,
@@ -61,7 +61,7 @@ pub struct Launch<'a> {
 ///
 /// # Errors
 /// When the program still has to be built.
-pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<String>)>, DaemonError> {
+pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<String>)>, RuntimeError> {
     Ok(match &node.path {
         NodePath::Dynamic => None,
         NodePath::Python(script) => {
@@ -72,7 +72,7 @@ pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<St
         NodePath::Executable(p) => Some((p.clone(), node.args.clone())),
         NodePath::ToBuild(p) => {
             if !p.exists() {
-                return Err(DaemonError::NotBuilt {
+                return Err(RuntimeError::NotBuilt {
                     node: node.id.clone(),
                     path: p.clone(),
                     command: node.build.clone().unwrap_or_default(),
@@ -93,7 +93,7 @@ pub fn spawn(
     program: &Path,
     args: &[String],
     logs: &LogSink,
-) -> Result<(Child, Vec<std::thread::JoinHandle<()>>), DaemonError> {
+) -> Result<(Child, Vec<std::thread::JoinHandle<()>>), RuntimeError> {
     let mut cmd = Command::new(program);
     cmd.args(args)
         .current_dir(l.base_dir)
@@ -124,7 +124,7 @@ pub fn spawn(
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(|source| DaemonError::Spawn {
+    let mut child = cmd.spawn().map_err(|source| RuntimeError::Spawn {
         node: l.node.id.clone(),
         program: program.display().to_string(),
         source,

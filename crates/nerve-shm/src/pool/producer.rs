@@ -1,236 +1,21 @@
-//! Per-output pools of shared-memory blocks, allocated on demand (DORA's algorithm).
-//!
-//! A producer sends into the block it lent last once that is free again and of the size, else
-//! into the smallest free block that fits; with none free, it waits a little for a reader to
-//! hand one back (see [`OutputPool::lease`]), else creates a block of exactly the page-rounded
-//! size; past the pool's capacity it frees its oldest unused blocks first. The block table
-//! lives in a small shared segment: each block's `holders` word has one bit per reader edge
-//! (bit 63 marks the producer's own loan), so a block is free again exactly when every reader
-//! dropped it, and the runtime can clear a dead reader's bits.
+//! The producer's side of an output's pool: [`OutputPool`] lends blocks ([`Lease`]) to fill,
+//! reusing the one lent last, then the smallest free one that fits, then one a reader hands
+//! back soon, or making a new one, freeing its oldest unused blocks past the capacity.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::doorbell::{DEFAULT_SPIN, Doorbell};
+use super::table::{BlockTable, LOAN_BIT, MAX_BLOCKS, OutputBlocks};
+use crate::doorbell::DEFAULT_SPIN;
 use crate::error::ShmError;
 use crate::names::RunNames;
 use crate::segment::{Access, Segment, page_round};
 
-const MAGIC: u64 = 0x4e45_5256_504f_4f4c; // "NERVPOOL"
-const VERSION: u64 = 1;
-/// Blocks one output can have at once.
-pub const MAX_BLOCKS: usize = 1024;
-/// Holder bit of the producer while it fills a block.
-pub const LOAN_BIT: u64 = 1 << 63;
-/// Reader edges one output can have (one holder bit each).
-pub const MAX_READERS: usize = 63;
 /// Default bound on the bytes of one output's pool before unused blocks are freed.
 pub const DEFAULT_CAPACITY: usize = 1 << 30;
 /// Longest one lease waits for a reader to hand a block back before it makes a new one.
 const RETURN_WAIT: Duration = Duration::from_millis(2);
-
-#[repr(C)]
-struct PoolHeader {
-    magic: AtomicU64,
-    version: AtomicU64,
-    n_blocks: AtomicU64,
-    /// Rung by the reader that frees a block while the producer waits for one.
-    returns: Doorbell,
-    _pad: [u64; 4],
-}
-
-#[repr(C)]
-struct BlockEntry {
-    seq: AtomicU64,
-    size: AtomicU64,
-    holders: AtomicU64,
-    _pad: AtomicU64,
-}
-
-/// The shared block table of one output.
-pub struct BlockTable {
-    segment: Segment,
-    /// Held only to be dropped with the table (see [`BlockTable::keep_alive`]).
-    _keep: Option<Arc<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe>>,
-}
-
-impl std::fmt::Debug for BlockTable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockTable").field("segment", &self.segment).finish_non_exhaustive()
-    }
-}
-
-impl BlockTable {
-    fn bytes() -> usize {
-        std::mem::size_of::<PoolHeader>() + MAX_BLOCKS * std::mem::size_of::<BlockEntry>()
-    }
-
-    /// Creates an empty table (done by the runtime before nodes start).
-    ///
-    /// # Errors
-    /// When the segment cannot be created.
-    pub fn create(name: &str) -> Result<Self, ShmError> {
-        Ok(Self::init(Segment::create(name, Self::bytes(), true)?))
-    }
-
-    /// Creates an empty anonymous table, handed to readers with [`BlockTable::segment`].
-    ///
-    /// # Errors
-    /// When the segment cannot be created.
-    pub fn anonymous(label: &str) -> Result<Self, ShmError> {
-        Ok(Self::init(Segment::anonymous(label, Self::bytes(), true)?))
-    }
-
-    fn init(segment: Segment) -> Self {
-        let t = Self { segment, _keep: None };
-        let h = t.header();
-        h.n_blocks.store(MAX_BLOCKS as u64, Ordering::Relaxed);
-        h.version.store(VERSION, Ordering::Relaxed);
-        h.magic.store(MAGIC, Ordering::Release);
-        t
-    }
-
-    /// Maps an existing table.
-    ///
-    /// # Errors
-    /// When the segment is missing or is not a block table of this version.
-    pub fn open(name: &str) -> Result<Self, ShmError> {
-        Self::from_segment(Segment::open(name, Access::ReadWrite)?)
-    }
-
-    /// Takes a mapped segment as a table, after checking it is one.
-    ///
-    /// # Errors
-    /// When the segment is not a block table of this version.
-    pub fn from_segment(segment: Segment) -> Result<Self, ShmError> {
-        let t = Self { segment, _keep: None };
-        let h = t.header();
-        if t.segment.len() < Self::bytes()
-            || h.magic.load(Ordering::Acquire) != MAGIC
-            || h.version.load(Ordering::Relaxed) != VERSION
-            || h.n_blocks.load(Ordering::Relaxed) != MAX_BLOCKS as u64
-        {
-            return Err(ShmError::BadHeader { name: t.segment.name().to_owned(), what: "block table" });
-        }
-        Ok(t)
-    }
-
-    /// Ties `keep` to the table: it is dropped only when the table and every block reference
-    /// into it are gone. A topic reader keeps its connection to the producer here, so the
-    /// connection ends — and the producer reclaims the reader's blocks — exactly when the
-    /// reader can no longer look at any of them.
-    #[must_use]
-    pub fn keep_alive(mut self, keep: Arc<dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe>) -> Self {
-        self._keep = Some(keep);
-        self
-    }
-
-    /// The table's segment (to hand an anonymous table to a reader).
-    #[must_use]
-    pub fn segment(&self) -> &Segment {
-        &self.segment
-    }
-
-    fn header(&self) -> &PoolHeader {
-        // SAFETY: the segment is at least `bytes()` long and holds only atomics.
-        unsafe { &*self.segment.as_ptr().cast::<PoolHeader>() }
-    }
-
-    fn entry(&self, slot: usize) -> &BlockEntry {
-        assert!(slot < MAX_BLOCKS, "block slot {slot} out of range");
-        // SAFETY: in bounds by the assertion; entries are atomics, valid for any bytes.
-        unsafe { &*self.segment.as_ptr().add(std::mem::size_of::<PoolHeader>()).cast::<BlockEntry>().add(slot) }
-    }
-
-    /// Current generation of a slot (0: empty).
-    #[must_use]
-    pub fn seq(&self, slot: usize) -> u64 {
-        self.entry(slot).seq.load(Ordering::Acquire)
-    }
-
-    /// Drops reader `bit`'s reference to the block in `slot`.
-    pub fn release(&self, slot: usize, bit: u64) {
-        // Sequentially consistent, like the waiting producer's announcement on `returns`: either
-        // it sees this block free, or this sees it asleep and wakes it. The old value is not
-        // asked for, which keeps this one locked instruction (x86 returns it only through a
-        // compare-exchange loop); a producer asleep is rare, so any release wakes it.
-        self.entry(slot).holders.fetch_and(!bit, Ordering::SeqCst);
-        let returns = &self.header().returns;
-        if returns.sleepers() != 0 {
-            returns.ring();
-        }
-    }
-
-    /// Clears reader `bit` from every block: used when that reader is gone.
-    pub fn release_all(&self, bit: u64) {
-        for slot in 0..MAX_BLOCKS {
-            self.release(slot, bit);
-        }
-    }
-
-    /// Empties `slot` if nobody holds its block; whether it is empty now.
-    fn clear_if_free(&self, slot: usize) -> bool {
-        let entry = self.entry(slot);
-        // Claimed first, so no reader can take a reference while the entry is being cleared.
-        if entry.holders.compare_exchange(0, LOAN_BIT, Ordering::AcqRel, Ordering::Acquire).is_err() {
-            return false;
-        }
-        entry.seq.store(0, Ordering::Release);
-        entry.size.store(0, Ordering::Relaxed);
-        entry.holders.store(0, Ordering::Release);
-        true
-    }
-
-    /// Blocks and bytes currently allocated, and bytes held by readers or the producer.
-    #[must_use]
-    pub fn usage(&self) -> PoolUsage {
-        let mut u = PoolUsage::default();
-        for slot in 0..MAX_BLOCKS {
-            let e = self.entry(slot);
-            if e.seq.load(Ordering::Acquire) != 0 {
-                let size = usize::try_from(e.size.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
-                u.blocks += 1;
-                u.bytes += size;
-                if e.holders.load(Ordering::Acquire) != 0 {
-                    u.held_bytes += size;
-                }
-            }
-        }
-        u
-    }
-}
-
-/// What a pool holds right now.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct PoolUsage {
-    /// Allocated blocks.
-    pub blocks: usize,
-    /// Their total size.
-    pub bytes: usize,
-    /// Bytes in blocks somebody still references.
-    pub held_bytes: usize,
-}
-
-/// One output's block table and how its blocks are found: what both ends of an output share.
-#[derive(Debug)]
-struct OutputBlocks {
-    table: Arc<BlockTable>,
-    /// Names of the blocks, for named pools; `None` when blocks are handed over as descriptors.
-    names: Option<(RunNames, usize, usize)>,
-}
-
-impl OutputBlocks {
-    fn open(names: &RunNames, node: usize, output: usize) -> Result<Self, ShmError> {
-        let table = Arc::new(BlockTable::open(&names.pool(node, output))?);
-        Ok(Self { table, names: Some((names.clone(), node, output)) })
-    }
-
-    fn block_name(&self, seq: u64) -> Option<String> {
-        self.names.as_ref().map(|(names, node, output)| names.block(*node, *output, seq))
-    }
-}
 
 /// A block created since the producer last asked: readers of a pool with handed-over blocks
 /// must receive its descriptor before any message in it.
@@ -640,177 +425,38 @@ impl OutputPool {
     }
 }
 
-/// A reader's reference to a received block; dropping it returns the block to its pool.
-#[derive(Debug)]
-pub struct BlockRef {
-    table: Arc<BlockTable>,
-    segment: Arc<Segment>,
-    slot: usize,
-    bit: u64,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl BlockRef {
-    /// The block's bytes.
-    #[must_use]
-    pub fn bytes(&self) -> &[u8] {
-        // SAFETY: the reader's holder bit keeps the producer from reusing this block, and
-        // the mapping lives as long as `segment`.
-        unsafe { std::slice::from_raw_parts(self.segment.as_ptr(), self.segment.len()) }
-    }
-}
-
-impl Drop for BlockRef {
-    fn drop(&mut self) {
-        self.table.release(self.slot, self.bit);
-    }
-}
-
-/// Blocks handed to a reader as file descriptors, filed by the thread that receives them and
-/// taken by the reader when a message names them (the producer sends a block before any
-/// message in it; a reader checks [`BlockCache::is_available`] before taking a message).
-#[derive(Debug, Default)]
-pub struct HandedBlocks {
-    by_slot: Mutex<HashMap<u32, (u64, Arc<Segment>)>>,
-}
-
-impl HandedBlocks {
-    /// Files block `seq` of `slot` (replacing the slot's older block).
-    pub fn add(&self, slot: u32, seq: u64, segment: Segment) {
-        self.lock().insert(slot, (seq, Arc::new(segment)));
+    #[test]
+    fn the_block_lent_last_is_lent_again_once_free() -> Result<(), ShmError> {
+        let mut pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        let first = pool.lease(100)?;
+        let (slot, seq) = (first.slot(), first.seq());
+        assert!(first.capacity() >= 100);
+        drop(first); // never queued: the loan ends, the block is free
+        let again = pool.lease(100)?;
+        assert_eq!((again.slot(), again.seq()), (slot, seq));
+        // Held (here by the loan), it is not lent twice: a second lease gets another block.
+        let other = pool.lease(100)?;
+        assert_ne!(other.slot(), slot);
+        Ok(())
     }
 
-    fn get(&self, slot: u32, seq: u64) -> Option<Arc<Segment>> {
-        self.lock().get(&slot).filter(|(s, _)| *s == seq).map(|(_, seg)| seg.clone())
-    }
-
-    fn has(&self, slot: u32, seq: u64) -> bool {
-        self.get(slot, seq).is_some()
-    }
-
-    /// Drops blocks their producer has retired from `table`.
-    fn forget_retired(&self, table: &BlockTable) {
-        self.lock().retain(|&slot, (seq, _)| table.seq(slot as usize) == *seq);
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u32, (u64, Arc<Segment>)>> {
-        self.by_slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-}
-
-/// How much of a block's head [`BlockCache::prefetch`] loads: a small message's header,
-/// type, layout and first data bytes.
-const PREFETCH_BYTES: usize = 256;
-
-#[cfg(target_arch = "x86_64")]
-fn prefetch_lines(ptr: *const u8, len: usize) {
-    use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-    for offset in (0..len).step_by(64) {
-        // SAFETY: a prefetch is a hint: it never faults, and the range lies in the mapping.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.add(offset).cast()) };
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn prefetch_lines(_ptr: *const u8, _len: usize) {}
-
-/// Reader-side mappings of one output's blocks, each mapped once and reused.
-#[derive(Debug)]
-pub struct BlockCache {
-    output: OutputBlocks,
-    handed: Option<Arc<HandedBlocks>>,
-    bit: u64,
-    mapped: Vec<Option<(u64, Arc<Segment>)>>,
-    since_sweep: u32,
-}
-
-impl BlockCache {
-    /// Reader edge `edge` (0..63) of output `output` of node `node`.
-    ///
-    /// # Errors
-    /// When the output's block table cannot be mapped.
-    pub fn open(names: &RunNames, node: usize, output: usize, edge: usize) -> Result<Self, ShmError> {
-        Ok(Self::with(OutputBlocks::open(names, node, output)?, None, edge))
-    }
-
-    /// Reader edge `edge` of a pool whose table and blocks are handed over as descriptors.
-    #[must_use]
-    pub fn handed(table: BlockTable, blocks: Arc<HandedBlocks>, edge: usize) -> Self {
-        Self::with(OutputBlocks { table: Arc::new(table), names: None }, Some(blocks), edge)
-    }
-
-    fn with(output: OutputBlocks, handed: Option<Arc<HandedBlocks>>, edge: usize) -> Self {
-        Self { output, handed, bit: 1u64 << edge, mapped: (0..MAX_BLOCKS).map(|_| None).collect(), since_sweep: 0 }
-    }
-
-    /// Takes over the reference a queue entry carries.
-    ///
-    /// # Errors
-    /// When the entry names a block that does not exist; the reference is released then.
-    pub fn take(&mut self, slot: u32, seq: u64) -> Result<BlockRef, ShmError> {
-        let index = slot as usize;
-        if index >= MAX_BLOCKS {
-            return Err(ShmError::Malformed(format!("block slot {slot} out of range")));
-        }
-        self.since_sweep += 1;
-        if self.since_sweep >= 256 {
-            self.sweep();
-        }
-        let segment = match &self.mapped[index] {
-            Some((s, seg)) if *s == seq => seg.clone(),
-            _ => match self.find(slot, seq) {
-                Ok(seg) => {
-                    self.mapped[index] = Some((seq, seg.clone()));
-                    seg
-                }
-                Err(e) => {
-                    self.output.table.release(index, self.bit);
-                    return Err(e);
-                }
-            },
-        };
-        Ok(BlockRef { table: self.output.table.clone(), segment, slot: index, bit: self.bit })
-    }
-
-    /// Starts loading the head of block `seq` of `slot` into this core's cache, if it is
-    /// mapped already: the next message's header and first bytes, written by the producer on
-    /// another core, arrive while this one is being handled.
-    pub fn prefetch(&self, slot: u32, seq: u64) {
-        if let Some(Some((s, segment))) = self.mapped.get(slot as usize)
-            && *s == seq
-        {
-            prefetch_lines(segment.as_ptr(), segment.len().min(PREFETCH_BYTES));
-        }
-    }
-
-    /// Whether block `seq` of `slot` can be taken without waiting: named blocks always can,
-    /// handed-over ones once their descriptor has arrived.
-    #[must_use]
-    pub fn is_available(&self, slot: u32, seq: u64) -> bool {
-        let mapped = self.mapped.get(slot as usize).and_then(Option::as_ref).is_some_and(|(s, _)| *s == seq);
-        mapped || self.handed.as_ref().is_none_or(|h| h.has(slot, seq))
-    }
-
-    fn find(&self, slot: u32, seq: u64) -> Result<Arc<Segment>, ShmError> {
-        if let Some(name) = self.output.block_name(seq) {
-            return Segment::open(&name, Access::ReadOnly).map(Arc::new);
-        }
-        self.handed.as_ref().and_then(|h| h.get(slot, seq)).ok_or_else(|| {
-            ShmError::Malformed(format!("block {seq} (slot {slot}) was never handed over by its producer"))
-        })
-    }
-
-    /// Unmaps blocks the producer has retired, so freed memory really goes back to the system.
-    fn sweep(&mut self) {
-        self.since_sweep = 0;
-        if let Some(h) = &self.handed {
-            h.forget_retired(&self.output.table);
-        }
-        for (slot, m) in self.mapped.iter_mut().enumerate() {
-            if let Some((seq, _)) = m
-                && self.output.table.seq(slot) != *seq
-            {
-                *m = None;
-            }
-        }
+    #[test]
+    fn a_pool_knows_its_own_leases_and_reports_new_blocks_once() -> Result<(), ShmError> {
+        let mut pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        let mut stranger = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        let lease = pool.lease(10)?;
+        assert!(pool.lent(&lease));
+        let own = stranger.lease(10)?;
+        assert!(stranger.lent(&own));
+        assert!(!stranger.lent(&lease));
+        let fresh = pool.take_new_blocks();
+        assert_eq!(fresh.iter().map(|b| (b.slot, b.seq)).collect::<Vec<_>>(), [(lease.slot(), lease.seq())]);
+        assert!(pool.take_new_blocks().is_empty());
+        assert_eq!(pool.blocks().len(), 1);
+        Ok(())
     }
 }

@@ -4,10 +4,12 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::error::DaemonError;
+use nerve_shm::sync::lock;
+
+use crate::error::RuntimeError;
 
 /// Receives every line a node writes, with the node's id, besides its log file (a host daemon
 /// forwards them to whoever follows the dataflow from another machine).
@@ -44,9 +46,9 @@ impl LogSink {
     ///
     /// # Errors
     /// When the file cannot be created.
-    pub fn create(dir: &Path, node: &str, echo: bool, tap: Option<LogTap>) -> Result<Self, DaemonError> {
+    pub fn create(dir: &Path, node: &str, echo: bool, tap: Option<LogTap>) -> Result<Self, RuntimeError> {
         let path = dir.join(format!("{node}.log"));
-        let file = File::create(&path).map_err(|source| DaemonError::Logs { path, source })?;
+        let file = File::create(&path).map_err(|source| RuntimeError::Logs { path, source })?;
         Ok(Self { node: node.to_owned(), file: Arc::new(Mutex::new(file)), echo, tap })
     }
 
@@ -59,7 +61,7 @@ impl LogSink {
         if let Some(tap) = &self.tap {
             (tap.0)(&self.node, line);
         }
-        let mut f = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut f = lock(&self.file);
         if let Err(e) = writeln!(f, "{line}") {
             tracing::warn!(error = %e, "cannot write node log");
         }

@@ -1,0 +1,107 @@
+//! What a node's two halves ([`Node`](crate::Node) and its [`EventStream`](crate::EventStream))
+//! and its control thread share: the channel table, the control connection to the runtime, and
+//! the runtime's notices waiting to become events.
+
+use std::collections::VecDeque;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use nerve_message::node_to_runtime::NodeRequest;
+use nerve_message::{ChannelTable, frame};
+use nerve_shm::inbox::Inbox;
+use nerve_shm::sync::lock;
+
+use crate::clock::Clock;
+use crate::error::NodeError;
+use crate::params::Params;
+
+/// A notice from the runtime, waiting to become an event.
+#[derive(Debug)]
+pub(crate) enum Control {
+    Stop,
+    InputClosed(String),
+    Error(String),
+}
+
+/// State the node handle, its event stream and the control thread share.
+pub(crate) struct Shared {
+    pub table: ChannelTable,
+    pub inbox: Arc<Inbox>,
+    pub stop: AtomicBool,
+    control: Mutex<VecDeque<Control>>,
+    control_pending: AtomicUsize,
+    writer: Mutex<UnixStream>,
+    pub clock: Clock,
+    /// The node's parameters: tools' requests are answered from here.
+    pub params: Params,
+}
+
+impl Shared {
+    pub(crate) fn new(
+        table: ChannelTable,
+        inbox: Arc<Inbox>,
+        control: UnixStream,
+        clock: Clock,
+        params: Params,
+    ) -> Self {
+        Self {
+            params,
+            table,
+            inbox,
+            stop: AtomicBool::new(false),
+            control: Mutex::new(VecDeque::new()),
+            control_pending: AtomicUsize::new(0),
+            writer: Mutex::new(control),
+            clock,
+        }
+    }
+
+    pub(crate) fn push_control(&self, c: Control) {
+        if matches!(c, Control::Stop) {
+            self.stop.store(true, Ordering::Release);
+        }
+        lock(&self.control).push_back(c);
+        self.control_pending.fetch_add(1, Ordering::AcqRel);
+        self.inbox.doorbell().ring();
+    }
+
+    pub(crate) fn pop_control(&self) -> Option<Control> {
+        if self.control_pending.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let c = lock(&self.control).pop_front();
+        if c.is_some() {
+            self.control_pending.fetch_sub(1, Ordering::AcqRel);
+        }
+        c
+    }
+
+    pub(crate) fn has_control(&self) -> bool {
+        self.control_pending.load(Ordering::Acquire) != 0
+    }
+
+    pub(crate) fn request(&self, req: &NodeRequest) -> Result<(), NodeError> {
+        frame::write(&mut *lock(&self.writer), req)?;
+        Ok(())
+    }
+
+    /// Answers a tool's parameter request `id`, forwarded by the runtime.
+    pub(crate) fn answer_param(&self, id: u64, op: nerve_message::param::ParamOp) {
+        let answer = self.params.answer(op);
+        if let Err(e) = self.request(&NodeRequest::ParamReply { id, answer }) {
+            tracing::warn!(node = %self.table.node_id, error = %e, "cannot answer a parameter request");
+        }
+    }
+}
+
+/// Held by both halves of a node; when both are gone the control connection is shut down, so
+/// the runtime learns at once that the node left (the control thread holds a duplicate of the
+/// socket, which alone would keep it open).
+pub(crate) struct Link(pub(crate) Arc<Shared>);
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
+    }
+}

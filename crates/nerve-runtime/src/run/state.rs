@@ -1,0 +1,262 @@
+//! The states of a run and of each of its nodes, each one enum: what the event loop moves
+//! between, and the words `nerve list` shows for them.
+
+use std::collections::HashSet;
+use std::os::unix::net::UnixStream;
+use std::time::{Duration, Instant};
+
+use nerve_spec::RestartSpec;
+
+use super::report::Outcome;
+use crate::event::Generation;
+
+/// Where the run as a whole is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Nodes are starting; the run starts them together once all are ready and, under a
+    /// [`RunControl`](crate::RunControl), its go came (`go`: it has; always, without a control).
+    Starting {
+        /// The go came.
+        go: bool,
+    },
+    /// Every node was told to start.
+    Running,
+    /// Stop events went out at `since`.
+    Stopping {
+        /// When the stop began: the grace period counts from here.
+        since: Instant,
+        /// Whether the run had started before it stopped (nodes that were ready show as
+        /// `running` then, and a node that becomes ready is still told to start).
+        started: bool,
+        /// Every node was killed: the grace period ended, or a second interrupt came.
+        killed: bool,
+    },
+}
+
+impl Phase {
+    /// Whether every node was told to start (the run may be stopping since).
+    pub(super) fn started(self) -> bool {
+        matches!(self, Self::Running | Self::Stopping { started: true, .. })
+    }
+
+    /// When the stop began, if the run is stopping.
+    pub(super) fn stopping_since(self) -> Option<Instant> {
+        match self {
+            Self::Stopping { since, .. } => Some(since),
+            Self::Starting { .. } | Self::Running => None,
+        }
+    }
+}
+
+/// Where one node is.
+#[derive(Debug)]
+pub(super) enum NodeState {
+    /// Not connected: its process is starting, or a node started by hand has not come yet.
+    Unconnected,
+    /// Registered on the run's socket (`control`: the runtime's end); `ready` once it said so.
+    Connected {
+        /// Where the runtime's messages to the node go.
+        control: UnixStream,
+        /// The node mapped its channels and waits for the start.
+        ready: bool,
+    },
+    /// Its process ended and its `restart:` policy starts it again at `at`.
+    Restarting {
+        /// When the back-off ends.
+        at: Instant,
+        /// How the process it replaces ended: the node's outcome if the run stops first.
+        previous: Outcome,
+    },
+    /// Gone for good.
+    Exited(Outcome),
+}
+
+/// What the runtime keeps of each node while the run lasts.
+pub(super) struct NodeRt {
+    pub(super) id: String,
+    /// The process nerve started for it last; `None` for a node started by hand.
+    pub(super) pid: Option<u32>,
+    pub(super) generation: Generation,
+    pub(super) state: NodeState,
+    pub(super) closed_outputs: HashSet<usize>,
+    /// Inputs closed for good from outside ([`RunControl::close_inputs`](crate::RunControl::close_inputs)).
+    pub(super) closed_inputs: HashSet<String>,
+    pub(super) pending_closed: Vec<String>,
+    /// nerve killed its process group: its exit is [`Outcome::KilledAfterGrace`], never a
+    /// reason to restart.
+    pub(super) killed: bool,
+    /// When the current process was started.
+    pub(super) spawned_at: Option<Instant>,
+    /// Restarts in a row (the back-off and the limit count these).
+    pub(super) restarts_in_a_row: u32,
+    /// Restarts during the whole run.
+    pub(super) restarts: u32,
+    /// Served by the process that runs the dataflow ([`RunOptions::helpers`](super::RunOptions::helpers)).
+    pub(super) helper: bool,
+}
+
+impl NodeRt {
+    /// Node `id`, not started yet.
+    pub(super) fn new(id: String, helper: bool) -> Self {
+        Self {
+            id,
+            pid: None,
+            generation: 0,
+            state: NodeState::Unconnected,
+            closed_outputs: HashSet::new(),
+            closed_inputs: HashSet::new(),
+            pending_closed: Vec::new(),
+            killed: false,
+            spawned_at: None,
+            restarts_in_a_row: 0,
+            restarts: 0,
+            helper,
+        }
+    }
+
+    /// Whether it is gone for good.
+    pub(super) fn exited(&self) -> bool {
+        matches!(self.state, NodeState::Exited(_))
+    }
+
+    /// Whether it is registered on the run's socket.
+    pub(super) fn connected(&self) -> bool {
+        matches!(self.state, NodeState::Connected { .. })
+    }
+
+    /// Whether it is registered and said it is ready.
+    pub(super) fn ready(&self) -> bool {
+        matches!(self.state, NodeState::Connected { ready: true, .. })
+    }
+
+    /// When its restart is due, if one is scheduled.
+    pub(super) fn restart_at(&self) -> Option<Instant> {
+        match self.state {
+            NodeState::Restarting { at, .. } => Some(at),
+            _ => None,
+        }
+    }
+
+    /// How it ended, once it has: its outcome for the report.
+    pub(super) fn outcome(self) -> Outcome {
+        match self.state {
+            NodeState::Exited(outcome) => outcome,
+            _ => Outcome::NotRun,
+        }
+    }
+
+    /// What it is doing, in the words of `nerve list` (`started`: the run has started).
+    pub(super) fn state_word(&self, started: bool) -> String {
+        match &self.state {
+            NodeState::Exited(Outcome::Finished) => "finished".to_owned(),
+            NodeState::Exited(Outcome::Failed(how)) => format!("failed ({how})"),
+            NodeState::Exited(Outcome::KilledAfterGrace) => "killed after the grace period".to_owned(),
+            NodeState::Exited(Outcome::NotRun) => "not run".to_owned(),
+            NodeState::Restarting { .. } => "restarting".to_owned(),
+            NodeState::Unconnected if self.pid.is_none() => "waiting".to_owned(),
+            NodeState::Connected { ready: true, .. } if started => "running".to_owned(),
+            NodeState::Connected { ready: true, .. } => "ready".to_owned(),
+            NodeState::Unconnected | NodeState::Connected { ready: false, .. } => "starting".to_owned(),
+        }
+    }
+
+    /// After its process ended with `outcome` (at `now`), schedules its restart if `policy`
+    /// calls for one and the limit of restarts in a row is not reached; returns the wait. The
+    /// run's own reasons not to restart (a stop, a kill) are the caller's.
+    pub(super) fn schedule_restart(
+        &mut self,
+        policy: &RestartSpec,
+        outcome: &Outcome,
+        now: Instant,
+    ) -> Option<Duration> {
+        if !policy.wants_restart(!matches!(outcome, Outcome::Finished)) {
+            return None;
+        }
+        if self.spawned_at.is_some_and(|t| now.saturating_duration_since(t) >= RestartSpec::STABLE_RUN) {
+            self.restarts_in_a_row = 0;
+        }
+        if self.restarts_in_a_row >= policy.max_restarts {
+            tracing::error!(
+                node = %self.id,
+                "not restarting: {} restart(s) in a row already (max_restarts: {})",
+                self.restarts_in_a_row,
+                policy.max_restarts
+            );
+            return None;
+        }
+        let wait = policy.delay_before(self.restarts_in_a_row);
+        self.restarts_in_a_row += 1;
+        tracing::warn!(
+            node = %self.id,
+            "restarting in {wait:?} (restart {} of at most {} in a row, restart: {})",
+            self.restarts_in_a_row,
+            policy.max_restarts,
+            policy.policy.as_str()
+        );
+        self.state = NodeState::Restarting { at: now + wait, previous: outcome.clone() };
+        Some(wait)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nerve_spec::RestartPolicy;
+
+    use super::*;
+
+    fn connected(ready: bool) -> NodeState {
+        let (control, _) = UnixStream::pair().expect("a socket pair");
+        NodeState::Connected { control, ready }
+    }
+
+    #[test]
+    fn states_read_as_nerve_list_shows_them() {
+        let mut by_hand = NodeRt::new("cam".into(), false);
+        assert_eq!(by_hand.state_word(false), "waiting");
+        by_hand.pid = Some(42);
+        assert_eq!(by_hand.state_word(false), "starting");
+        by_hand.state = connected(false);
+        assert_eq!(by_hand.state_word(true), "starting");
+        by_hand.state = connected(true);
+        assert_eq!(by_hand.state_word(false), "ready");
+        assert_eq!(by_hand.state_word(true), "running");
+        by_hand.state = NodeState::Restarting { at: Instant::now(), previous: Outcome::Finished };
+        assert_eq!(by_hand.state_word(true), "restarting");
+        by_hand.state = NodeState::Exited(Outcome::Failed("exit code 3".into()));
+        assert_eq!(by_hand.state_word(true), "failed (exit code 3)");
+        assert_eq!(by_hand.outcome(), Outcome::Failed("exit code 3".into()));
+    }
+
+    #[test]
+    fn restarts_back_off_up_to_the_limit_and_count_afresh_after_a_stable_run() {
+        let policy = RestartSpec {
+            policy: RestartPolicy::OnFailure,
+            max_restarts: 2,
+            delay: Duration::from_millis(100),
+            max_delay: Duration::from_secs(10),
+        };
+        let failed = Outcome::Failed("exit code 1".into());
+        let start = Instant::now();
+        let mut node = NodeRt::new("worker".into(), false);
+        node.spawned_at = Some(start);
+        assert_eq!(node.schedule_restart(&policy, &Outcome::Finished, start), None, "on_failure only");
+        assert_eq!(node.schedule_restart(&policy, &failed, start), Some(Duration::from_millis(100)));
+        assert_eq!(node.restart_at(), Some(start + Duration::from_millis(100)));
+        assert_eq!(node.schedule_restart(&policy, &failed, start), Some(Duration::from_millis(200)));
+        assert_eq!(node.schedule_restart(&policy, &failed, start), None, "two in a row is the limit");
+        // A process that ran for a stable while starts the count afresh.
+        let later = start + RestartSpec::STABLE_RUN;
+        assert_eq!(node.schedule_restart(&policy, &failed, later), Some(Duration::from_millis(100)));
+    }
+
+    #[test]
+    fn phases_say_whether_the_run_started() {
+        let since = Instant::now();
+        assert!(!Phase::Starting { go: true }.started());
+        assert!(Phase::Running.started());
+        assert!(!Phase::Stopping { since, started: false, killed: false }.started());
+        assert!(Phase::Stopping { since, started: true, killed: true }.started());
+        assert_eq!(Phase::Running.stopping_since(), None);
+        assert_eq!(Phase::Stopping { since, started: true, killed: false }.stopping_since(), Some(since));
+    }
+}

@@ -1,0 +1,212 @@
+//! Node processes: starting one, what its exit means, restarts by its `restart:` policy, and
+//! what a node that is gone (or restarting) means for the nodes it reads from and writes to.
+
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::time::Instant;
+
+use nerve_message::channel_table::InputChannel;
+use nerve_message::runtime_to_node::RuntimeMessage;
+
+use super::Run;
+use super::report::Outcome;
+use super::state::NodeState;
+use crate::error::RuntimeError;
+use crate::event::Ev;
+use crate::spawn::{Launch, spawn};
+
+impl Run<'_> {
+    /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
+    pub(super) fn spawn_node(&mut self, i: usize) -> Result<(), RuntimeError> {
+        let Some(starter) = &self.starters[i] else {
+            return Ok(());
+        };
+        let launch = Launch {
+            node: &self.df.nodes[i],
+            base_dir: &self.df.base_dir,
+            socket: &self.socket,
+            run_id: &self.run_id,
+            realtime: starter.realtime,
+            network_env: &self.opts.node_env,
+        };
+        let (mut child, pumps) = spawn(&launch, &starter.program, &starter.args, &starter.logs)?;
+        self.pumps.extend(pumps);
+        let pid = child.id();
+        self.reaper.track(pid);
+        let rt = &mut self.nodes[i];
+        rt.generation += 1;
+        rt.pid = Some(pid);
+        rt.spawned_at = Some(Instant::now());
+        let (tx, generation) = (self.events.clone(), rt.generation);
+        std::thread::spawn(move || {
+            if let Ok(status) = child.wait() {
+                let _ = tx.send(Ev::Exited(i, generation, status));
+            }
+        });
+        Ok(())
+    }
+
+    pub(super) fn exited(&mut self, i: usize, status: ExitStatus) {
+        let rt = &mut self.nodes[i];
+        let outcome = if rt.killed {
+            Outcome::KilledAfterGrace
+        } else if status.success() {
+            Outcome::Finished
+        } else if let Some(sig) = status.signal() {
+            Outcome::Failed(format!("killed by signal {sig}"))
+        } else {
+            Outcome::Failed(format!("exit code {}", status.code().unwrap_or(-1)))
+        };
+        match &outcome {
+            Outcome::Finished => tracing::info!(node = %rt.id, "finished"),
+            Outcome::KilledAfterGrace => {
+                tracing::warn!(node = %rt.id, "killed after the grace period")
+            }
+            Outcome::Failed(how) => tracing::error!(node = %rt.id, "failed: {how}"),
+            Outcome::NotRun => {}
+        }
+        if !self.schedule_restart(i, &outcome) {
+            self.finish_node(i, outcome);
+        }
+    }
+
+    /// Whether node `i`'s `restart:` policy calls for starting it again after it ended with
+    /// `outcome`; if so, the restart is scheduled after its back-off.
+    pub(super) fn schedule_restart(&mut self, i: usize, outcome: &Outcome) -> bool {
+        let policy = self.df.nodes[i].restart;
+        let rt = &mut self.nodes[i];
+        // A stopping run, or a node nerve killed, is not restarted whatever its policy.
+        if self.phase.stopping_since().is_some()
+            || rt.killed
+            || rt.schedule_restart(&policy, outcome, Instant::now()).is_none()
+        {
+            return false;
+        }
+        let id = rt.id.clone();
+        self.params.node_gone(i, &id, "restarting");
+        // Its queues take nothing more and what it held is freed now, as for any dead reader;
+        // its outputs stay open: their readers wait for the new process.
+        self.release_reader(i);
+        true
+    }
+
+    /// Starts the nodes whose back-off is over.
+    pub(super) fn restart_due(&mut self) {
+        let now = Instant::now();
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].restart_at().is_none_or(|at| at > now) {
+                continue;
+            }
+            self.nodes[i].state = NodeState::Unconnected;
+            self.reopen_inputs(i);
+            let restarts = self.nodes[i].restarts + 1;
+            if let Some(s) = &self.starters[i] {
+                s.logs.line(&format!("--- nerve: restart {restarts} of this node ---"));
+            }
+            match self.spawn_node(i) {
+                Ok(()) => {
+                    self.nodes[i].restarts = restarts;
+                    tracing::info!(node = %self.nodes[i].id, restarts, "restarted");
+                }
+                Err(e) => {
+                    tracing::error!("{e}");
+                    self.finish_node(i, Outcome::Failed(format!("could not be restarted: {e}")));
+                }
+            }
+        }
+    }
+
+    /// Makes node `i`'s queues usable again for its new process, and queues the input-closed
+    /// events it must be told again.
+    pub(super) fn reopen_inputs(&mut self, i: usize) {
+        let mut closed = Vec::new();
+        for input in &self.plan.inputs[i] {
+            if let InputChannel::Shm { id, queue, producer, output, .. } = input {
+                if self.nodes[i].closed_inputs.contains(id) {
+                    closed.push(id.clone());
+                    continue;
+                }
+                self.inboxes[i].ring(*queue).reopen();
+                if self.nodes[*producer].closed_outputs.contains(output) {
+                    closed.push(id.clone());
+                }
+            }
+        }
+        self.nodes[i].pending_closed = closed;
+    }
+
+    /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
+    /// start (or must abort) without it.
+    pub(super) fn finish_node(&mut self, i: usize, outcome: Outcome) {
+        let failed_early = !self.phase.started() && !matches!(outcome, Outcome::Finished);
+        self.nodes[i].state = NodeState::Exited(outcome);
+        let (id, state) = (self.nodes[i].id.clone(), self.node_state(i));
+        self.params.node_gone(i, &id, &state);
+        self.release_reader(i);
+        let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
+        self.close_outputs(i, &all);
+        if failed_early && self.phase.stopping_since().is_none() {
+            let id = self.nodes[i].id.clone();
+            self.abort(format!("node `{id}` exited before the dataflow started"));
+        } else {
+            // A node that finished without connecting may have been the last one awaited.
+            self.maybe_start();
+        }
+    }
+
+    /// A reader is gone: its queues refuse new messages, its references are dropped, and a
+    /// producer waiting on it for room is woken.
+    pub(super) fn release_reader(&mut self, i: usize) {
+        for input in &self.plan.inputs[i] {
+            if let InputChannel::Shm { queue, producer, output, edge, .. } = input {
+                self.inboxes[i].ring(*queue).close();
+                self.tables[*producer][*output].release_all(1u64 << edge);
+                self.inboxes[*producer].doorbell().ring();
+            }
+        }
+    }
+
+    pub(super) fn close_outputs(&mut self, i: usize, outputs: &[usize]) {
+        for &o in outputs {
+            if !self.nodes[i].closed_outputs.insert(o) {
+                continue;
+            }
+            let edges = self.plan.outputs[i][o].1.clone();
+            for e in edges {
+                self.tell_input_closed(e.reader, e.input);
+            }
+        }
+    }
+
+    /// Tells each of `inputs`' nodes that the input, as (node id, input id), is closed.
+    /// Their queues take nothing more (what is queued is still read), even from a producer
+    /// that comes back.
+    pub(super) fn close_inputs(&mut self, inputs: &[(String, String)]) {
+        for (node, input) in inputs {
+            let Some(i) = self.nodes.iter().position(|n| &n.id == node) else {
+                tracing::warn!(node, input, "no such node to close an input of");
+                continue;
+            };
+            let Some(queue) = self.plan.inputs[i].iter().find_map(|c| match c {
+                InputChannel::Shm { id, queue, .. } if id == input => Some(*queue),
+                _ => None,
+            }) else {
+                tracing::warn!(node, input, "no such shared-memory input to close");
+                continue;
+            };
+            self.inboxes[i].ring(queue).close();
+            self.nodes[i].closed_inputs.insert(input.clone());
+            self.tell_input_closed(i, input.clone());
+        }
+    }
+
+    /// Tells node `i` that its input `input` is closed, now or when it connects.
+    pub(super) fn tell_input_closed(&mut self, i: usize, input: String) {
+        let reader = &mut self.nodes[i];
+        match reader.state {
+            NodeState::Exited(_) => {}
+            NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputClosed { input }),
+            NodeState::Unconnected | NodeState::Restarting { .. } => reader.pending_closed.push(input),
+        }
+    }
+}

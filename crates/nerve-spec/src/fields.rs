@@ -1,0 +1,54 @@
+//! Reading the fields of the marked YAML tree: each helper reports what is wrong where it is,
+//! and the parsers of nodes, their processes and their parameters share them.
+
+use crate::tree::{Node, Problems, Value};
+
+fn expected_one_of(keys: &[&str]) -> String {
+    keys.join(", ")
+}
+
+pub(crate) fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
+    p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
+}
+
+pub(crate) fn key_str(key: &Node) -> &str {
+    key.as_scalar().map_or("", |s| s.text.as_str())
+}
+
+pub(crate) fn join_field(parent: &str, key: &str) -> String {
+    if parent.is_empty() { key.to_owned() } else { format!("{parent}.{key}") }
+}
+
+/// A string field: any non-null scalar, as written.
+pub(crate) fn string_field(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
+    match value.text() {
+        Some(t) => Some(t.to_owned()),
+        None => {
+            p.push(value.mark, field, format!("expected a string, found {}", value.describe()));
+            None
+        }
+    }
+}
+
+/// The entries of a mapping; `None` for null (not set) and, reporting `expected`, for anything
+/// else.
+pub(crate) fn mapping<'a>(
+    p: &mut Problems,
+    value: &'a Node,
+    field: &str,
+    expected: &str,
+) -> Option<&'a [(Node, Node)]> {
+    match &value.value {
+        _ if value.is_null() => None,
+        Value::Map(entries) => Some(entries),
+        _ => {
+            p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
+            None
+        }
+    }
+}
+
+/// Like [`string_field`], but null means "not set".
+pub(crate) fn optional_string(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
+    if value.is_null() { None } else { string_field(p, value, field) }
+}
