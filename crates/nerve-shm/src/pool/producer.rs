@@ -17,6 +17,16 @@ pub const DEFAULT_CAPACITY: usize = 1 << 30;
 /// Longest one lease waits for a reader to hand a block back before it makes a new one.
 const RETURN_WAIT: Duration = Duration::from_millis(2);
 
+/// How long a lease for a block of `size` bytes may wait for one to come back, when making the
+/// last block (`made`: its size and how long it took) tells what a new one costs and leases
+/// have `waited` so much since: what is left of that cost, at most [`RETURN_WAIT`].
+fn allowance(made: (usize, Duration), size: usize, waited: Duration) -> Duration {
+    let (made, took) = made;
+    #[allow(clippy::cast_precision_loss)] // a ratio of sizes: precision past 2^52 is moot
+    let cost = took.mul_f64(size as f64 / made.max(1) as f64);
+    cost.saturating_sub(waited).min(RETURN_WAIT)
+}
+
 /// A block created since the producer last asked: readers of a pool with handed-over blocks
 /// must receive its descriptor before any message in it.
 #[derive(Debug, Clone)]
@@ -49,6 +59,8 @@ pub struct OutputPool {
     last_made: Option<(usize, Duration)>,
     /// Time leases have waited for blocks to come back since the pool last grew.
     waited: Duration,
+    /// A fixed bound on each wait for a returning block, in place of the allowance.
+    return_wait: Option<Duration>,
 }
 
 #[derive(Debug)]
@@ -201,7 +213,17 @@ impl OutputPool {
             fresh: Vec::new(),
             last_made: None,
             waited: Duration::ZERO,
+            return_wait: None,
         }
+    }
+
+    /// Makes every lease that finds no free block wait up to `bound` for a reader to hand one
+    /// back before it makes a new one, in place of the allowance that weighs the wait against
+    /// the cost of making a block (see [`OutputPool::lease`]); `None` restores that allowance.
+    /// A producer of very large messages that must never grow its pool past what its readers
+    /// hold sets a long bound.
+    pub fn set_return_wait(&mut self, bound: Option<Duration>) {
+        self.return_wait = bound;
     }
 
     /// Every block the pool holds now (what a newly connected reader must be handed).
@@ -315,10 +337,10 @@ impl OutputPool {
     /// Waits, within the pool's allowance (see [`OutputPool::lease`]), for a reader to free a
     /// block that fits; `None` when no reader holds one, the allowance is spent, or none came.
     fn wait_for_return(&mut self, len: usize, size: usize) -> Option<Lease> {
-        let (made, took) = self.last_made?;
-        #[allow(clippy::cast_precision_loss)] // a ratio of sizes: precision past 2^52 is moot
-        let cost = took.mul_f64(size as f64 / made as f64);
-        let allowance = cost.saturating_sub(self.waited).min(RETURN_WAIT);
+        let allowance = match self.return_wait {
+            Some(bound) => bound,
+            None => allowance(self.last_made?, size, self.waited),
+        };
         if allowance.is_zero() || !self.any_returning(len) {
             return None;
         }
@@ -458,5 +480,17 @@ mod tests {
         assert!(pool.take_new_blocks().is_empty());
         assert_eq!(pool.blocks().len(), 1);
         Ok(())
+    }
+
+    #[test]
+    fn a_lease_waits_at_most_what_a_new_block_costs_and_never_past_the_cap() {
+        let ms = Duration::from_millis;
+        // The last 4 MiB block took 1 ms: an 8 MiB one would take 2, so a lease may wait 2.
+        assert_eq!(allowance((4 << 20, ms(1)), 8 << 20, Duration::ZERO), ms(2));
+        // What leases already waited since the pool last grew is spent.
+        assert_eq!(allowance((4 << 20, ms(1)), 8 << 20, ms(2)), Duration::ZERO);
+        assert_eq!(allowance((4 << 20, ms(1)), 4 << 20, Duration::from_micros(400)), Duration::from_micros(600));
+        // A block that is slow to make still lets a lease wait no longer than RETURN_WAIT.
+        assert_eq!(allowance((1 << 20, ms(10)), 64 << 20, Duration::ZERO), RETURN_WAIT);
     }
 }

@@ -139,6 +139,13 @@ impl BlockTable {
         self.entry(slot).seq.load(Ordering::Acquire)
     }
 
+    /// Whether the producer is asleep waiting for a reader to hand a block back (see
+    /// [`crate::pool::OutputPool::lease`]).
+    #[must_use]
+    pub fn producer_waiting(&self) -> bool {
+        self.header().returns.sleepers() != 0
+    }
+
     /// Drops reader `bit`'s reference to the block in `slot`.
     pub fn release(&self, slot: usize, bit: u64) {
         // Sequentially consistent, like the waiting producer's announcement on `returns`: either
