@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 mod action;
 mod cluster;
 pub mod graph;
+pub mod logging;
 mod network;
 mod new;
 mod node;
@@ -175,17 +176,7 @@ where
 
 fn init_logging(zenoh_warnings: bool) {
     // Zenoh's own start-up notes (ids, addresses) are noise on a terminal.
-    let default = if zenoh_warnings { "info,zenoh=warn" } else { "info,zenoh=error" };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("NERVE_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    // A second call (the CLI run twice in one Python process) keeps the first subscriber.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false)
-        .without_time()
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .try_init();
+    logging::init(if zenoh_warnings { "info,zenoh=warn" } else { "info,zenoh=error" });
 }
 
 fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {

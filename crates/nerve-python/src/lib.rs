@@ -45,6 +45,8 @@ fn monotonic_ns() -> u64 {
 
 #[pymodule]
 fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Without it, what nerve logs (a link refused, a message skipped) would reach no one.
+    nerve_cli::logging::init(nerve_cli::logging::LIBRARY_DEFAULT);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<node::Node>()?;
     m.add_class::<sample::Sample>()?;

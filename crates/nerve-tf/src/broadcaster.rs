@@ -118,7 +118,9 @@ impl StaticTransformBroadcaster {
 
 /// Sends the set again each time a subscriber joins, until the broadcaster is dropped.
 fn resend_to_late_subscribers(set: &Weak<StaticSet>, arrivals: &Arrivals) {
-    let mut seen = arrivals.count();
+    // From zero, not from the count when this thread starts: a subscriber that linked after the
+    // first send but before this thread ran would otherwise never get the set.
+    let mut seen = 0;
     loop {
         let now = arrivals.wait_past(seen, LIVENESS_CHECK);
         let Some(set) = set.upgrade() else { return };
@@ -134,5 +136,35 @@ fn resend_to_late_subscribers(set: &Weak<StaticSet>, arrivals: &Arrivals) {
             Ok(()) => tracing::debug!(subscribers = now, "static transforms sent to a new subscriber"),
             Err(e) => tracing::warn!(error = %e, "cannot send static transforms to a new subscriber"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::Transform;
+    use nerve_topic::{Subscriber, SubscriberOptions};
+
+    /// The re-send thread may start after a subscriber linked and after the first send missed
+    /// it (a busy machine): that subscriber must still get the set.
+    #[test]
+    fn a_subscriber_that_linked_before_the_resend_thread_ran_gets_the_set() -> Result<(), Box<dyn std::error::Error>> {
+        let options = TfOptions { domain: 4_242 };
+        let set =
+            Arc::new(StaticSet { publisher: publisher(TF_STATIC_TOPIC, &options)?, transforms: Mutex::default() });
+        let pose = Transform::new([0.2, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0])?;
+        lock(&set.transforms).insert("camera".into(), StampedTransform::now("base", "camera", pose));
+        set.publish()?;
+        let sub = Subscriber::new(TF_STATIC_TOPIC, SubscriberOptions { domain: options.domain, ..Default::default() })?;
+        let arrivals = set.publisher.arrivals();
+        assert_eq!(arrivals.count(), 1, "the subscriber joined before the thread starts");
+
+        let weak = Arc::downgrade(&set);
+        let resend = std::thread::spawn(move || resend_to_late_subscribers(&weak, &arrivals));
+        let got = sub.recv(Some(Duration::from_secs(60)))?.expect("the set was sent again");
+        assert_eq!(wire::decode(&got.data)?[0].child, "camera");
+        drop(set);
+        resend.join().map_err(|_| "the re-send thread panicked")?;
+        Ok(())
     }
 }

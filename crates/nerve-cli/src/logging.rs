@@ -1,0 +1,41 @@
+//! Where nerve's log lines go: standard error, filtered by `NERVE_LOG` (a `tracing` filter such
+//! as `debug` or `warn,nerve_topic=debug`).
+//!
+//! The command line and the Python package share one process-wide subscriber: the package
+//! installs it on import (warnings only), and the `nerve` command run through the package
+//! raises it to its own level.
+
+use std::sync::{Mutex, PoisonError};
+
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Registry, reload};
+
+/// What a program that only uses nerve's API hears: a failure it cannot see otherwise
+/// (a refused link, a message skipped, a transform refused), not nerve's start-up chatter.
+pub const LIBRARY_DEFAULT: &str = "warn,zenoh=error";
+
+static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(None);
+
+/// Sends log lines at `default` level and above to standard error (`NERVE_LOG` overrides it);
+/// a second call changes the level of the first one's subscriber. Another `tracing` subscriber
+/// installed by the program first is left as it is.
+pub fn init(default: &str) {
+    let filter = EnvFilter::try_from_env("NERVE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let mut installed = FILTER.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(handle) = installed.as_ref() {
+        if let Err(e) = handle.reload(filter) {
+            eprintln!("nerve: cannot change the log level: {e}");
+        }
+        return;
+    }
+    let (filter, handle) = reload::Layer::new(filter);
+    let lines = tracing_subscriber::fmt::layer()
+        .with_target(false)
+        .without_time()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    if tracing_subscriber::registry().with(filter).with(lines).try_init().is_ok() {
+        *installed = Some(handle);
+    }
+}
