@@ -25,6 +25,7 @@ mod runs;
 mod service;
 mod tf;
 mod topic;
+mod types;
 mod values;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
@@ -86,6 +87,8 @@ enum Command {
     Node(node::NodeArgs),
     /// List, read or set a running node's parameters.
     Param(param::ParamArgs),
+    /// List the message, service and action types this machine knows, or show one.
+    Types(types::TypesArgs),
     /// Record a dataflow's outputs and topics to an MCAP file while running it.
     Record(record::RecordArgs),
     /// Run a dataflow with its source nodes fed from a recording, or republish its topics.
@@ -215,6 +218,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Logs(args) => runs::logs(&args),
         Command::Node(args) => node::run(&args),
         Command::Param(args) => param::run(&args),
+        Command::Types(args) => types::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::RecordNode(args) => record::node(&args),

@@ -1,0 +1,78 @@
+//! `nerve types list|show`: the message, service and action types this machine knows.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use nerve_types::{Kind, Registry, TypeName, arrow_type, type_hash};
+
+/// `nerve types`.
+#[derive(Debug, clap::Args)]
+pub struct TypesArgs {
+    #[command(subcommand)]
+    command: TypesCommand,
+    /// A folder of interface packages (or one package) searched first, as a dataflow's
+    /// `types:`; may be repeated.
+    #[arg(long = "types", value_name = "DIR", global = true)]
+    folders: Vec<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum TypesCommand {
+    /// Every type found, with where it is defined: the `--types` folders, NERVE_TYPES_PATH,
+    /// installed ROS 2 packages (AMENT_PREFIX_PATH), then the interfaces nerve ships.
+    List {
+        /// Only this package's types.
+        package: Option<String>,
+    },
+    /// One type: where it is defined, its fields and constants, its Arrow type and ROS 2 hash.
+    Show {
+        /// `package/msg/Name` or `package/Name` (also `package/srv/Name`, `package/action/Name`).
+        name: String,
+    },
+}
+
+/// Runs `nerve types …`.
+pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
+    let registry = Registry::new(&args.folders);
+    let mut out = std::io::stdout().lock();
+    match &args.command {
+        TypesCommand::List { package } => {
+            let all = registry.list()?;
+            let shown: Vec<_> = all.iter().filter(|(t, _)| package.as_ref().is_none_or(|p| t.package == *p)).collect();
+            if shown.is_empty() {
+                let which = package.as_ref().map(|p| format!(" in package `{p}`")).unwrap_or_default();
+                writeln!(out, "no types{which}")?;
+                return Ok(1);
+            }
+            let width = shown.iter().map(|(t, _)| t.to_string().len()).max().unwrap_or(0);
+            for (t, origin) in shown {
+                writeln!(out, "{:<width$}  {origin}", t.to_string())?;
+            }
+        }
+        TypesCommand::Show { name } => {
+            let name = TypeName::parse(name)?;
+            let origin = registry.list()?.remove(&TypeName { name: stem(&name), ..name.clone() });
+            writeln!(out, "{name}  ({})", origin.map_or_else(|| "?".to_owned(), |o| o.to_string()))?;
+            for part in registry.parts(&name)? {
+                if name.kind != Kind::Msg {
+                    writeln!(out, "\n{}", part.name)?;
+                }
+                writeln!(out, "hash: {}", type_hash(&registry, &part.name)?)?;
+                writeln!(out, "arrow: {}", arrow_type(&registry, &part.name)?)?;
+                for line in part.to_string().lines() {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// The name of the file's own type (`SetBool` for `SetBool_Request`).
+fn stem(name: &TypeName) -> String {
+    match name.kind {
+        Kind::Msg => name.name.clone(),
+        Kind::Srv | Kind::Action => name.name.split_once('_').map_or(name.name.clone(), |(s, _)| s.to_owned()),
+    }
+}

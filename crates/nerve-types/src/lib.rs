@@ -1,0 +1,28 @@
+//! ROS 2 message types for nerve: `.msg`, `.srv` and `.action` definitions, read from the
+//! dataflow's folders, `NERVE_TYPES_PATH`, installed ROS 2 packages or the common interfaces
+//! shipped here, and each mapped to an Arrow type so a typed message still travels zero-copy.
+//!
+//! ```
+//! use nerve_types::{Registry, TypeName, arrow_type};
+//!
+//! let registry = Registry::new(&[]);
+//! let image = TypeName::parse("sensor_msgs/Image")?;
+//! let fields = registry.message(&image)?.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+//! assert_eq!(fields, ["header", "height", "width", "encoding", "is_bigendian", "step", "data"]);
+//! println!("{}", arrow_type(&registry, &image)?);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod arrow;
+mod definition;
+mod hash;
+mod name;
+mod parse;
+mod registry;
+
+pub use arrow::{arrow_type, primitive};
+pub use definition::{Array, BaseType, Constant, Field, FieldType, Message, Primitive, Value};
+pub use hash::type_hash;
+pub use name::{Kind, NameError, TypeName};
+pub use parse::{ParseError, parse_file, parts};
+pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError};
