@@ -100,3 +100,83 @@ def test_an_unknown_type_or_a_broken_file_is_named(tmp_path: Path) -> None:
     assert str(tmp_path) in missing.stderr
     name = nerve("types", "show", "Image", env=env)
     assert "`Image` is not a type name" in name.stderr
+
+
+TYPED_DATAFLOW = """
+types: [interfaces]
+nodes:
+  - id: camera
+    path: camera.py
+    outputs: [image]
+    output_types: {image: std/media/v1/Image}
+  - id: viewer
+    path: viewer.py
+    inputs: {image: camera/image}
+    input_types: {image: sensor_msgs/msg/Image}
+"""
+
+CAMERA = """
+import numpy as np
+import pyarrow as pa
+import nerve
+
+time = pa.struct([("sec", pa.int32()), ("nanosec", pa.uint32())])
+header = pa.struct([("stamp", time), ("frame_id", pa.string())])
+image = pa.struct([
+    ("header", header), ("height", pa.uint32()), ("width", pa.uint32()), ("encoding", pa.string()),
+    ("is_bigendian", pa.uint8()), ("step", pa.uint32()), ("data", pa.list_(pa.uint8())),
+])
+node = nerve.Node()
+try:
+    node.send_output("image", pa.array([1.0, 2.0]))
+except TypeError as e:
+    print("refused:", e)
+frame = {
+    "header": {"stamp": {"sec": 7, "nanosec": 9}, "frame_id": "camera"},
+    "height": 4, "width": 6, "encoding": "rgb8", "is_bigendian": 0, "step": 18,
+    "data": np.arange(72, dtype=np.uint8),
+}
+node.send_output("image", pa.array([frame], type=image))
+"""
+
+VIEWER = """
+import numpy as np
+import nerve
+
+node = nerve.Node()
+for event in node:
+    if event["type"] != "INPUT":
+        continue
+    value = event["value"]
+    pixels = value.field("data").values.to_numpy(zero_copy_only=True)
+    assert np.array_equal(pixels, np.arange(72, dtype=np.uint8)), pixels
+    print("first message:", value.field("encoding")[0], value.field("header")[0]["frame_id"], pixels.size)
+    break
+"""
+
+
+def test_a_typed_image_travels_and_a_value_of_another_type_is_refused(dataflows, tmp_path: Path) -> None:
+    path = dataflows.write(TYPED_DATAFLOW, {"camera.py": CAMERA, "viewer.py": VIEWER})
+    (path.parent / "interfaces").mkdir()
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    (refused,) = run.node_lines("camera")
+    assert refused.startswith("refused: output `image` is declared `std/media/v1/Image`, whose Arrow type is Struct(")
+    assert refused.endswith("this value is Float64: nothing was sent")
+    # The refused value never arrived: the image is the first message.
+    assert run.node_lines("viewer") == ["first message: rgb8 camera 72"]
+
+
+def test_validate_refuses_an_edge_whose_ends_disagree(dataflows) -> None:
+    path = dataflows.write(
+        TYPED_DATAFLOW.replace("sensor_msgs/msg/Image}", "sensor_msgs/msg/CompressedImage}"),
+        {"camera.py": "", "viewer.py": ""},
+    )
+    (path.parent / "interfaces").mkdir()
+    checked = nerve("validate", str(path))
+    assert checked.returncode != 0
+    assert (
+        f"{path}:10:" in checked.stderr
+        and "node `viewer` reads `camera/image` as `sensor_msgs/msg/CompressedImage`, "
+        "but node `camera` declares it `sensor_msgs/msg/Image` (line 6)" in checked.stderr
+    ), checked.stderr

@@ -80,6 +80,10 @@ pub struct OutputChannel {
     /// Topic the node also publishes this output on (domain 0), if any.
     #[serde(default)]
     pub topic: Option<String>,
+    /// The type the dataflow declares for this output (`output_types:`), as written: the
+    /// node refuses to send a value of another Arrow type.
+    #[serde(default)]
+    pub declared_type: Option<String>,
 }
 
 /// A node's view of the run.
@@ -113,6 +117,10 @@ pub struct ChannelTable {
     /// The node's parameters as the dataflow declares them (`params:`).
     #[serde(default)]
     pub params: std::collections::BTreeMap<String, crate::param::ParamValue>,
+    /// The dataflow's folders of message definitions (`types:`), searched first for the
+    /// declared types.
+    #[serde(default)]
+    pub types: Vec<std::path::PathBuf>,
     /// The whole dataflow, as JSON.
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.

@@ -87,6 +87,31 @@ pub enum NodeError {
         /// Declared outputs.
         declared: String,
     },
+    /// A value whose Arrow type is not the one its output declares (`output_types:`).
+    #[error(
+        "output `{output}` is declared `{declared}`, whose Arrow type is {expected}; this value is {actual}: \
+         nothing was sent"
+    )]
+    WrongType {
+        /// Output id.
+        output: String,
+        /// The type the dataflow declares.
+        declared: String,
+        /// Its Arrow type.
+        expected: String,
+        /// The Arrow type of the value given.
+        actual: String,
+    },
+    /// A type declared on an output that this node cannot resolve.
+    #[error("output `{output}` is declared `{declared}`: {reason}")]
+    DeclaredType {
+        /// Output id.
+        output: String,
+        /// The type the dataflow declares.
+        declared: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
     /// A message larger than the run allows.
     #[error("message of {len} bytes on output `{output}` exceeds the limit of {limit} bytes")]
     TooLarge {

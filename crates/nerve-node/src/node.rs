@@ -44,6 +44,44 @@ struct Output {
     id: Arc<str>,
     outlet: Mutex<Outlet>,
     topic: Option<nerve_topic::Publisher>,
+    /// The type the dataflow declares for it and that type's Arrow layout, when it has one.
+    declared: Option<(String, DataType)>,
+}
+
+impl Output {
+    /// Refuses a value whose Arrow type is not the declared one's.
+    fn check(&self, actual: &DataType) -> Result<(), NodeError> {
+        match &self.declared {
+            Some((declared, expected)) if !nerve_types::same_layout(expected, actual) => Err(NodeError::WrongType {
+                output: self.id.to_string(),
+                declared: declared.clone(),
+                expected: expected.to_string(),
+                actual: actual.to_string(),
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The Arrow type each output's declared type requires (`None`: no type declared, or one
+/// that takes any layout).
+fn declared_layouts(table: &ChannelTable) -> Result<Vec<Option<(String, DataType)>>, NodeError> {
+    if table.outputs.iter().all(|o| o.declared_type.is_none()) {
+        return Ok(vec![None; table.outputs.len()]);
+    }
+    let registry = nerve_types::Registry::new(&table.types);
+    table
+        .outputs
+        .iter()
+        .map(|out| {
+            let Some(declared) = &out.declared_type else { return Ok(None) };
+            let wrong =
+                |reason: String| NodeError::DeclaredType { output: out.id.clone(), declared: declared.clone(), reason };
+            let port = nerve_types::PortType::parse(declared).map_err(|e| wrong(e.to_string()))?;
+            let layout = port.arrow_type(&registry).map_err(|e| wrong(e.to_string()))?;
+            Ok(layout.map(|ty| (declared.clone(), ty)))
+        })
+        .collect()
 }
 
 impl Node {
@@ -100,7 +138,8 @@ impl Node {
             inboxes.get(&n).cloned().ok_or_else(|| NodeError::Protocol(format!("channel table lacks inbox {n}")))
         };
         let mut outputs = FxHashMap::default();
-        for out in &table.outputs {
+        let layouts = declared_layouts(&table)?;
+        for (out, declared) in table.outputs.iter().zip(layouts) {
             let topic = output_topic(&table, out)?;
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
             let readers = out
@@ -110,7 +149,7 @@ impl Node {
                 .collect::<Result<Vec<_>, NodeError>>()?;
             let fan_out = FanOut::new(pool, readers, Some(own.clone()));
             let outlet = Mutex::new(Outlet::new(fan_out, table.max_message));
-            outputs.insert(out.id.clone(), Output { id: Arc::from(out.id.as_str()), outlet, topic });
+            outputs.insert(out.id.clone(), Output { id: Arc::from(out.id.as_str()), outlet, topic, declared });
         }
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
@@ -202,6 +241,7 @@ impl Node {
     /// Unknown output, a message over the limit, or no block to be had.
     pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
         let out = self.output(output)?;
+        out.check(data.data_type())?;
         let mut outlet = lock(&out.outlet);
         let loan = outlet.loan_array(&data.to_data(), parameters).map_err(|e| sized(output, e))?;
         self.publish(output, out.topic.as_ref(), &mut outlet, loan);
@@ -247,6 +287,7 @@ impl Node {
         // One lookup of the output for loan and send (hashing its name is a good part of a
         // small message's cost); the outlet is not locked while `fill` runs.
         let out = self.output(output)?;
+        out.check(data_type)?;
         let mut loan =
             lock(&out.outlet).loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
         fill(loan.data_mut());
@@ -276,6 +317,7 @@ impl Node {
         byte_len: usize,
     ) -> Result<Sample, NodeError> {
         let out = self.output(output)?;
+        out.check(data_type)?;
         let loan =
             lock(&out.outlet).loan_primitive(data_type, items, byte_len, parameters).map_err(|e| sized(output, e))?;
         Ok(Sample::new(loan, out.id.clone()))

@@ -111,6 +111,7 @@ impl Plan {
                 OutputChannel {
                     id: id.clone(),
                     topic: df.nodes[n].output_topics.get(id).cloned(),
+                    declared_type: df.nodes[n].output_types.get(id).cloned(),
                     index,
                     readers: edges
                         .iter()
@@ -132,6 +133,7 @@ impl Plan {
             lock_memory: df.nodes[n].realtime.as_ref().is_some_and(|rt| rt.lock_memory),
             sim_time: false,
             params: df.nodes[n].params.clone(),
+            types: df.types.clone(),
             descriptor: df.descriptor.clone(),
             config: df.nodes[n].config.clone(),
         }

@@ -99,6 +99,7 @@ mod parse;
 mod parse_params;
 mod parse_process;
 mod paths;
+mod port_types;
 mod spec;
 pub mod topic_name;
 mod tree;
@@ -149,14 +150,16 @@ pub fn parse_str(text: &str, file: &Path) -> Result<Dataflow, SpecError> {
     let base_dir = base_dir_of(file);
     let mut p = Problems::default();
     let parsed = parse::parse_document(&root, &base_dir, &mut p);
-    validate::validate(&parsed, &mut p);
+    validate::validate(&parsed.nodes, &mut p);
+    port_types::check(&parsed.nodes, &parsed.types, &mut p);
     if !p.is_empty() {
         return Err(invalid(p.into_sorted()));
     }
     Ok(Dataflow {
         file: file.to_path_buf(),
         base_dir,
-        nodes: parsed.into_iter().map(|n| n.spec).collect(),
+        nodes: parsed.nodes.into_iter().map(|n| n.spec).collect(),
+        types: parsed.types,
         descriptor: root.to_json(),
     })
 }

@@ -12,6 +12,7 @@ use crate::fields::{join_field, key_str, mapping, optional_string, string_field,
 use crate::parse_params::parse_params;
 use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
+use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::spec::{
     DEFAULT_QUEUE_SIZE, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy,
     RestartPolicy, ServicesSpec,
@@ -19,7 +20,7 @@ use crate::spec::{
 use crate::topic_name;
 use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
-const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version"];
+const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types"];
 
 const NODE_KEYS: &[&str] = &[
     "id",
@@ -39,6 +40,8 @@ const NODE_KEYS: &[&str] = &[
     "params",
     "actions",
     "on_host_lost",
+    "output_types",
+    "input_types",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -60,6 +63,16 @@ pub(crate) struct ParsedNode {
     pub(crate) output_marks: Vec<Mark>,
     /// Parallel to `spec.inputs`.
     pub(crate) inputs: Vec<InputPlace>,
+    /// `output_types:` and `input_types:`, as written.
+    pub(crate) port_types: Vec<PortDecl>,
+}
+
+/// The parsed document: its nodes and its `types:` folders.
+#[derive(Debug)]
+pub(crate) struct ParsedDocument {
+    pub(crate) nodes: Vec<ParsedNode>,
+    /// Folders of message definitions, absolute.
+    pub(crate) types: Vec<std::path::PathBuf>,
 }
 
 /// Where an input's source was written.
@@ -110,7 +123,13 @@ pub fn check_id(id: &str) -> Result<(), IdError> {
 const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 
 /// The nodes of a document, and the dataflow-level default machine applied.
-pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> Vec<ParsedNode> {
+pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> ParsedDocument {
+    let mut types = Vec::new();
+    let nodes = parse_nodes(root, base_dir, &mut types, p);
+    ParsedDocument { nodes, types }
+}
+
+fn parse_nodes(root: &Node, base_dir: &Path, types: &mut Vec<std::path::PathBuf>, p: &mut Problems) -> Vec<ParsedNode> {
     let Value::Map(entries) = &root.value else {
         p.push(root.mark, "(document)", format!("expected a mapping with a `nodes:` list, found {}", root.describe()));
         return Vec::new();
@@ -120,6 +139,7 @@ pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> 
     for (key, value) in entries {
         match key_str(key) {
             "nodes" => nodes_value = Some(value),
+            "types" => *types = parse_type_folders(p, value, base_dir),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);
             }
@@ -286,6 +306,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut process_marks = Vec::new();
     let mut output_marks = Vec::new();
     let mut inputs = Vec::new();
+    let mut port_types = Vec::new();
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -316,6 +337,8 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "actions" => spec.actions = parse_served(p, value, &f(k), "action"),
             "params" => spec.params = parse_params(p, value, &f(k), base_dir),
             "on_host_lost" => spec.on_host_lost = parse_host_loss(p, value, &f(k)).unwrap_or_default(),
+            "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
+            "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));
@@ -358,7 +381,11 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
     }
 
-    Some(ParsedNode { spec, field, id_mark: id_node.mark, output_marks, inputs })
+    for decl in &port_types {
+        let types = if decl.output { &mut spec.output_types } else { &mut spec.input_types };
+        types.insert(decl.port.clone(), decl.text.clone());
+    }
+    Some(ParsedNode { spec, field, id_mark: id_node.mark, output_marks, inputs, port_types })
 }
 
 fn parse_args(p: &mut Problems, value: &Node, field: &str) -> Vec<String> {

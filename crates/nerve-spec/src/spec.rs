@@ -29,6 +29,9 @@ pub struct Dataflow {
     pub base_dir: PathBuf,
     /// The nodes, in declaration order.
     pub nodes: Vec<NodeSpec>,
+    /// Folders of message definitions (`types:`), absolute, searched before
+    /// `NERVE_TYPES_PATH`, installed ROS 2 packages and the shipped interfaces.
+    pub types: Vec<PathBuf>,
     /// The whole document as JSON, plain scalars read with the YAML 1.2 core
     /// schema (null, booleans, integers, floats; everything else a string).
     pub descriptor: serde_json::Value,
@@ -110,6 +113,10 @@ pub struct NodeSpec {
     /// (`on_host_lost:`).
     #[serde(default)]
     pub on_host_lost: HostLossPolicy,
+    /// Output id → the type declared for it (`output_types:`), as written.
+    pub output_types: BTreeMap<String, String>,
+    /// Input id → the type declared for it (`input_types:`), as written.
+    pub input_types: BTreeMap<String, String>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -139,6 +146,8 @@ impl NodeSpec {
             params: BTreeMap::new(),
             actions: ServicesSpec::default(),
             on_host_lost: HostLossPolicy::default(),
+            output_types: BTreeMap::new(),
+            input_types: BTreeMap::new(),
             config: serde_json::json!({ "id": id }),
             line: 0,
         }

@@ -31,7 +31,7 @@ pub fn type_hash(registry: &Registry, name: &TypeName) -> Result<String, TypesEr
 fn hashed_description(registry: &Registry, name: &TypeName) -> Result<String, TypesError> {
     let mut messages = registry.resolve(name)?;
     let Some(top) = messages.pop() else {
-        return Err(TypesError::Unknown { name: name.clone(), needed_by: None, searched: registry.folders().to_vec() });
+        return Err(registry.unknown(name.clone(), None));
     };
     messages.sort_by_key(|m| m.name.to_string());
     let referenced: Vec<String> = messages.iter().map(|m| describe(m)).collect();

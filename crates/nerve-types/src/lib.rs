@@ -18,6 +18,7 @@ mod definition;
 mod hash;
 mod name;
 mod parse;
+mod port;
 mod registry;
 
 pub use arrow::{arrow_type, primitive};
@@ -25,4 +26,14 @@ pub use definition::{Array, BaseType, Constant, Field, FieldType, Message, Primi
 pub use hash::type_hash;
 pub use name::{Kind, NameError, TypeName};
 pub use parse::{ParseError, parse_file, parts};
-pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError};
+pub use port::{PortKind, PortType, PortTypeError, same_layout};
+pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType};
+
+/// The candidate closest to `given`, if it is close enough to be a typo of it.
+fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|c| (strsim::normalized_damerau_levenshtein(given, c), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}

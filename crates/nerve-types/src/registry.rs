@@ -45,15 +45,8 @@ pub enum TypesError {
     #[error(transparent)]
     Parse(#[from] ParseError),
     /// No folder defines the type.
-    #[error("unknown type `{name}`{}; looked in {}", needed_by.as_ref().map(|n| format!(" (the type of {n})")).unwrap_or_default(), looked_in(searched))]
-    Unknown {
-        /// The type.
-        name: TypeName,
-        /// The field that names it, as `pkg/msg/Type.field`, if it was not asked for directly.
-        needed_by: Option<String>,
-        /// The folders searched, in order.
-        searched: Vec<PathBuf>,
-    },
+    #[error(transparent)]
+    Unknown(Box<UnknownType>),
     /// A definition file exists but cannot be read.
     #[error("cannot read {path}: {source}")]
     Read {
@@ -70,6 +63,23 @@ pub enum TypesError {
         /// The fields that lead back to it.
         chain: String,
     },
+}
+
+/// A type no folder defines, and where it was looked for.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown type `{name}`{}; {}looked in {}",
+    needed_by.as_ref().map(|n| format!(" (the type of {n})")).unwrap_or_default(),
+    suggestion.as_ref().map(|s| format!("did you mean `{s}`? ")).unwrap_or_default(),
+    looked_in(searched))]
+pub struct UnknownType {
+    /// The type.
+    pub name: TypeName,
+    /// The field that names it, as `pkg/msg/Type.field`, if it was not asked for directly.
+    pub needed_by: Option<String>,
+    /// The folders searched, in order.
+    pub searched: Vec<PathBuf>,
+    /// A known type whose name is close, if any.
+    pub suggestion: Option<TypeName>,
 }
 
 fn looked_in(searched: &[PathBuf]) -> String {
@@ -140,11 +150,10 @@ impl Registry {
         for m in messages {
             cache.entry(m.name.clone()).or_insert_with(|| Arc::new(m));
         }
-        cache.get(name).cloned().ok_or_else(|| TypesError::Unknown {
-            name: name.clone(),
-            needed_by: None,
-            searched: self.folders.clone(),
-        })
+        let found = cache.get(name).cloned();
+        drop(cache);
+        // A part the file does not have (`SetBool_Goal`).
+        found.ok_or_else(|| self.unknown(name.clone(), None))
     }
 
     /// The parts of a service (request, response) or action (goal, result, feedback), or the
@@ -183,8 +192,9 @@ impl Registry {
                 return Err(TypesError::Cycle { name: nested.clone(), chain: path.join(" -> ") });
             }
             let inner = self.message(nested).map_err(|e| match e {
-                TypesError::Unknown { name, needed_by: None, searched } => {
-                    TypesError::Unknown { name, needed_by: Some(needed_by.clone()), searched }
+                TypesError::Unknown(mut unknown) => {
+                    unknown.needed_by.get_or_insert_with(|| needed_by.clone());
+                    TypesError::Unknown(unknown)
                 }
                 other => other,
             })?;
@@ -245,8 +255,13 @@ impl Registry {
         Ok(shipped.and_then(|f| f.contents_utf8()).map(|text| (text.to_owned(), Origin::Shipped)))
     }
 
-    fn unknown(&self, name: TypeName, needed_by: Option<String>) -> TypesError {
-        TypesError::Unknown { name, needed_by, searched: self.folders.clone() }
+    pub(crate) fn unknown(&self, name: TypeName, needed_by: Option<String>) -> TypesError {
+        // Listing every folder costs a few milliseconds, paid only on this error path.
+        let known: Vec<String> =
+            self.list().map(|all| all.keys().map(ToString::to_string).collect()).unwrap_or_default();
+        let given = name.to_string();
+        let suggestion = crate::nearest(&given, known.iter().map(String::as_str)).and_then(|s| TypeName::parse(s).ok());
+        TypesError::Unknown(Box::new(UnknownType { name, needed_by, searched: self.folders.clone(), suggestion }))
     }
 
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<TypeName, Arc<Message>>> {
