@@ -14,6 +14,7 @@
 //! ```
 
 mod arrow;
+mod cdr;
 mod definition;
 mod hash;
 mod name;
@@ -22,6 +23,7 @@ mod port;
 mod registry;
 
 pub use arrow::{arrow_type, primitive};
+pub use cdr::{CdrError, Codec, from_cdr, to_cdr};
 pub use definition::{Array, BaseType, Constant, Field, FieldType, Message, Primitive, Value};
 pub use hash::type_hash;
 pub use name::{Kind, NameError, TypeName};
