@@ -135,6 +135,23 @@ impl Run<'_> {
         self.nodes[i].pending_closed = closed;
     }
 
+    /// Node `i`, started by hand, left and now joins again: its queues take messages again,
+    /// and its outputs, closed when it left, reach their readers again. What the old process
+    /// had in flight is told apart from the new one's by the generation.
+    pub(super) fn rejoin(&mut self, i: usize) {
+        tracing::info!(node = %self.nodes[i].id, "joins again");
+        self.nodes[i].generation += 1;
+        self.nodes[i].state = NodeState::Unconnected;
+        self.reopen_inputs(i);
+        let outputs: Vec<usize> = self.nodes[i].closed_outputs.drain().collect();
+        for o in outputs {
+            let edges = self.plan.outputs[i][o].1.clone();
+            for e in edges {
+                self.tell_input_reopened(e.reader, e.input);
+            }
+        }
+    }
+
     /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
     /// start (or must abort) without it.
     pub(super) fn finish_node(&mut self, i: usize, outcome: Outcome) {
@@ -197,6 +214,20 @@ impl Run<'_> {
             self.inboxes[i].ring(queue).close();
             self.nodes[i].closed_inputs.insert(input.clone());
             self.tell_input_closed(i, input.clone());
+        }
+    }
+
+    /// Tells node `i` that its input `input`, closed when its producer left, is open again,
+    /// unless it was closed for good from outside.
+    pub(super) fn tell_input_reopened(&mut self, i: usize, input: String) {
+        let reader = &mut self.nodes[i];
+        if reader.closed_inputs.contains(&input) {
+            return;
+        }
+        match reader.state {
+            NodeState::Exited(_) => {}
+            NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputReopened { input }),
+            NodeState::Unconnected | NodeState::Restarting { .. } => reader.pending_closed.retain(|c| *c != input),
         }
     }
 
