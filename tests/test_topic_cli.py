@@ -257,3 +257,31 @@ def test_pub_refuses_values_that_do_not_fit_the_type() -> None:
     run = topic_cmd("pub", unique_topic("bad"), '["x"]', "--type", "Int32", "--wait", "0")
     assert run.returncode != 0
     assert "the values are not all Int32" in run.stderr, run.stderr
+
+
+def test_pub_says_when_nothing_was_delivered_and_waits_for_a_subscriber_with_wait() -> None:
+    lonely = unique_topic("lonely")
+    run = topic_cmd("pub", lonely, "[1]", "--wait", "0.2")
+    assert run.returncode == 1, run.stderr
+    assert f"nothing was delivered: `{lonely}` had no subscriber" in run.stderr, run.stderr
+    assert "`--wait SECS` waits longer" in run.stderr and "sent 1" not in run.stderr, run.stderr
+
+    # With --wait, a subscriber that comes only after the publisher gets the message.
+    topic = unique_topic("late")
+    pub = subprocess.Popen(
+        nerve_cmd("topic", "pub", topic, "[7]", "--wait", "60"), stderr=subprocess.PIPE, text=True, encoding="utf-8"
+    )
+    sub = None
+    try:
+        wait_for(lambda: topic in listed(), what="the publisher in `nerve topic list`")
+        code = f"import nerve\ns = nerve.Subscriber({topic!r})\nprint(s.recv(timeout=60)['value'].to_pylist())\n"
+        sub = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        _, err = pub.communicate(timeout=60)
+        assert pub.returncode == 0, err
+        assert f"sent 1 message(s) on `{topic}`" in err and "lost" not in err, err
+        out, _ = sub.communicate(timeout=60)
+        assert out == "[7]\n", out
+    finally:
+        pub.kill()
+        if sub is not None:
+            sub.kill()
