@@ -454,7 +454,10 @@ def test_dynamic_node_leaves_and_joins_again(dataflows, tmp_path):
             )
             # Its output reaches the sink, on every visit: the input closed at its leave opens again.
             seen = f"seen {visit}"
-            wait_for(lambda: seen in sink_lines() or joined.poll() is not None, what=f"the sink to see {seen}")
+            wait_for(
+                lambda seen=seen, joined=joined: seen in sink_lines() or joined.poll() is not None,
+                what=f"the sink to see {seen}",
+            )
             assert joined.poll() is None, joined.communicate()
             assert viewer_state() == "running"
             leave.touch()
@@ -462,8 +465,9 @@ def test_dynamic_node_leaves_and_joins_again(dataflows, tmp_path):
             assert joined.returncode == 0, out
             assert out.startswith("counts "), out
             # Its leave is its finish: its reader is told so, and `nerve list` shows it.
-            closes = visit
-            wait_for(lambda: sink_lines().count("closed seen") == closes, what=f"the sink to see leave {closes}")
+            wait_for(
+                lambda visit=visit: sink_lines().count("closed seen") == visit, what=f"the sink to see leave {visit}"
+            )
             assert viewer_state() == "finished"
         assert sink_lines() == ["seen 1", "closed seen", "seen 2", "closed seen"]
     finally:
