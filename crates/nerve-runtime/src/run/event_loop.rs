@@ -205,6 +205,7 @@ impl Run<'_> {
             return None;
         }
         self.nodes[i].state = NodeState::Connected { control: stream, ready: false };
+        self.nodes[i].registered = true;
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }

@@ -15,6 +15,10 @@ use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
 
+/// What a node process that never connected to its run most likely misses.
+pub(super) const NO_NODE_HINT: &str =
+    "does it create a nerve Node (`Node()` in Python, `Node::init_from_env()` in Rust)?";
+
 impl Run<'_> {
     /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
     pub(super) fn spawn_node(&mut self, i: usize) -> Result<(), RuntimeError> {
@@ -36,6 +40,7 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         rt.generation += 1;
         rt.pid = Some(pid);
+        rt.registered = false;
         rt.spawned_at = Some(Instant::now());
         let (tx, generation) = (self.events.clone(), rt.generation);
         std::thread::spawn(move || {
@@ -57,6 +62,13 @@ impl Run<'_> {
         } else {
             Outcome::Failed(format!("exit code {}", status.code().unwrap_or(-1)))
         };
+        if !rt.registered && !rt.killed {
+            let how = match &outcome {
+                Outcome::Failed(how) => how.as_str(),
+                _ => "exit code 0",
+            };
+            tracing::warn!(node = %rt.id, "exited ({how}) without connecting to the run: {NO_NODE_HINT}");
+        }
         match &outcome {
             Outcome::Finished => tracing::info!(node = %rt.id, "finished"),
             Outcome::KilledAfterGrace => {
@@ -163,8 +175,14 @@ impl Run<'_> {
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
         if failed_early && self.phase.stopping_since().is_none() {
-            let id = self.nodes[i].id.clone();
-            self.abort(format!("node `{id}` exited before the dataflow started"));
+            let rt = &self.nodes[i];
+            let hint = if rt.pid.is_some() && !rt.registered {
+                format!(" without connecting to the run: {NO_NODE_HINT}")
+            } else {
+                String::new()
+            };
+            let id = rt.id.clone();
+            self.abort(format!("node `{id}` exited before the dataflow started{hint}"));
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
