@@ -69,7 +69,9 @@ def test_list_stop_and_logs_of_a_named_run(dataflows):
     assert any(line.startswith(f"{name}/slow ") and " running " in line for line in listed.splitlines()), listed
     info = nerve("node", "info", "slow", "--dataflow", name)
     assert info.returncode == 0, info.stderr
-    assert f"dataflow: {name} ({run['run_id']})" in info.stdout, info.stdout
+    # It names the run as `nerve list` heads it.
+    headline = next(line for line in table.splitlines() if line.startswith(f"{name} ({run['run_id']}): "))
+    assert f"dataflow: {headline}\n" in info.stdout, (info.stdout, table)
     assert "path: recorder.py" in info.stdout and "  count <- ticker/count  (queued " in info.stdout, info.stdout
     unknown = nerve("node", "info", "no-such-node")
     assert unknown.returncode != 0 and "no running dataflow has a node `no-such-node`" in unknown.stderr

@@ -110,9 +110,15 @@ pub fn list(args: &ListArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// How `nerve list` heads a run and `nerve node info` names a node's run, the same way in
+/// both: `name (run id): state, dataflow file`.
+pub(crate) fn headline(run: &RunStatus) -> String {
+    format!("{}: {}, {}", inspect::label(run), run.state.as_str(), run.dataflow.display())
+}
+
 fn table(run: &RunStatus) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{}: {}, {}", inspect::label(run), run.state.as_str(), run.dataflow.display());
+    let _ = writeln!(s, "{}", headline(run));
     if let Some(coordinator) = &run.coordinator {
         let _ = writeln!(s, "  on the cluster of {coordinator}");
     }
