@@ -243,7 +243,8 @@ def test_pub_sends_typed_values_with_metadata_at_a_rate() -> None:
         assert sub.stdout is not None
         assert sub.stdout.readline().strip() == "ready", sub.stderr
         run = topic_cmd(
-            "pub", topic, "[1, 2]", "--type", "Int32", "--metadata", '{"k": "v"}', "--rate", "20", "--count", "3"
+            # A type name in any case: int32 is Int32.
+            "pub", topic, "[1, 2]", "--type", "int32", "--metadata", '{"k": "v"}', "--rate", "20", "--count", "3"
         )
         assert run.returncode == 0, run.stderr
         assert f"sent 3 message(s) on `{topic}`" in run.stderr, run.stderr
