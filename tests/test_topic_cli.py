@@ -49,6 +49,14 @@ def test_list_shows_a_topic_while_its_publisher_lives() -> None:
     assert topic not in listed("--domain", "3")
 
 
+def test_list_says_when_there_are_no_topics() -> None:
+    # A domain no other test uses: nothing there.
+    domain = str(4_000_000_000 + os.getpid() % 100_000)
+    run = topic_cmd("list", "--domain", domain)
+    assert run.returncode == 0 and run.stdout == "", run.stdout
+    assert f"no topics in domain {domain} on this host" in run.stderr, run.stderr
+
+
 def test_echo_prints_count_messages_with_their_values() -> None:
     topic = unique_topic("echo")
     # Messages 14, 15 and 16 hold 15, 16 and 17 values: the last one is cut after 16.

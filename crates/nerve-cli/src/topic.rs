@@ -248,7 +248,13 @@ pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Resu
 
 fn list(domain: u32, verbose: bool) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
-    for (topic, entries) in nerve_topic::registry::topics(domain) {
+    let topics = nerve_topic::registry::topics(domain);
+    if topics.is_empty() {
+        // On standard error: what standard output lists stays topic names only, for scripts.
+        eprintln!("nerve: no topics in domain {domain} on this host");
+        return Ok(0);
+    }
+    for (topic, entries) in topics {
         let line = if verbose {
             format!("{topic}  {}, {}", endpoints(&entries, Kind::Pub), endpoints(&entries, Kind::Sub))
         } else {
