@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import NODES, nerve_cmd, wait_for
+from conftest import NODES, free_port, nerve_cmd, wait_for
 
 COORDINATOR = "10.231.0.1"
 
@@ -518,3 +520,30 @@ def test_a_daemon_refuses_a_bad_machine_id_and_tools_name_a_missing_coordinator(
     )
     assert missing.returncode != 0
     assert "no coordinator answers at tcp/127.0.0.1:9" in missing.stderr, missing.stderr
+
+
+def test_check_shows_the_port_a_daemon_was_given():
+    # A daemon listens where it reaches the coordinator, on a port the system picks: check
+    # shows that port, one that takes connections, not the 0 it asked for.
+    port = free_port()
+    where = ("--coordinator", f"127.0.0.1:{port}")
+    coordinator = subprocess.Popen(nerve_cmd("coordinator", "--port", str(port)), stderr=subprocess.PIPE, text=True)
+    daemon = subprocess.Popen(
+        nerve_cmd("daemon", "--machine-id", f"port-{os.getpid()}", *where), stderr=subprocess.PIPE, text=True
+    )
+    try:
+        checked: list[str] = []
+
+        def listed() -> bool:
+            check = subprocess.run(nerve_cmd("check", *where), capture_output=True, text=True, timeout=60)
+            checked[:] = [line for line in check.stdout.splitlines() if line.startswith(f"daemon `port-{os.getpid()}`")]
+            return bool(checked)
+
+        wait_for(listed, what="the daemon in `nerve check`")
+        m = re.search(r"listening on tcp/127\.0\.0\.1:(\d+),", checked[0])
+        assert m and m[1] != "0", checked[0]
+        socket.create_connection(("127.0.0.1", int(m[1])), timeout=10).close()
+    finally:
+        for proc in (daemon, coordinator):
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)

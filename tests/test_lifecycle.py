@@ -331,3 +331,34 @@ def test_drops_of_a_slow_reader_are_counted_and_reported(dataflows, tmp_path):
     # Every message is either received or counted as dropped: none vanishes silently.
     assert int(m.group(1)) > 0
     assert int(m.group(1)) + len(received) == 400, (m.group(1), len(received))
+
+
+def test_a_process_that_never_creates_a_node_is_named_when_it_exits(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: forgetful
+            path: forgetful.py
+          - id: ticker
+            path: ticker.py
+            env: {STOP_AFTER: "3"}
+            inputs: {tick: timer/millis/10}
+            outputs: [count]
+        """,
+        {"forgetful.py": "print('no Node here')\n"},
+    )
+    copy_nodes(path, "ticker.py")
+    hint = "without connecting to the run: does it create a nerve Node (`Node()` in Python"
+    # Said as the process exits, before the run starts, not after the (long) ready timeout.
+    run = dataflows.run(path, "--ready-timeout", "600")
+    assert run.returncode == 0, run.output
+    lines = run.stderr.splitlines()
+    said = [i for i, line in enumerate(lines) if "exited (exit code 0) " + hint in line and "forgetful" in line]
+    started = [i for i, line in enumerate(lines) if "all nodes ready, starting" in line]
+    assert said and started and said[0] < started[0], run.stderr
+
+    # A failing one aborts the run at once, with the same hint.
+    (path.parent / "forgetful.py").write_text("raise SystemExit(3)\n")
+    run = dataflows.run(path, "--ready-timeout", "600")
+    assert run.returncode == 1, run.output
+    assert f"dataflow aborted: node `forgetful` exited before the dataflow started {hint}" in run.stderr, run.stderr

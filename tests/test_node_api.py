@@ -4,9 +4,11 @@ import json
 import os
 import socket
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
-from conftest import runtime_dir, wait_for
+from conftest import nerve_cmd, runtime_dir, wait_for
 
 ALL_TYPES_SENDER = """
 import numpy as np
@@ -370,6 +372,104 @@ def test_dynamic_node_joins_a_running_dataflow(dataflows):
                 values.append(event["metadata"]["n"])
         assert values == sorted(values)
         del node  # leaving is how a node started by hand finishes
+    finally:
+        proc.send_signal(2)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out + err
+
+
+VIEWER = """
+import os
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+from nerve import Node
+
+visit, leave = sys.argv[1], Path(sys.argv[2])
+node = Node("viewer")
+counts = []
+while len(counts) < 3:
+    event = node.next(timeout=20)
+    assert event is not None and event["type"] == "INPUT", event
+    counts.append(event["metadata"]["n"])
+node.send_output("seen", pa.array([int(visit)]))
+print("counts", counts, flush=True)
+# Stays connected (reading its input) until the test has looked at it.
+while not leave.exists():
+    assert node.next(timeout=20) is not None
+"""
+
+SEEN_SINK = """
+from nerve import Node
+
+node = Node()
+for event in node:
+    if event["type"] == "INPUT" and event["id"] == "seen":
+        print("seen", event["value"].to_pylist()[0], flush=True)
+    elif event["type"] == "INPUT_CLOSED":
+        print("closed", event["id"], flush=True)
+"""
+
+
+def test_dynamic_node_leaves_and_joins_again(dataflows, tmp_path):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: ticker
+            path: ticker.py
+            inputs: {tick: timer/millis/20}
+            outputs: [count]
+          - id: viewer
+            path: dynamic
+            inputs: {count: ticker/count}
+            outputs: [seen]
+          - id: sink
+            path: sink.py
+            inputs: {seen: viewer/seen, count: ticker/count}
+        """,
+        {"ticker.py": (Path(__file__).parent / "nodes" / "ticker.py").read_text(), "sink.py": SEEN_SINK},
+    )
+    proc = dataflows.start(path)
+    sink_log = path.parent / "out"
+
+    def sink_lines() -> list[str]:
+        logs = list(sink_log.glob("*/sink.log"))
+        return logs[0].read_text().splitlines() if logs else []
+
+    def viewer_state() -> str:
+        listed = subprocess.run(nerve_cmd("list", "--json"), capture_output=True, text=True, timeout=60, check=True)
+        (run,) = [r for r in json.loads(listed.stdout) if r["dataflow"] == str(path)]
+        (viewer,) = [n for n in run["nodes"] if n["id"] == "viewer"]
+        return viewer["state"]
+
+    try:
+        wait_for(lambda: sink_log.exists(), what="run folder")
+        viewer = tmp_path / "viewer.py"
+        viewer.write_text(VIEWER)
+        for visit in (1, 2):
+            leave = tmp_path / f"leave-{visit}"
+            joined = subprocess.Popen(
+                [sys.executable, str(viewer), str(visit), str(leave)], stdout=subprocess.PIPE, text=True
+            )
+            # Its output reaches the sink, on every visit: the input closed at its leave opens again.
+            seen = f"seen {visit}"
+            wait_for(
+                lambda seen=seen, joined=joined: seen in sink_lines() or joined.poll() is not None,
+                what=f"the sink to see {seen}",
+            )
+            assert joined.poll() is None, joined.communicate()
+            assert viewer_state() == "running"
+            leave.touch()
+            out, _ = joined.communicate(timeout=60)
+            assert joined.returncode == 0, out
+            assert out.startswith("counts "), out
+            # Its leave is its finish: its reader is told so, and `nerve list` shows it.
+            wait_for(
+                lambda visit=visit: sink_lines().count("closed seen") == visit, what=f"the sink to see leave {visit}"
+            )
+            assert viewer_state() == "finished"
+        assert sink_lines() == ["seen 1", "closed seen", "seen 2", "closed seen"]
     finally:
         proc.send_signal(2)
         out, err = proc.communicate(timeout=30)

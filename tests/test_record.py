@@ -207,6 +207,14 @@ def test_clear_errors(dataflows, tmp_path):
     assert f"{empty} has no channel for counter/numbers (its channels: none)" in counter.stderr
 
 
+def test_real_time_and_sim_time_together_are_refused(dataflows, tmp_path):
+    # --real-time keeps the wall clock, --sim-time asks for the recording's: not both.
+    df = dataflows.write(DATAFLOW)
+    run = nerve("replay", str(tmp_path / "any.mcap"), str(df), "--real-time", "--sim-time")
+    assert run.returncode == 2, run.stderr
+    assert "the argument '--real-time' cannot be used with '--sim-time'" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("speed", ["-1", "nan"])
 def test_bad_speed_is_refused(tmp_path, speed):
     (tmp_path / "f.mcap").write_bytes(b"")

@@ -69,7 +69,9 @@ def test_list_stop_and_logs_of_a_named_run(dataflows):
     assert any(line.startswith(f"{name}/slow ") and " running " in line for line in listed.splitlines()), listed
     info = nerve("node", "info", "slow", "--dataflow", name)
     assert info.returncode == 0, info.stderr
-    assert f"dataflow: {name} ({run['run_id']})" in info.stdout, info.stdout
+    # It names the run as `nerve list` heads it.
+    headline = next(line for line in table.splitlines() if line.startswith(f"{name} ({run['run_id']}): "))
+    assert f"dataflow: {headline}\n" in info.stdout, (info.stdout, table)
     assert "path: recorder.py" in info.stdout and "  count <- ticker/count  (queued " in info.stdout, info.stdout
     unknown = nerve("node", "info", "no-such-node")
     assert unknown.returncode != 0 and "no running dataflow has a node `no-such-node`" in unknown.stderr
@@ -92,3 +94,38 @@ def test_unknown_runs_are_named_in_the_error():
     assert "no running dataflow is called `no-such-dataflow` or has an id starting with it" in stop.stderr
     bad_name = nerve("run", "x.yml", "--name", "two words")
     assert bad_name.returncode != 0 and "use letters, digits" in bad_name.stderr
+
+
+def test_logs_of_a_run_that_ended(dataflows, tmp_path):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: hello
+            path: hello.py
+        """,
+        {"hello.py": "from nerve import Node\nnode = Node()\nprint('hello from the node', flush=True)\n"},
+    )
+    name = f"ended-{time.monotonic_ns()}"
+    first = dataflows.run(path, "--name", name)
+    assert first.returncode == 0, first.output
+    assert named(name) is None, "the run should have ended"
+    for which in (name, first.run_id()[:13]):
+        logs = nerve("logs", which, "hello", "--follow")
+        assert logs.returncode == 0, logs.stderr
+        assert logs.stdout == "hello from the node\n", logs.stdout
+
+    # A run whose logs went elsewhere is found there.
+    elsewhere = tmp_path / "elsewhere"
+    second = dataflows.run(path, "--log-dir", str(elsewhere))
+    assert second.returncode == 0, second.output
+    logs = nerve("logs", second.run_id(), "hello")
+    assert logs.returncode == 0 and logs.stdout == "hello from the node\n", logs.stderr
+
+    no_node = nerve("logs", name, "helo")
+    assert no_node.returncode != 0
+    assert f"{name} ({first.run_id()}) has ended and left no log of node `helo`" in no_node.stderr, no_node.stderr
+    assert "(logs there: hello)" in no_node.stderr, no_node.stderr
+    unknown = nerve("logs", "no-such-run", "hello")
+    assert unknown.returncode != 0
+    assert "no dataflow that runs or ran on this host is called `no-such-run`" in unknown.stderr, unknown.stderr
+    assert "out/<run id>/<node>.log" in unknown.stderr, unknown.stderr

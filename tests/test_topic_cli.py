@@ -49,6 +49,14 @@ def test_list_shows_a_topic_while_its_publisher_lives() -> None:
     assert topic not in listed("--domain", "3")
 
 
+def test_list_says_when_there_are_no_topics() -> None:
+    # A domain no other test uses: nothing there.
+    domain = str(4_000_000_000 + os.getpid() % 100_000)
+    run = topic_cmd("list", "--domain", domain)
+    assert run.returncode == 0 and run.stdout == "", run.stdout
+    assert f"no topics in domain {domain} on this host" in run.stderr, run.stderr
+
+
 def test_echo_prints_count_messages_with_their_values() -> None:
     topic = unique_topic("echo")
     # Messages 14, 15 and 16 hold 15, 16 and 17 values: the last one is cut after 16.
@@ -243,7 +251,8 @@ def test_pub_sends_typed_values_with_metadata_at_a_rate() -> None:
         assert sub.stdout is not None
         assert sub.stdout.readline().strip() == "ready", sub.stderr
         run = topic_cmd(
-            "pub", topic, "[1, 2]", "--type", "Int32", "--metadata", '{"k": "v"}', "--rate", "20", "--count", "3"
+            # A type name in any case: int32 is Int32.
+            "pub", topic, "[1, 2]", "--type", "int32", "--metadata", '{"k": "v"}', "--rate", "20", "--count", "3"
         )
         assert run.returncode == 0, run.stderr
         assert f"sent 3 message(s) on `{topic}`" in run.stderr, run.stderr
@@ -257,3 +266,31 @@ def test_pub_refuses_values_that_do_not_fit_the_type() -> None:
     run = topic_cmd("pub", unique_topic("bad"), '["x"]', "--type", "Int32", "--wait", "0")
     assert run.returncode != 0
     assert "the values are not all Int32" in run.stderr, run.stderr
+
+
+def test_pub_says_when_nothing_was_delivered_and_waits_for_a_subscriber_with_wait() -> None:
+    lonely = unique_topic("lonely")
+    run = topic_cmd("pub", lonely, "[1]", "--wait", "0.2")
+    assert run.returncode == 1, run.stderr
+    assert f"nothing was delivered: `{lonely}` had no subscriber" in run.stderr, run.stderr
+    assert "`--wait SECS` waits longer" in run.stderr and "sent 1" not in run.stderr, run.stderr
+
+    # With --wait, a subscriber that comes only after the publisher gets the message.
+    topic = unique_topic("late")
+    pub = subprocess.Popen(
+        nerve_cmd("topic", "pub", topic, "[7]", "--wait", "60"), stderr=subprocess.PIPE, text=True, encoding="utf-8"
+    )
+    sub = None
+    try:
+        wait_for(lambda: topic in listed(), what="the publisher in `nerve topic list`")
+        code = f"import nerve\ns = nerve.Subscriber({topic!r})\nprint(s.recv(timeout=60)['value'].to_pylist())\n"
+        sub = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        _, err = pub.communicate(timeout=60)
+        assert pub.returncode == 0, err
+        assert f"sent 1 message(s) on `{topic}`" in err and "lost" not in err, err
+        out, _ = sub.communicate(timeout=60)
+        assert out == "[7]\n", out
+    finally:
+        pub.kill()
+        if sub is not None:
+            sub.kill()

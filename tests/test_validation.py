@@ -104,10 +104,10 @@ CASES = {
         nodes:
           - id: a
             path: node.py
-            inputz: {}
+            inptus: {}
         """,
         ":4:",
-        "unknown key `inputz`",
+        "unknown key `inptus` (did you mean `inputs`? expected one of: id, ",
     ),
 }
 

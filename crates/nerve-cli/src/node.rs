@@ -109,7 +109,7 @@ fn info(run: &RunStatus, node: &NodeStatus) -> String {
     let config = &node.config;
     let mut s = String::new();
     let _ = writeln!(s, "node: {}", node.id);
-    let _ = writeln!(s, "dataflow: {} ({})", inspect::label(run), run.dataflow.display());
+    let _ = writeln!(s, "dataflow: {}", crate::runs::headline(run));
     let pid = node.pid.map_or_else(|| "-".to_owned(), |p| p.to_string());
     let _ = writeln!(s, "state: {}, pid {pid}, {} restart(s)", node.state, node.restarts);
     if let Some(path) = config.get("path").and_then(Value::as_str) {
@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(
             text,
             "node: detector\n\
-             dataflow: demo (0191-abc) (/robot/dataflow.yml)\n\
+             dataflow: demo (0191-abc): running, /robot/dataflow.yml\n\
              state: running, pid 42, 1 restart(s)\n\
              path: detector.py\n\
              inputs:\n  image <- camera/image  (queued 1/1, 7 dropped)\n  tick <- dora/timer/hz/30\n\

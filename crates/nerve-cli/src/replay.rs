@@ -38,8 +38,9 @@ pub struct ReplayArgs {
     #[arg(long, num_args = 1.., value_name = "NODE")]
     replace: Vec<String>,
     /// Keep the wall clock: by default the run's clock is the recording's time, which the
-    /// replayers set as they send (timers and `now()` of every node follow it).
-    #[arg(long)]
+    /// replayers set as they send (timers and `now()` of every node follow it). The opposite
+    /// of `--sim-time`, which a replay has anyway.
+    #[arg(long, conflicts_with = "sim_time")]
     real_time: bool,
     #[command(flatten)]
     run: RunFlags,

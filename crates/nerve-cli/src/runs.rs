@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use nerve_cluster::Cluster;
+use nerve_runtime::RuntimeError;
 use nerve_runtime::inspect::{self, RunStatus};
 
 use crate::cluster::NetArgs;
@@ -39,7 +40,8 @@ pub struct StopArgs {
 /// `nerve logs`.
 #[derive(Debug, clap::Args)]
 pub struct LogsArgs {
-    /// The dataflow's name (`--name`) or run id (a unique prefix is enough).
+    /// The dataflow's name (`--name`) or run id (a unique prefix is enough); a run that ended
+    /// on this host is found too.
     dataflow: String,
     /// The node whose output to print.
     node: String,
@@ -108,9 +110,15 @@ pub fn list(args: &ListArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
+/// How `nerve list` heads a run and `nerve node info` names a node's run, the same way in
+/// both: `name (run id): state, dataflow file`.
+pub(crate) fn headline(run: &RunStatus) -> String {
+    format!("{}: {}, {}", inspect::label(run), run.state.as_str(), run.dataflow.display())
+}
+
 fn table(run: &RunStatus) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{}: {}, {}", inspect::label(run), run.state.as_str(), run.dataflow.display());
+    let _ = writeln!(s, "{}", headline(run));
     if let Some(coordinator) = &run.coordinator {
         let _ = writeln!(s, "  on the cluster of {coordinator}");
     }
@@ -189,14 +197,32 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
     if let Some((cluster, uuid)) = on_cluster(&args.net, &args.dataflow, false)? {
         return logs_on_cluster(&cluster, &uuid, args);
     }
-    let (run, _) = inspect::find_node(&args.node, Some(&args.dataflow))?;
-    let path = run.log_dir.join(format!("{}.log", args.node));
+    let file_name = format!("{}.log", args.node);
+    let (path, run) = match inspect::find_node(&args.node, Some(&args.dataflow)) {
+        Ok((run, _)) => (run.log_dir.join(&file_name), Some(run)),
+        // A run that ended is found by the record it left as it started.
+        Err(RuntimeError::NoSuchRun { .. }) => {
+            let record = inspect::find_recorded(&args.dataflow)?;
+            let path = record.log_dir.join(&file_name);
+            if !path.exists() {
+                anyhow::bail!(
+                    "{} has ended and left no log of node `{}` in {} (logs there: {})",
+                    record.label(),
+                    args.node,
+                    record.log_dir.display(),
+                    logged_nodes(&record.log_dir)
+                );
+            }
+            (path, None)
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
     let mut out = std::io::stdout().lock();
     let mut buf = Vec::new();
     loop {
         // Whether the run was still going *before* this read, so its last lines are not missed.
-        let running = args.follow && inspect::is_running(&run);
+        let running = args.follow && run.as_ref().is_some_and(inspect::is_running);
         buf.clear();
         file.read_to_end(&mut buf)?;
         out.write_all(&buf)?;
@@ -207,6 +233,17 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
         // A log file is only ever appended to: the next read goes on from where this one ended.
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// The nodes with a log in `dir`, for an error message.
+fn logged_nodes(dir: &std::path::Path) -> String {
+    let mut nodes: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries.flatten().filter_map(|e| e.file_name().to_str()?.strip_suffix(".log").map(str::to_owned)).collect()
+        })
+        .unwrap_or_default();
+    nodes.sort();
+    if nodes.is_empty() { "none".to_owned() } else { nodes.join(", ") }
 }
 
 /// A node's log read on its machine through the coordinator, piece by piece.

@@ -63,7 +63,8 @@ struct PubArgs {
     /// Exit after this many messages [default: 1 without --rate, else until Ctrl-C].
     #[arg(long, value_name = "N", value_parser = at_least::<1>)]
     count: Option<u64>,
-    /// Seconds to wait for a first subscriber before sending (a message sent to nobody is lost).
+    /// Seconds to wait for a first subscriber before sending: a message sent to nobody is lost,
+    /// and if every one was, the command says so and exits with 1.
     #[arg(long, default_value_t = 2.0, value_name = "SECS")]
     wait: f64,
     /// Domain of the topic.
@@ -188,14 +189,15 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
     let publisher =
         Publisher::new(&args.topic, options).with_context(|| format!("cannot publish on topic `{}`", args.topic))?;
     let stop = StopSignal::install()?;
-    // Subscribers are found asynchronously: give them a moment to be seen.
-    let deadline = Instant::now() + secs(args.wait, "wait")?;
-    while publisher.subscriber_count() == 0 && Instant::now() < deadline && !stop.raised() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let wait = secs(args.wait, "wait")?;
+    wait_for_a_subscriber(&publisher, wait, &stop);
     let mut next = Instant::now();
-    let mut sent = 0u64;
+    let (mut sent, mut undelivered) = (0u64, 0u64);
     while count.is_none_or(|c| sent < c) && !stop.raised() {
+        // A topic keeps no history: what is sent while nobody subscribes is lost.
+        if publisher.subscriber_count() == 0 {
+            undelivered += 1;
+        }
         publisher.send(&data, &params).with_context(|| format!("sending on topic `{}`", publisher.topic()))?;
         sent += 1;
         if let Some(period) = period {
@@ -206,8 +208,38 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
             }
         }
     }
-    eprintln!("nerve: sent {sent} message(s) on `{}`", publisher.topic());
+    let topic = publisher.topic();
+    if sent > 0 && undelivered == sent {
+        eprintln!(
+            "nerve: nothing was delivered: `{topic}` had no subscriber (waited {wait:?} for one; `--wait SECS` waits longer)"
+        );
+        return Ok(1);
+    }
+    if undelivered > 0 {
+        eprintln!(
+            "nerve: sent {sent} message(s) on `{topic}`; {undelivered} of them found no subscriber and were lost"
+        );
+    } else {
+        eprintln!("nerve: sent {sent} message(s) on `{topic}`");
+    }
     Ok(0)
+}
+
+/// Waits up to `wait` until `publisher` reaches a subscriber (or Ctrl-C): subscribers are found
+/// asynchronously, so even one that exists already takes a moment to be seen.
+fn wait_for_a_subscriber(publisher: &Publisher, wait: Duration, stop: &StopSignal) {
+    let deadline = Instant::now() + wait;
+    let arrivals = publisher.arrivals();
+    loop {
+        // Read before the count is checked, so that a subscriber joining in between wakes the wait.
+        let seen = arrivals.count();
+        let left = deadline.saturating_duration_since(Instant::now());
+        if publisher.subscriber_count() > 0 || left.is_zero() || stop.raised() {
+            return;
+        }
+        // In short steps, so that Ctrl-C is seen at once.
+        let _ = arrivals.wait_past(seen, left.min(POLL));
+    }
 }
 
 pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
@@ -216,7 +248,13 @@ pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Resu
 
 fn list(domain: u32, verbose: bool) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
-    for (topic, entries) in nerve_topic::registry::topics(domain) {
+    let topics = nerve_topic::registry::topics(domain);
+    if topics.is_empty() {
+        // On standard error: what standard output lists stays topic names only, for scripts.
+        eprintln!("nerve: no topics in domain {domain} on this host");
+        return Ok(0);
+    }
+    for (topic, entries) in topics {
         let line = if verbose {
             format!("{topic}  {}, {}", endpoints(&entries, Kind::Pub), endpoints(&entries, Kind::Sub))
         } else {

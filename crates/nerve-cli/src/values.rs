@@ -30,7 +30,7 @@ pub(crate) fn json_array(json: &str, data_type: Option<&str>) -> anyhow::Result<
         one => vec![one],
     };
     let target = match data_type {
-        Some(name) => DataType::from_str(name).map_err(|e| anyhow::anyhow!("--type {name}: {e}"))?,
+        Some(name) => named_type(name)?,
         None if items.iter().all(|v| v.is_i64()) => DataType::Int64,
         None if items.iter().all(serde_json::Value::is_number) => DataType::Float64,
         None if items.iter().all(serde_json::Value::is_boolean) => DataType::Boolean,
@@ -46,4 +46,56 @@ pub(crate) fn json_array(json: &str, data_type: Option<&str>) -> anyhow::Result<
         .collect();
     let options = arrow_cast::CastOptions { safe: false, ..Default::default() };
     arrow_cast::cast_with_options(&text, &target, &options).with_context(|| format!("the values are not all {target}"))
+}
+
+/// The types a name picks whatever its case (`int64` as `Int64`); others, with parameters
+/// (`Timestamp(Second, None)`), are written as Arrow prints them.
+const NAMED_TYPES: [DataType; 17] = [
+    DataType::Boolean,
+    DataType::Int8,
+    DataType::Int16,
+    DataType::Int32,
+    DataType::Int64,
+    DataType::UInt8,
+    DataType::UInt16,
+    DataType::UInt32,
+    DataType::UInt64,
+    DataType::Float16,
+    DataType::Float32,
+    DataType::Float64,
+    DataType::Utf8,
+    DataType::LargeUtf8,
+    DataType::Binary,
+    DataType::LargeBinary,
+    DataType::Date32,
+];
+
+/// The Arrow type `--type` names.
+fn named_type(name: &str) -> anyhow::Result<DataType> {
+    if let Some(named) = NAMED_TYPES.iter().find(|t| t.to_string().eq_ignore_ascii_case(name)) {
+        return Ok(named.clone());
+    }
+    DataType::from_str(name).map_err(|e| {
+        let names: Vec<String> = NAMED_TYPES.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!("--type {name}: {e} (types by name, in any case: {})", names.join(", "))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_are_taken_in_any_case() {
+        for name in ["Int64", "int64", "INT64"] {
+            assert_eq!(named_type(name).ok(), Some(DataType::Int64), "{name}");
+        }
+        assert_eq!(named_type("utf8").ok(), Some(DataType::Utf8));
+        assert!(named_type("Timestamp(Second, None)").is_ok());
+        let unknown = named_type("int65").map_err(|e| e.to_string());
+        assert!(
+            unknown.as_ref().is_err_and(|e| e.contains("types by name, in any case: Boolean, Int8")),
+            "{unknown:?}"
+        );
+    }
 }

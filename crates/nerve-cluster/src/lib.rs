@@ -27,6 +27,7 @@
 //! # Ok::<(), nerve_cluster::ClusterError>(())
 //! ```
 
+mod bound;
 pub mod bridge;
 mod client;
 pub mod coordinator;

@@ -84,7 +84,7 @@ impl NetOptions {
             },
             Role::Coordinator | Role::Daemon => ClusterError::Network(e.to_string()),
         })?;
-        Ok((network, listen.unwrap_or_default()))
+        Ok((network, crate::bound::with_bound_ports(listen.unwrap_or_default())))
     }
 
     /// The Zenoh configuration of `role`.

@@ -25,6 +25,12 @@ pub enum RuntimeMessage {
         /// Input id.
         input: String,
     },
+    /// The producer of this input, a `path: dynamic` node that had left, joined again: its
+    /// messages arrive again, and its next leave closes the input again.
+    InputReopened {
+        /// Input id.
+        input: String,
+    },
     /// The run's status, for a tool that asked.
     Status(Box<crate::run_status::RunStatus>),
     /// A tool's parameter request, forwarded to the node; the node answers with

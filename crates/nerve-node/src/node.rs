@@ -166,6 +166,7 @@ impl Node {
                     break;
                 }
                 RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+                RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
                 RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
@@ -432,6 +433,7 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
         match frame::read::<RuntimeMessage>(&mut reader) {
             Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
             Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
+            Ok(RuntimeMessage::InputReopened { input }) => shared.push_control(Control::InputReopened(input)),
             // On this thread: a callback that takes long delays only the tool that asked.
             Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),

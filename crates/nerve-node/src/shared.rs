@@ -21,6 +21,7 @@ use crate::params::Params;
 pub(crate) enum Control {
     Stop,
     InputClosed(String),
+    InputReopened(String),
     Error(String),
 }
 

@@ -317,6 +317,12 @@ impl EventStream {
                         s.closing = true;
                     }
                 }
+                Control::InputReopened(id) => {
+                    if let Some(s) = self.slots.iter_mut().find(|s| s.id == id) {
+                        s.closing = false;
+                        s.closed = false;
+                    }
+                }
             }
         }
         if let Some(polled) = self.poll_timers() {

@@ -90,8 +90,17 @@ pub enum RuntimeError {
         /// The runs there are, named.
         running: String,
     },
-    /// Several running dataflows have ids starting with this.
-    #[error("`{name}` matches several running dataflows: {candidates}; give more of the id")]
+    /// No run of this host, running or ended, has this name or id, as far as its records go.
+    #[error(
+        "no dataflow that runs or ran on this host is called `{name}` or has an id starting with it; \
+         a run's logs are the files out/<run id>/<node>.log in its dataflow's folder (or in its --log-dir)"
+    )]
+    NoRecordOfRun {
+        /// What was asked for.
+        name: String,
+    },
+    /// Several dataflows have ids starting with this.
+    #[error("`{name}` matches several dataflows: {candidates}; give more of the id")]
     AmbiguousRun {
         /// What was asked for.
         name: String,

@@ -1,10 +1,10 @@
 //! Finding the dataflows running on this host and talking to them, for `nerve list`,
 //! `nerve stop`, `nerve logs`, `nerve node` and `nerve param`: every run answers on its
-//! control socket.
+//! control socket. A run that ended is found by the record it left as it started.
 
 use std::io::BufReader;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nerve_message::frame;
@@ -14,6 +14,80 @@ pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus
 use nerve_message::runtime_to_node::RuntimeMessage;
 
 use crate::error::RuntimeError;
+
+/// How many records of runs [`remember`] keeps: the newest.
+const REMEMBERED_RUNS: usize = 200;
+
+/// What a run on this host left to be found by once it ended: where its logs are.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RunRecord {
+    /// Its run id.
+    pub run_id: String,
+    /// Its `--name`, if it had one.
+    pub name: Option<String>,
+    /// Its dataflow file.
+    pub dataflow: PathBuf,
+    /// Its log folder: `<node>.log` for each node nerve started.
+    pub log_dir: PathBuf,
+}
+
+impl RunRecord {
+    /// How error messages name the run: its name and id, or its id.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match &self.name {
+            Some(name) => format!("{name} ({})", self.run_id),
+            None => self.run_id.clone(),
+        }
+    }
+}
+
+/// Where the records of this host's runs are kept.
+fn records_dir() -> PathBuf {
+    nerve_message::runtime_dir().join("runs")
+}
+
+/// Leaves the record of a run that starts, so that tools find its logs once it ended, and
+/// forgets the oldest records past [`REMEMBERED_RUNS`].
+pub(crate) fn remember(record: &RunRecord) -> std::io::Result<()> {
+    let dir = records_dir();
+    nerve_message::private_dir(&dir)?;
+    std::fs::write(dir.join(format!("{}.json", record.run_id)), serde_json::to_vec(record)?)?;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)?.flatten().map(|e| e.path()).collect();
+    // Run ids sort by time: the oldest come first.
+    files.sort();
+    for old in files.iter().take(files.len().saturating_sub(REMEMBERED_RUNS)) {
+        std::fs::remove_file(old)?;
+    }
+    Ok(())
+}
+
+/// The run of this host, running or ended, called `name` (the newest of that name), or whose
+/// run id is or starts with it, from the records runs leave as they start.
+///
+/// # Errors
+/// [`RuntimeError::NoRecordOfRun`] or [`RuntimeError::AmbiguousRun`].
+pub fn find_recorded(name: &str) -> Result<RunRecord, RuntimeError> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(records_dir())
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    // A record half written by a run starting this instant is skipped, as is any unreadable one.
+    let records: Vec<RunRecord> =
+        files.iter().filter_map(|f| serde_json::from_slice(&std::fs::read(f).ok()?).ok()).collect();
+    if let Some(newest) = records.iter().rev().find(|r| r.name.as_deref() == Some(name)) {
+        return Ok(newest.clone());
+    }
+    let matches: Vec<&RunRecord> = records.iter().filter(|r| !name.is_empty() && r.run_id.starts_with(name)).collect();
+    match matches.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] => Err(RuntimeError::NoRecordOfRun { name: name.to_owned() }),
+        many => Err(RuntimeError::AmbiguousRun {
+            name: name.to_owned(),
+            candidates: many.iter().map(|r| r.run_id.clone()).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
 
 /// Every dataflow running on this host for this user, oldest first (run ids sort by time).
 #[must_use]

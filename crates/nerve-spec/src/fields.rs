@@ -8,7 +8,20 @@ fn expected_one_of(keys: &[&str]) -> String {
 }
 
 pub(crate) fn unknown_key(p: &mut Problems, key: &Node, field: &str, keys: &[&str]) {
-    p.push(key.mark, field, format!("unknown key `{}` (expected one of: {})", key_str(key), expected_one_of(keys)));
+    let written = key_str(key);
+    let hint = nearest(written, keys).map(|k| format!("did you mean `{k}`? ")).unwrap_or_default();
+    p.push(key.mark, field, format!("unknown key `{written}` ({hint}expected one of: {})", expected_one_of(keys)));
+}
+
+/// The known key closest to `written`, if one is close enough to be a typo of it: a few
+/// letters wrong, missing, extra or swapped.
+fn nearest<'a>(written: &str, keys: &[&'a str]) -> Option<&'a str> {
+    let tolerated = (written.chars().count() / 3).max(1);
+    keys.iter()
+        .map(|k| (strsim::osa_distance(written, k), *k))
+        .filter(|&(distance, _)| distance <= tolerated)
+        .min_by_key(|&(distance, _)| distance)
+        .map(|(_, k)| k)
 }
 
 pub(crate) fn key_str(key: &Node) -> &str {

@@ -157,9 +157,22 @@ impl Run<'_> {
             );
         }
         let rt = &self.nodes[i];
+        let dynamic = rt.pid.is_none() && self.df.nodes[i].path == NodePath::Dynamic;
         match rt.state {
-            NodeState::Connected { .. } | NodeState::Exited(_) => {
+            NodeState::Connected { .. } => {
                 return refuse(&mut stream, format!("node `{node_id}` is already connected"));
+            }
+            // A node started by hand may leave and join again (a viewer restarted at will) for
+            // as long as the run lasts.
+            NodeState::Exited(_) if dynamic => {
+                if self.phase.stopping_since().is_some() {
+                    return refuse(&mut stream, "the dataflow is stopping".to_owned());
+                }
+                self.rejoin(i);
+            }
+            NodeState::Exited(_) => {
+                let state = self.node_state(i);
+                return refuse(&mut stream, format!("node `{node_id}` is started by nerve and has ended ({state})"));
             }
             // Its process is gone; the one its restart starts registers itself.
             NodeState::Restarting { .. } => {
@@ -167,7 +180,7 @@ impl Run<'_> {
             }
             NodeState::Unconnected => {}
         }
-        match (rt.pid, &self.df.nodes[i].path) {
+        match (self.nodes[i].pid, &self.df.nodes[i].path) {
             (None, NodePath::Dynamic) => {}
             (None, _) => return refuse(&mut stream, format!("node `{node_id}` was not started")),
             (Some(spawned), _) => {
@@ -192,6 +205,7 @@ impl Run<'_> {
             return None;
         }
         self.nodes[i].state = NodeState::Connected { control: stream, ready: false };
+        self.nodes[i].registered = true;
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }

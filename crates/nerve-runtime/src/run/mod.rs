@@ -43,6 +43,7 @@ use crate::cpu_latency::CpuLatency;
 use crate::drops::DropWatch;
 use crate::error::RuntimeError;
 use crate::event::Ev;
+use crate::inspect::RunRecord;
 use crate::logs::LogSink;
 use crate::params::ParamRelay;
 use crate::plan::Plan;
@@ -116,7 +117,8 @@ fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, Runtime
     }
     .watch(names.prefix(), &socket);
     let result = run_inner(df, opts, &run_id, &names, &socket, programs, reaper);
-    // Whatever happened, nothing of the run stays in /dev/shm or the runtime folder.
+    // Whatever happened, nothing of the run stays in /dev/shm or the runtime folder but its
+    // record (for `nerve logs` of the ended run).
     let removed = names.sweep();
     tracing::debug!(removed, "shared memory removed");
     let _ = std::fs::remove_file(&socket);
@@ -145,6 +147,18 @@ fn run_inner(
     }
     let log_dir = opts.log_dir.clone().unwrap_or_else(|| df.base_dir.join("out").join(run_id));
     std::fs::create_dir_all(&log_dir).map_err(|source| RuntimeError::Logs { path: log_dir.clone(), source })?;
+    // Absolute: the record is read from any folder.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_owned());
+    let record = RunRecord {
+        run_id: run_id.to_owned(),
+        name: opts.name.clone(),
+        dataflow: absolute(&df.file),
+        log_dir: absolute(&log_dir),
+    };
+    if let Err(e) = crate::inspect::remember(&record) {
+        // Only `nerve logs` of the ended run needs it, and the log folder still holds the logs.
+        tracing::warn!(error = %e, "cannot leave a record of this run for `nerve logs` after it ends");
+    }
     let mut starters = Vec::new();
     for (node, prog) in df.nodes.iter().zip(programs) {
         starters.push(match prog {

@@ -76,6 +76,9 @@ pub(super) struct NodeRt {
     pub(super) id: String,
     /// The process nerve started for it last; `None` for a node started by hand.
     pub(super) pid: Option<u32>,
+    /// That process registered on the run's socket: one that exits without having done so
+    /// never created a nerve node, which is said at once rather than at the ready timeout.
+    pub(super) registered: bool,
     pub(super) generation: Generation,
     pub(super) state: NodeState,
     pub(super) closed_outputs: HashSet<usize>,
@@ -101,6 +104,7 @@ impl NodeRt {
         Self {
             id,
             pid: None,
+            registered: false,
             generation: 0,
             state: NodeState::Unconnected,
             closed_outputs: HashSet::new(),

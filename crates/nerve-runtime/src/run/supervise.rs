@@ -15,6 +15,10 @@ use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
 
+/// What a node process that never connected to its run most likely misses.
+pub(super) const NO_NODE_HINT: &str =
+    "does it create a nerve Node (`Node()` in Python, `Node::init_from_env()` in Rust)?";
+
 impl Run<'_> {
     /// Starts node `i`'s process (again, for a restart), if nerve starts it at all.
     pub(super) fn spawn_node(&mut self, i: usize) -> Result<(), RuntimeError> {
@@ -36,6 +40,7 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         rt.generation += 1;
         rt.pid = Some(pid);
+        rt.registered = false;
         rt.spawned_at = Some(Instant::now());
         let (tx, generation) = (self.events.clone(), rt.generation);
         std::thread::spawn(move || {
@@ -57,6 +62,13 @@ impl Run<'_> {
         } else {
             Outcome::Failed(format!("exit code {}", status.code().unwrap_or(-1)))
         };
+        if !rt.registered && !rt.killed {
+            let how = match &outcome {
+                Outcome::Failed(how) => how.as_str(),
+                _ => "exit code 0",
+            };
+            tracing::warn!(node = %rt.id, "exited ({how}) without connecting to the run: {NO_NODE_HINT}");
+        }
         match &outcome {
             Outcome::Finished => tracing::info!(node = %rt.id, "finished"),
             Outcome::KilledAfterGrace => {
@@ -135,6 +147,23 @@ impl Run<'_> {
         self.nodes[i].pending_closed = closed;
     }
 
+    /// Node `i`, started by hand, left and now joins again: its queues take messages again,
+    /// and its outputs, closed when it left, reach their readers again. What the old process
+    /// had in flight is told apart from the new one's by the generation.
+    pub(super) fn rejoin(&mut self, i: usize) {
+        tracing::info!(node = %self.nodes[i].id, "joins again");
+        self.nodes[i].generation += 1;
+        self.nodes[i].state = NodeState::Unconnected;
+        self.reopen_inputs(i);
+        let outputs: Vec<usize> = self.nodes[i].closed_outputs.drain().collect();
+        for o in outputs {
+            let edges = self.plan.outputs[i][o].1.clone();
+            for e in edges {
+                self.tell_input_reopened(e.reader, e.input);
+            }
+        }
+    }
+
     /// Node `i` is gone: free what it held, tell its readers, and see whether the run can
     /// start (or must abort) without it.
     pub(super) fn finish_node(&mut self, i: usize, outcome: Outcome) {
@@ -146,8 +175,14 @@ impl Run<'_> {
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
         if failed_early && self.phase.stopping_since().is_none() {
-            let id = self.nodes[i].id.clone();
-            self.abort(format!("node `{id}` exited before the dataflow started"));
+            let rt = &self.nodes[i];
+            let hint = if rt.pid.is_some() && !rt.registered {
+                format!(" without connecting to the run: {NO_NODE_HINT}")
+            } else {
+                String::new()
+            };
+            let id = rt.id.clone();
+            self.abort(format!("node `{id}` exited before the dataflow started{hint}"));
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
@@ -197,6 +232,20 @@ impl Run<'_> {
             self.inboxes[i].ring(queue).close();
             self.nodes[i].closed_inputs.insert(input.clone());
             self.tell_input_closed(i, input.clone());
+        }
+    }
+
+    /// Tells node `i` that its input `input`, closed when its producer left, is open again,
+    /// unless it was closed for good from outside.
+    pub(super) fn tell_input_reopened(&mut self, i: usize, input: String) {
+        let reader = &mut self.nodes[i];
+        if reader.closed_inputs.contains(&input) {
+            return;
+        }
+        match reader.state {
+            NodeState::Exited(_) => {}
+            NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputReopened { input }),
+            NodeState::Unconnected | NodeState::Restarting { .. } => reader.pending_closed.retain(|c| *c != input),
         }
     }
 
