@@ -25,12 +25,9 @@ def main() -> int:
     ap.add_argument("--no-wait", action="store_true")
     args = ap.parse_args()
     pub = nerve.Publisher(args.topic, domain=args.domain, scope=args.scope)
-    deadline = time.monotonic() + 20
-    while not args.no_wait and pub.subscriber_count == 0:
-        if time.monotonic() > deadline:
-            print("no subscriber", file=sys.stderr)
-            return 1
-        time.sleep(0.005)
+    if not args.no_wait and not pub.wait_for_subscribers(1, timeout=20):
+        print("no subscriber", file=sys.stderr)
+        return 1
     start = time.monotonic()
     for i in range(args.first, args.first + args.count):
         value = np.full(1 + i % 1000, i, dtype=np.uint32)

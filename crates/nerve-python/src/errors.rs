@@ -37,7 +37,10 @@ pub(crate) fn to_py(e: &NodeError) -> PyErr {
         | NodeError::Refused { .. } => ConnectError::new_err(msg),
         NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
         NodeError::TooLarge { .. } => PyValueError::new_err(msg),
-        NodeError::LockMemory(_) | NodeError::NotSimTime => NerveError::new_err(msg),
+        NodeError::LockMemory(_)
+        | NodeError::NotSimTime
+        | NodeError::NoServer { .. }
+        | NodeError::ServerEnded { .. } => NerveError::new_err(msg),
         NodeError::Shm(_) | NodeError::Control(_) | NodeError::Protocol(_) => SendError::new_err(msg),
         NodeError::Topic(e) => topic_error(e),
     }

@@ -142,6 +142,7 @@ impl Run<'_> {
         self.nodes[i].state = NodeState::Exited(outcome);
         let (id, state) = (self.nodes[i].id.clone(), self.node_state(i));
         self.params.node_gone(i, &id, &state);
+        self.tell_callers(i, &state);
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
@@ -151,6 +152,27 @@ impl Run<'_> {
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
+        }
+    }
+
+    /// Node `i`, which ended for good as `state` says, may serve what others call: each
+    /// connected node that calls a service or action it declares serving is told, so one still
+    /// waiting for that server fails at once, naming it, instead of at its timeout.
+    fn tell_callers(&mut self, i: usize, state: &str) {
+        let (serves, acts) = (&self.df.nodes[i].services.serve, &self.df.nodes[i].actions.serve);
+        if serves.is_empty() && acts.is_empty() {
+            return;
+        }
+        let callers: Vec<usize> = (0..self.nodes.len())
+            .filter(|&j| j != i && self.nodes[j].connected())
+            .filter(|&j| {
+                let n = &self.df.nodes[j];
+                n.services.call.iter().any(|s| serves.contains(s)) || n.actions.call.iter().any(|a| acts.contains(a))
+            })
+            .collect();
+        let msg = RuntimeMessage::ServerNodeEnded { node: self.nodes[i].id.clone(), outcome: state.to_owned() };
+        for j in callers {
+            self.send(j, &msg);
         }
     }
 
