@@ -82,7 +82,7 @@ def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
     topic = unique_topic("slow")
     slow = nerve.Subscriber(topic, queue_size=5)
     fast = nerve.Subscriber(topic, queue_size=1000)
-    proc = publish_topic(topic, 0, 100)
+    proc = publish_topic(topic, 0, 100, "--subscribers", "2")
     for i in range(100):
         check(fast.recv(10), i)
     finish(proc)
