@@ -188,10 +188,14 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
     let publisher =
         Publisher::new(&args.topic, options).with_context(|| format!("cannot publish on topic `{}`", args.topic))?;
     let stop = StopSignal::install()?;
-    // Subscribers are found asynchronously: give them a moment to be seen.
+    // Subscribers are found asynchronously: give them a moment to be seen. The wait wakes as
+    // one links, and looks for Ctrl-C between short waits.
     let deadline = Instant::now() + secs(args.wait, "wait")?;
-    while publisher.subscriber_count() == 0 && Instant::now() < deadline && !stop.raised() {
-        std::thread::sleep(Duration::from_millis(20));
+    while !stop.raised() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || publisher.wait_for_subscribers(1, left.min(POLL)) {
+            break;
+        }
     }
     let mut next = Instant::now();
     let mut sent = 0u64;

@@ -328,8 +328,8 @@ impl Publisher {
 
     /// Counts the subscribers that joined this publisher — in this process, linked from
     /// another process of the host, announced by another host — and wakes waiters on each.
-    /// A publisher of data that late subscribers must get (a map, static transforms) waits on
-    /// it and sends that data again.
+    /// A publisher whose late subscribers need more than its last message (which a latched
+    /// publisher hands them) waits on it and sends that data again.
     ///
     /// ```no_run
     /// use std::time::Duration;
