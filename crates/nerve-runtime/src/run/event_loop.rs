@@ -196,6 +196,7 @@ impl Run<'_> {
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }
+        self.tell_of_ended_servers(i);
         if self.phase.stopping_since().is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }
