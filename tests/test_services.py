@@ -137,3 +137,77 @@ def test_a_program_may_end_while_its_call_async_callbacks_run(tmp_path):
         client.kill()
         server.close()
     assert client.returncode == 0 and out == "callback ended\n", (client.returncode, out)
+
+
+ADDER = """
+import os
+import numpy as np
+import nerve
+
+node = nerve.Node()
+for event in node:
+    if event["type"] == "INPUT" and event["id"] == "tick" and os.environ["SERVE"] == "no":
+        raise SystemExit(3)  # ends before it serves
+    if event["type"] == "INPUT" and event["id"] == "tick" and "service" not in globals():
+        # Serves only from its first tick, well after the run started: a caller that did not
+        # wait for it calls first.
+        service = nerve.Service(os.environ["NAME"], lambda r: np.array([sum(r["value"].to_pylist())]))
+        action = nerve.ActionServer(os.environ["NAME"], lambda goal: np.array([2 * goal.request["value"][0].as_py()]))
+    if event["type"] == "INPUT" and event["id"] == "done":
+        break
+"""
+
+CALLER = """
+import os
+import numpy as np
+import nerve
+
+node = nerve.Node()  # returns once the service and the action it calls have a server
+reply = nerve.Client(os.environ["NAME"]).call(np.array([1, 2, 3]), timeout=10)
+print("sum", reply["value"].to_pylist(), flush=True)
+goal = nerve.ActionClient(os.environ["NAME"]).send_goal(np.array([21]), timeout=10)
+print("result", goal.result(timeout=10)["value"].to_pylist(), flush=True)
+node.send_output("done", b"")
+"""
+
+
+def calling_dataflow(dataflows, name: str, serve: str, caller_restart: str = "never") -> Path:
+    return dataflows.write(
+        f"""
+        nodes:
+          - id: adder
+            path: adder.py
+            env: {{NAME: {name}, SERVE: "{serve}"}}
+            inputs: {{tick: timer/millis/500, done: caller/done}}
+            services: {{serve: [{name}]}}
+            actions: {{serve: [{name}]}}
+          - id: caller
+            path: caller.py
+            env: {{NAME: {name}}}
+            restart: {caller_restart}
+            outputs: [done]
+            services: {{call: [{name}]}}
+            actions: {{call: [{name}]}}
+        """,
+        {"adder.py": ADDER, "caller.py": CALLER},
+    )
+
+
+def test_a_node_that_calls_a_service_starts_once_its_server_serves(dataflows):
+    name = unique_topic("gated")
+    run = dataflows.run(calling_dataflow(dataflows, name, "yes"))
+    assert run.returncode == 0, run.output
+    said = [line for line in run.node_lines("caller") if line.startswith(("sum", "result"))]
+    assert said == ["sum [6]", "result [42]"], run.output
+
+
+def test_a_caller_fails_naming_the_service_when_its_server_node_ends_before_serving(dataflows):
+    """The caller waits for its server when the adder ends: it fails at once, naming both; its
+    restart, which registers after the adder ended, is told so on registering and fails the same
+    way (not after the ready timeout, with another reason)."""
+    name = unique_topic("never-served")
+    restart = "{policy: on-failure, max_restarts: 1, delay: 10ms}"
+    run = dataflows.run(calling_dataflow(dataflows, name, "no", restart), "--ready-timeout", "30")
+    assert run.returncode != 0, run.output
+    said = f"node `caller` calls service `{name}`, but node `adder`, which serves it, ended (failed (exit code 3))"
+    assert run.output.count(said) == 2, run.output

@@ -82,7 +82,7 @@ def test_a_slow_subscriber_loses_its_oldest_and_never_stalls_another() -> None:
     topic = unique_topic("slow")
     slow = nerve.Subscriber(topic, queue_size=5)
     fast = nerve.Subscriber(topic, queue_size=1000)
-    proc = publish_topic(topic, 0, 100)
+    proc = publish_topic(topic, 0, 100, "--subscribers", "2")
     for i in range(100):
         check(fast.recv(10), i)
     finish(proc)
@@ -182,7 +182,7 @@ def reader_process(tmp_path: Path, topic: str, shown: str) -> tuple[subprocess.P
     script.write_text(f"import sys, nerve\ns = nerve.Subscriber(sys.argv[1])\nm = s.recv(30)\nprint({shown})\n")
     reader = subprocess.Popen([sys.executable, str(script), topic], stdout=subprocess.PIPE, text=True)
     pub = nerve.Publisher(topic)
-    wait_for(lambda: pub.subscriber_count == 2, what="the reader process to link")
+    assert pub.wait_for_subscribers(2, timeout=30), "the reader process never linked"
     return reader, pub
 
 
@@ -303,9 +303,9 @@ def test_pyarrow_values_cross_processes_with_their_type(tmp_path: Path) -> None:
     sub = nerve.Subscriber(topic)
     script = tmp_path / "writer.py"
     script.write_text(
-        "import sys, time, pyarrow as pa, nerve\n"
+        "import sys, pyarrow as pa, nerve\n"
         "p = nerve.Publisher(sys.argv[1])\n"
-        "while p.subscriber_count == 0: time.sleep(0.005)\n"
+        "assert p.wait_for_subscribers(timeout=60)\n"
         "p.send(pa.array(['left', None, 'right']), {'frame': 'base_link'})\n"
     )
     subprocess.run([sys.executable, str(script), topic], check=True, timeout=60)
@@ -384,7 +384,7 @@ def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) 
     run = dataflows.start(path)
     try:
         values = nerve.Publisher(topic_in)
-        wait_for(lambda: values.subscriber_count >= 1, what="the node to subscribe to its input topic")
+        assert values.wait_for_subscribers(1, timeout=30), "the node never subscribed to its input topic"
         wait_for(lambda: results.publisher_count >= 1, what="the node's output topic to link")
         for i in range(20):
             values.send(np.array([i, -i], dtype=np.int64), {"i": i})
@@ -414,3 +414,111 @@ def test_garbage_on_a_publishers_socket_does_not_disturb_it() -> None:
     for i in range(1, 400):
         check(sub.recv(30), i)
     finish(proc)
+
+
+def test_a_talker_that_waits_for_the_listener_loses_no_first_message(tmp_path: Path) -> None:
+    """The listener runs first; the talker starts, waits for it, and sends exactly one message:
+    the listener gets it (without the wait, it is sent before the link exists, to nobody)."""
+    topic = unique_topic("first-message")
+    listener = nerve.Subscriber(topic)
+    talker = tmp_path / "talker.py"
+    talker.write_text(
+        "import sys, nerve\n"
+        "p = nerve.Publisher(sys.argv[1])\n"
+        "assert not p.wait_for_subscribers(2, timeout=0.05), 'only one subscriber exists'\n"
+        "assert p.wait_for_subscribers(timeout=60), 'the listener never linked'\n"
+        "p.send(b'first')\n"
+    )
+    subprocess.run([sys.executable, str(talker), topic], check=True, timeout=60)
+    assert (first := listener.recv(30)) is not None, "the first message was lost"
+    assert bytes(first["value"].to_numpy(zero_copy_only=True)) == b"first"
+    assert listener.recv(0) is None
+
+
+def test_wait_for_subscribers_returns_false_when_the_time_runs_out_and_refuses_bad_timeouts() -> None:
+    pub = nerve.Publisher(unique_topic("nobody"))
+    assert pub.wait_for_subscribers(timeout=0.05) is False
+    assert pub.wait_for_subscribers(0, timeout=0) is True
+    with pytest.raises(ValueError, match="timeout must be a non-negative number"):
+        pub.wait_for_subscribers(timeout=-1)
+    assert pub.latched is False
+
+
+LATCHED_TALKER = """
+import sys, nerve
+p = nerve.Publisher(sys.argv[1], latched=True)
+p.send([1, 2, 3])
+p.send([4, 5, 6])  # replaces [1, 2, 3] as the message kept for late subscribers
+print("sent", flush=True)
+sys.stdin.readline()  # the test's subscribers have their latched message
+p.send([7])
+print("sent again", flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_latched_topic_hands_its_last_message_to_each_late_subscriber_only(tmp_path: Path) -> None:
+    topic = unique_topic("latched")
+    script = tmp_path / "latched_talker.py"
+    script.write_text(LATCHED_TALKER)
+    talker = subprocess.Popen(
+        [sys.executable, str(script), topic], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert talker.stdin and talker.stdout
+    try:
+        assert talker.stdout.readline().strip() == "sent"
+        # Both subscribe after the sends; each gets the last message once, on linking.
+        first = nerve.Subscriber(topic)
+        assert (m := first.recv(30)) is not None, "a late subscriber got no latched message"
+        assert m["value"].to_pylist() == [4, 5, 6]
+        second = nerve.Subscriber(topic)
+        assert (m := second.recv(30)) is not None
+        assert m["value"].to_pylist() == [4, 5, 6]
+        talker.stdin.write("go\n")
+        talker.stdin.flush()
+        assert talker.stdout.readline().strip() == "sent again"
+        # The second one joining sent the first nothing again: its next message is the new one.
+        assert first.recv(30)["value"].to_pylist() == [7]
+        assert second.recv(30)["value"].to_pylist() == [7]
+        assert first.recv(0) is None and second.recv(0) is None
+    finally:
+        talker.stdin.close()
+        assert talker.wait(timeout=60) == 0
+
+
+def test_a_latched_publisher_hands_a_late_subscriber_of_its_process_the_very_object() -> None:
+    topic = unique_topic("latched-here")
+    pub = nerve.Publisher(topic, scope="process", latched=True)
+    assert pub.latched
+    grid = np.zeros((4, 4), dtype=np.int8)
+    pub.send(grid, {"frame": "map"})
+    late = nerve.Subscriber(topic, scope="process")
+    m = late.recv(0)
+    assert m is not None and m["value"] is grid and m["metadata"]["frame"] == "map"
+    assert late.recv(0) is None
+
+
+def test_a_latched_topic_reaches_a_late_subscriber_on_another_host(hosts, tmp_path: Path) -> None:
+    topic = unique_topic("latched-hosts")
+    script = tmp_path / "latched_talker.py"
+    script.write_text(LATCHED_TALKER)
+    listener = (
+        "import sys, nerve\n"
+        "s = nerve.Subscriber(sys.argv[1])\n"
+        "print('latched', s.recv(60)['value'].to_pylist(), flush=True)\n"
+        "print('next', s.recv(60)['value'].to_pylist(), flush=True)\n"
+    )
+    talker = hosts.popen(1, [sys.executable, str(script), topic], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert talker.stdin and talker.stdout
+    try:
+        assert talker.stdout.readline().strip() == "sent"
+        sub = hosts.popen(0, [sys.executable, "-c", listener, topic], stdout=subprocess.PIPE)
+        assert sub.stdout
+        assert sub.stdout.readline().strip() == "latched [4, 5, 6]"
+        talker.stdin.write("go\n")
+        talker.stdin.flush()
+        assert sub.stdout.readline().strip() == "next [7]", "the next message, not the latched one again"
+        assert sub.wait(timeout=60) == 0
+    finally:
+        talker.stdin.close()
+        assert talker.wait(timeout=60) == 0

@@ -7,7 +7,6 @@
 import argparse
 import sys
 import threading
-import time
 
 import nerve
 import numpy as np
@@ -19,9 +18,7 @@ parser.add_argument("--cancel-after", type=float)
 args = parser.parse_args()
 
 client = nerve.ActionClient(args.name)
-deadline = time.monotonic() + 20  # servers announce themselves as the session starts
-while client.server_count == 0 and time.monotonic() < deadline:
-    time.sleep(0.02)
+client.wait_for_server(timeout=20)  # servers announce themselves as the session starts
 
 try:
     goal = client.send_goal(np.array([args.n]), {"step_ms": 50})

@@ -2,17 +2,15 @@
 server's refusal (exit code 1). Meets the Rust `service-adder serve` and `server.py` alike."""
 
 import sys
-import time
 
 import nerve
 import numpy as np
 
 name, *values = sys.argv[1:] or ["add", "1", "2", "3"]
 client = nerve.Client(name)
-# Servers announce themselves asynchronously: give a fresh process a moment to hear one.
-deadline = time.monotonic() + 5
-while client.server_count == 0 and time.monotonic() < deadline:
-    time.sleep(0.02)
+# Servers announce themselves asynchronously: give a fresh process a moment to hear one (a
+# call without one fails at once, "no server").
+client.wait_for_server(timeout=5)
 try:
     reply = client.call(np.array([int(v) for v in values], dtype=np.int64), timeout=10.0)
 except nerve.ServiceError as e:

@@ -7,9 +7,7 @@ import nerve
 import numpy as np
 
 pub = nerve.Publisher("example/pose")
-deadline = time.monotonic() + 30
-while pub.subscriber_count == 0 and time.monotonic() < deadline:
-    time.sleep(0.01)
+pub.wait_for_subscribers(1, timeout=30)
 for i in range(50):
     pose = np.array([0.1 * i, 0.05 * i, math.sin(i / 10)])
     pub.send(pose, {"frame": "map", "last": i == 49})

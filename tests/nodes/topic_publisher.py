@@ -1,8 +1,8 @@
 """A standalone topic publisher for tests: sends numbered numpy arrays with a CRC.
 
-Usage: topic_publisher.py TOPIC FIRST COUNT [--domain N] [--scope S] [--rate HZ] [--forever]
+Usage: topic_publisher.py TOPIC FIRST COUNT [--domain N] [--scope S] [--rate HZ] [--subscribers N]
 Message ``i`` holds ``1 + i % 1000`` uint32 values, all equal to ``i``; metadata carries ``i``
-and the CRC of the bytes. Waits for a subscriber before the first send.
+and the CRC of the bytes. Waits for ``--subscribers`` subscribers (1) before the first send.
 """
 
 import argparse
@@ -22,15 +22,13 @@ def main() -> int:
     ap.add_argument("--domain", type=int, default=0)
     ap.add_argument("--scope", default="network")
     ap.add_argument("--rate", type=float, default=0.0)
+    ap.add_argument("--subscribers", type=int, default=1)
     ap.add_argument("--no-wait", action="store_true")
     args = ap.parse_args()
     pub = nerve.Publisher(args.topic, domain=args.domain, scope=args.scope)
-    deadline = time.monotonic() + 20
-    while not args.no_wait and pub.subscriber_count == 0:
-        if time.monotonic() > deadline:
-            print("no subscriber", file=sys.stderr)
-            return 1
-        time.sleep(0.005)
+    if not args.no_wait and not pub.wait_for_subscribers(args.subscribers, timeout=20):
+        print("no subscriber", file=sys.stderr)
+        return 1
     start = time.monotonic()
     for i in range(args.first, args.first + args.count):
         value = np.full(1 + i % 1000, i, dtype=np.uint32)

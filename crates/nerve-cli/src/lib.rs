@@ -119,7 +119,8 @@ struct RunFlags {
     /// Seconds nodes get to exit after a stop before they are killed.
     #[arg(long, default_value_t = 5.0, value_name = "SECS")]
     grace: f64,
-    /// Seconds nodes get to connect and report ready.
+    /// Seconds nodes get to connect and report ready, and then to find the servers of the
+    /// services and actions they declare calling.
     #[arg(long, default_value_t = 60.0, value_name = "SECS")]
     ready_timeout: f64,
     /// Folder for the run's logs [default: <dataflow folder>/out/<run id>].

@@ -1,5 +1,6 @@
 //! Where nerve's log lines go: standard error, filtered by `NERVE_LOG` (a `tracing` filter such
-//! as `debug` or `warn,nerve_topic=debug`).
+//! as `debug` or `warn,nerve_topic=debug`; Zenoh's own lines stay at warnings unless it names
+//! `zenoh`).
 //!
 //! The command line and the Python package share one process-wide subscriber: the package
 //! installs it on import (warnings only), and the `nerve` command run through the package
@@ -21,7 +22,18 @@ static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(N
 /// a second call changes the level of the first one's subscriber. Another `tracing` subscriber
 /// installed by the program first is left as it is.
 pub fn init(default: &str) {
-    let filter = EnvFilter::try_from_env("NERVE_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let filter = match std::env::var("NERVE_LOG") {
+        // Zenoh's notes at info level (ids, addresses, sessions) would drown nerve's own: they
+        // are shown only when the filter names zenoh.
+        Ok(spec) if !spec.trim().is_empty() => {
+            let spec = if spec.contains("zenoh") { spec } else { format!("{spec},zenoh=warn") };
+            EnvFilter::try_new(&spec).unwrap_or_else(|e| {
+                eprintln!("nerve: NERVE_LOG=`{spec}` is not a log filter ({e}); using `{default}`");
+                EnvFilter::new(default)
+            })
+        }
+        _ => EnvFilter::new(default),
+    };
     let mut installed = FILTER.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(handle) = installed.as_ref() {
         if let Err(e) = handle.reload(filter) {

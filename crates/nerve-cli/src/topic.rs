@@ -189,8 +189,16 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
     let publisher =
         Publisher::new(&args.topic, options).with_context(|| format!("cannot publish on topic `{}`", args.topic))?;
     let stop = StopSignal::install()?;
+    // Subscribers are found asynchronously: give them a moment to be seen. The wait wakes as
+    // one links, and looks for Ctrl-C between short waits.
     let wait = secs(args.wait, "wait")?;
-    wait_for_a_subscriber(&publisher, wait, &stop);
+    let deadline = Instant::now() + wait;
+    while !stop.raised() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || publisher.wait_for_subscribers(1, left.min(POLL)) {
+            break;
+        }
+    }
     let mut next = Instant::now();
     let (mut sent, mut undelivered) = (0u64, 0u64);
     while count.is_none_or(|c| sent < c) && !stop.raised() {
@@ -227,21 +235,6 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
 
 /// Waits up to `wait` until `publisher` reaches a subscriber (or Ctrl-C): subscribers are found
 /// asynchronously, so even one that exists already takes a moment to be seen.
-fn wait_for_a_subscriber(publisher: &Publisher, wait: Duration, stop: &StopSignal) {
-    let deadline = Instant::now() + wait;
-    let arrivals = publisher.arrivals();
-    loop {
-        // Read before the count is checked, so that a subscriber joining in between wakes the wait.
-        let seen = arrivals.count();
-        let left = deadline.saturating_duration_since(Instant::now());
-        if publisher.subscriber_count() > 0 || left.is_zero() || stop.raised() {
-            return;
-        }
-        // In short steps, so that Ctrl-C is seen at once.
-        let _ = arrivals.wait_past(seen, left.min(POLL));
-    }
-}
-
 pub(crate) fn subscribe(topic: &str, options: SubscriberOptions) -> anyhow::Result<Subscriber> {
     Subscriber::new(topic, options).with_context(|| format!("cannot subscribe to topic `{topic}`"))
 }

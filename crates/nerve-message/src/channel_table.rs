@@ -125,4 +125,42 @@ pub struct ChannelTable {
     pub descriptor: serde_json::Value,
     /// This node's entry of the dataflow, as JSON.
     pub config: serde_json::Value,
+    /// The services and actions the node declares it calls and does not serve itself: the node
+    /// starts once each has a server.
+    #[serde(default)]
+    pub calls: Vec<Called>,
+    /// How long the node waits for the servers of `calls` before it fails, in milliseconds
+    /// (the run's ready timeout); `None`: the node's default.
+    #[serde(default)]
+    pub server_wait_ms: Option<u64>,
+}
+
+/// A service or action a node calls (`services: {call: [...]}`, `actions: {call: [...]}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Called {
+    /// Whether it is a service or an action.
+    pub kind: CalledKind,
+    /// Its canonical name.
+    pub name: String,
+    /// The nodes of the dataflow that declare serving it (none: served from outside).
+    pub served_by: Vec<String>,
+}
+
+/// What a [`Called`] name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalledKind {
+    /// A service.
+    Service,
+    /// An action.
+    Action,
+}
+
+impl std::fmt::Display for CalledKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Service => "service",
+            Self::Action => "action",
+        })
+    }
 }

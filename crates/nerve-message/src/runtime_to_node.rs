@@ -20,6 +20,14 @@ pub enum RuntimeMessage {
     Start,
     /// The dataflow is stopping: finish up and exit.
     Stop,
+    /// A node that serves a service or action this node calls ended for good (see
+    /// [`crate::channel_table::Called`]).
+    ServerNodeEnded {
+        /// The node that ended.
+        node: String,
+        /// How it ended, for the user.
+        outcome: String,
+    },
     /// The producer of this input is gone; nothing more will arrive on it.
     InputClosed {
         /// Input id.

@@ -1,7 +1,6 @@
 //! Registration with the runtime and mapping of the node's channels.
 
 use std::collections::HashMap;
-use std::io::BufReader;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::sync::Arc;
@@ -32,7 +31,9 @@ pub(crate) fn register(socket: &Path, node_id: &str) -> Result<Registration, Nod
             pid: std::process::id(),
         },
     )?;
-    match frame::read(&mut BufReader::new(&mut stream))? {
+    // Unbuffered: what the runtime sends right after (inputs already closed, servers already
+    // ended) must stay in the socket for the node's own reader, not in a dropped buffer.
+    match frame::read(&mut stream)? {
         RuntimeMessage::Registered(table) => {
             if !versions_compatible(NERVE_VERSION, &table.nerve_version) {
                 return Err(NodeError::VersionMismatch {

@@ -75,6 +75,36 @@ pub enum NodeError {
     /// A topic the dataflow wires to this node could not be set up or sent to.
     #[error(transparent)]
     Topic(#[from] nerve_topic::TopicError),
+    /// A service or action the node calls has no server within the run's ready timeout.
+    #[error("node `{node}` calls {kind} `{name}`, which had no server within {waited:?}; {hint}")]
+    NoServer {
+        /// Node id.
+        node: String,
+        /// `service` or `action`.
+        kind: String,
+        /// Its name.
+        name: String,
+        /// How long the node waited.
+        waited: std::time::Duration,
+        /// Where its server was expected to come from.
+        hint: String,
+    },
+    /// Every node declared to serve a service or action the node calls ended before it served.
+    #[error(
+        "node `{node}` calls {kind} `{name}`, but node `{server}`, which serves it, ended ({outcome}) before serving it"
+    )]
+    ServerEnded {
+        /// Node id.
+        node: String,
+        /// `service` or `action`.
+        kind: String,
+        /// Its name.
+        name: String,
+        /// The node that was to serve it.
+        server: String,
+        /// How that node ended.
+        outcome: String,
+    },
     /// Sending on an output the node did not declare.
     #[error(
         "node `{node}` has no output `{output}` (declared outputs: {declared}); add it to `outputs:` in the dataflow"

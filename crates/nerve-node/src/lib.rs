@@ -23,6 +23,7 @@
 //! # Ok::<(), nerve_node::NodeError>(())
 //! ```
 
+mod calls;
 mod clock;
 mod connect;
 mod error;

@@ -168,6 +168,9 @@ impl Node {
                 RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
                 RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
                 RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
+                RuntimeMessage::ServerNodeEnded { node, outcome } => {
+                    lock(&shared.ended_servers).insert(node, outcome);
+                }
                 other => {
                     return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
                 }
@@ -178,6 +181,9 @@ impl Node {
             .name("nerve-control".into())
             .spawn(move || control_loop(&control, reader))
             .map_err(|e| NodeError::Control(e.into()))?;
+        // After the start, with the control thread taking the runtime's news: the nodes that
+        // serve what this one calls were started too.
+        crate::calls::wait_for_servers(&shared)?;
         Ok((Self { shared, _link: link, outputs }, events))
     }
 
@@ -436,6 +442,9 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
             Ok(RuntimeMessage::InputReopened { input }) => shared.push_control(Control::InputReopened(input)),
             // On this thread: a callback that takes long delays only the tool that asked.
             Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
+            Ok(RuntimeMessage::ServerNodeEnded { node, outcome }) => {
+                lock(&shared.ended_servers).insert(node, outcome);
+            }
             Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {

@@ -2,7 +2,7 @@
 //! and its control thread share: the channel table, the control connection to the runtime, and
 //! the runtime's notices waiting to become events.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,6 +36,8 @@ pub(crate) struct Shared {
     pub clock: Clock,
     /// The node's parameters: tools' requests are answered from here.
     pub params: Params,
+    /// Nodes serving what this node calls that ended for good, with how they ended.
+    pub ended_servers: Mutex<HashMap<String, String>>,
 }
 
 impl Shared {
@@ -55,6 +57,7 @@ impl Shared {
             control_pending: AtomicUsize::new(0),
             writer: Mutex::new(control),
             clock,
+            ended_servers: Mutex::default(),
         }
     }
 

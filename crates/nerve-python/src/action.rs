@@ -198,6 +198,18 @@ impl ActionClient {
         self.inner.server_count()
     }
 
+    /// Waits up to ``timeout`` seconds (forever with ``None``) until a server of this action
+    /// is reachable; ``True`` once one is, ``False`` when the time ran out (as ``rclpy``'s
+    /// ``wait_for_service`` and ``wait_for_server``). Woken when a server appears, not by polling.
+    #[pyo3(signature = (timeout=None))]
+    fn wait_for_server(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
+        let inner = &self.inner;
+        let found = interruptible(py, timeout, |chunk| {
+            Ok(if py.detach(|| inner.wait_for_server(chunk)) { Waited::Got(()) } else { Waited::Nothing })
+        })?;
+        Ok(found.is_some())
+    }
+
     #[pyo3(signature = (data, metadata=None, timeout=10.0))]
     fn send_goal(
         &self,

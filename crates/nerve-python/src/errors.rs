@@ -38,7 +38,10 @@ pub(crate) fn to_py(e: &NodeError) -> PyErr {
         NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
         NodeError::TooLarge { .. } | NodeError::DeclaredType { .. } => PyValueError::new_err(msg),
         NodeError::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),
-        NodeError::LockMemory(_) | NodeError::NotSimTime => NerveError::new_err(msg),
+        NodeError::LockMemory(_)
+        | NodeError::NotSimTime
+        | NodeError::NoServer { .. }
+        | NodeError::ServerEnded { .. } => NerveError::new_err(msg),
         NodeError::Shm(_) | NodeError::Control(_) | NodeError::Protocol(_) => SendError::new_err(msg),
         NodeError::Topic(e) => topic_error(e),
     }

@@ -13,6 +13,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
+use crate::wait::{Waited, interruptible};
 
 pyo3::create_exception!(nerve, ServiceError, NerveError, "A service call failed: no server, a refusal, a dead server.");
 
@@ -130,6 +131,18 @@ impl Client {
     #[getter]
     fn server_count(&self) -> usize {
         self.inner.server_count()
+    }
+
+    /// Waits up to ``timeout`` seconds (forever with ``None``) until a server of this service
+    /// is reachable; ``True`` once one is, ``False`` when the time ran out (as ``rclpy``'s
+    /// ``wait_for_service`` and ``wait_for_server``). Woken when a server appears, not by polling.
+    #[pyo3(signature = (timeout=None))]
+    fn wait_for_server(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
+        let inner = &self.inner;
+        let found = interruptible(py, timeout, |chunk| {
+            Ok(if py.detach(|| inner.wait_for_server(chunk)) { Waited::Got(()) } else { Waited::Nothing })
+        })?;
+        Ok(found.is_some())
     }
 
     #[pyo3(signature = (data, metadata=None, timeout=10.0))]

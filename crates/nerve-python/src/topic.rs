@@ -36,12 +36,20 @@ impl Lender for Publisher {
 #[pymethods]
 impl Publisher {
     #[new]
-    #[pyo3(signature = (topic, *, domain=0, scope="network", max_message=None))]
-    fn new(py: Python<'_>, topic: &str, domain: u32, scope: &str, max_message: Option<usize>) -> PyResult<Self> {
+    #[pyo3(signature = (topic, *, domain=0, scope="network", max_message=None, latched=false))]
+    fn new(
+        py: Python<'_>,
+        topic: &str,
+        domain: u32,
+        scope: &str,
+        max_message: Option<usize>,
+        latched: bool,
+    ) -> PyResult<Self> {
         let options = PublisherOptions {
             domain,
             scope: self::scope(scope)?,
             max_message: max_message.unwrap_or(nerve_topic::DEFAULT_MAX_MESSAGE),
+            latched,
         };
         let pa = PyArrow::import(py)?;
         let inner = py.detach(|| nerve_topic::Publisher::new(topic, options)).map_err(|e| topic_error(&e))?;
@@ -60,6 +68,24 @@ impl Publisher {
         self.inner.subscriber_count()
     }
 
+    /// Whether the last message sent is handed to each subscriber that joins later.
+    #[getter]
+    fn latched(&self) -> bool {
+        self.inner.latched()
+    }
+
+    /// Waits up to ``timeout`` seconds (forever with ``None``) until at least ``n``
+    /// subscribers are reached; ``True`` once they are, ``False`` when the time ran out (as
+    /// ``rclpy``'s ``wait_for_service``). Woken by each subscriber that joins, not by polling.
+    #[pyo3(signature = (n=1, timeout=None))]
+    fn wait_for_subscribers(&self, py: Python<'_>, n: usize, timeout: Option<f64>) -> PyResult<bool> {
+        let p = &self.inner;
+        let reached = interruptible(py, timeout, |chunk| {
+            Ok(if py.detach(|| p.wait_for_subscribers(n, chunk)) { Waited::Got(()) } else { Waited::Nothing })
+        })?;
+        Ok(reached.is_some())
+    }
+
     /// Sends ``data``: subscribers of this process get this very object; subscribers of other
     /// processes get it in shared memory (``bytes``, numpy arrays and other buffers of numbers
     /// are copied once; lists and tuples of ints and floats are made into an array without
@@ -70,7 +96,7 @@ impl Publisher {
         let params = params(metadata)?;
         // Made ready for other processes before anyone gets it: what cannot be sent to them is
         // refused whole, not after this process's subscribers had it.
-        let outgoing = if self.inner.reaches_other_processes() {
+        let outgoing = if self.inner.encodes() {
             let place = format!("topic `{}`", self.inner.topic());
             Some(Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &place))?)
         } else {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use nerve_message::ChannelTable;
 use nerve_message::channel_table::{
-    InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel, TOPIC_FEEDS,
+    Called, CalledKind, InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel, TOPIC_FEEDS,
 };
 use nerve_spec::{Dataflow, InputSource};
 
@@ -136,8 +136,37 @@ impl Plan {
             types: df.types.clone(),
             descriptor: df.descriptor.clone(),
             config: df.nodes[n].config.clone(),
+            calls: calls(df, n),
+            server_wait_ms: None,
         }
     }
+}
+
+/// The services and actions node `n` calls and does not serve itself, each with the nodes that
+/// declare serving it.
+fn calls(df: &Dataflow, n: usize) -> Vec<Called> {
+    let node = &df.nodes[n];
+    let kinds = [(CalledKind::Service, &node.services), (CalledKind::Action, &node.actions)];
+    kinds
+        .into_iter()
+        .flat_map(|(kind, declared)| {
+            declared.call.iter().filter(|name| !declared.serve.contains(name)).map(move |name| {
+                let served_by = df
+                    .nodes
+                    .iter()
+                    .filter(|m| {
+                        let serves = match kind {
+                            CalledKind::Service => &m.services.serve,
+                            CalledKind::Action => &m.actions.serve,
+                        };
+                        serves.contains(name)
+                    })
+                    .map(|m| m.id.clone())
+                    .collect();
+                Called { kind, name: name.clone(), served_by }
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -151,6 +180,31 @@ mod tests {
         let df = nerve_spec::parse_str(yaml, &dir.join("dataflow.yml")).expect("valid dataflow");
         let plan = Plan::new(&df);
         (df, plan)
+    }
+
+    #[test]
+    fn a_nodes_table_names_what_it_calls_and_who_serves_it() {
+        let (df, plan) = plan(
+            "nodes:\n\
+             - {id: planner, path: n.py, services: {serve: [plan]}, actions: {serve: [navigate]}}\n\
+             - {id: arm, path: n.py, services: {serve: [plan, grip]}}\n\
+             - {id: brain, path: n.py, services: {serve: [grip], call: [plan, grip, map/get]}, actions: {call: [navigate]}}\n",
+        );
+        let called = |kind, name: &str, served_by: &[&str]| Called {
+            kind,
+            name: name.to_owned(),
+            served_by: served_by.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        // What a node serves itself is not waited for; what no node serves is, from outside.
+        assert_eq!(
+            plan.table(&df, 2, "run", 1 << 20, 1 << 20).calls,
+            vec![
+                called(CalledKind::Service, "plan", &["planner", "arm"]),
+                called(CalledKind::Service, "map/get", &[]),
+                called(CalledKind::Action, "navigate", &["planner"]),
+            ]
+        );
+        assert!(plan.table(&df, 0, "run", 1 << 20, 1 << 20).calls.is_empty());
     }
 
     #[test]

@@ -115,11 +115,20 @@ impl FanOut {
     /// Once `stop` is set the dataflow is shutting down: full readers are skipped instead of
     /// waited for (counted in [`Published::skipped`]), so a stop never hangs on a send.
     pub fn publish(&mut self, lease: Lease, len: usize, stamp: u64, stop: &AtomicBool) -> Published {
+        self.publish_to(lease, len, stamp, u64::MAX, stop)
+    }
+
+    /// Like [`FanOut::publish`], to the readers whose bit is in `edges` only (a message meant
+    /// for a reader that just joined, say).
+    pub fn publish_to(&mut self, lease: Lease, len: usize, stamp: u64, edges: u64, stop: &AtomicBool) -> Published {
         let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
         let mut out = Published::default();
         let mut to_wake = std::mem::take(&mut self.to_wake);
         to_wake.clear();
         for (i, (r, head)) in self.readers.iter().zip(&self.heads).enumerate() {
+            if edges & r.bit() == 0 {
+                continue;
+            }
             let ring = r.ring();
             loop {
                 // A reader's bit goes on just before its entry does, and comes off while waiting

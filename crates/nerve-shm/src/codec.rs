@@ -189,6 +189,12 @@ impl Outlet {
         self.send_copy_with(copy, stop, |_| ())
     }
 
+    /// Like [`Outlet::send_copy`], to the readers whose bit is in `edges` only (see
+    /// [`FanOut::publish_to`]).
+    pub fn send_copy_to(&mut self, copy: EncodedCopy, edges: u64, stop: &AtomicBool) -> Published {
+        self.fan_out.publish_to(copy.lease, copy.len, copy.stamp, edges, stop)
+    }
+
     /// Like [`Outlet::send_copy`], handing the message to `also` first.
     pub fn send_copy_with(&mut self, mut copy: EncodedCopy, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
         also(&copy.lease.bytes_mut()[..copy.len]);

@@ -1,19 +1,15 @@
-//! Sending transforms: time-stamped ones on `tf`, static ones on `tf_static`, re-sent to every
-//! subscriber that joins later.
+//! Sending transforms: time-stamped ones on `tf`, static ones on `tf_static`, latched so every
+//! subscriber that joins later gets them.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::sync::Mutex;
 
 use nerve_shm::sync::lock;
-use nerve_topic::{Arrivals, Parameters, Publisher, PublisherOptions};
+use nerve_topic::{Parameters, Publisher, PublisherOptions};
 
 use crate::error::TfError;
 use crate::transform::StampedTransform;
 use crate::wire::{self, TF_STATIC_TOPIC, TF_TOPIC};
-
-/// How often the static broadcaster's re-send thread checks that its broadcaster still lives.
-const LIVENESS_CHECK: Duration = Duration::from_millis(200);
 
 /// How broadcasters and buffers are set up.
 #[derive(Debug, Clone, Default)]
@@ -22,8 +18,8 @@ pub struct TfOptions {
     pub domain: u32,
 }
 
-fn publisher(topic: &str, options: &TfOptions) -> Result<Publisher, TfError> {
-    Ok(Publisher::new(topic, PublisherOptions { domain: options.domain, ..PublisherOptions::default() })?)
+fn publisher(topic: &str, options: &TfOptions, latched: bool) -> Result<Publisher, TfError> {
+    Ok(Publisher::new(topic, PublisherOptions { domain: options.domain, latched, ..PublisherOptions::default() })?)
 }
 
 fn checked(transforms: &[StampedTransform]) -> Result<Vec<StampedTransform>, TfError> {
@@ -50,7 +46,7 @@ impl TransformBroadcaster {
     /// # Errors
     /// The topic cannot be set up.
     pub fn new(options: TfOptions) -> Result<Self, TfError> {
-        Ok(Self { publisher: publisher(TF_TOPIC, &options)? })
+        Ok(Self { publisher: publisher(TF_TOPIC, &options, false)? })
     }
 
     /// Sends `transforms` in one message.
@@ -64,41 +60,22 @@ impl TransformBroadcaster {
     }
 }
 
-struct StaticSet {
+/// Publishes static transforms on `tf_static`: every message holds all the transforms this
+/// broadcaster was given (a later one for the same child replaces the earlier). The topic is
+/// latched, so listeners that start later get the whole set too.
+pub struct StaticTransformBroadcaster {
     publisher: Publisher,
     /// Every static transform sent so far, by child frame.
     transforms: Mutex<BTreeMap<String, StampedTransform>>,
 }
 
-impl StaticSet {
-    fn publish(&self) -> Result<(), TfError> {
-        let all: Vec<StampedTransform> = lock(&self.transforms).values().cloned().collect();
-        Ok(self.publisher.send(&wire::encode(&all), &Parameters::new())?)
-    }
-}
-
-/// Publishes static transforms on `tf_static`: every message holds all the transforms this
-/// broadcaster was given (a later one for the same child replaces the earlier), and the set
-/// is sent again whenever a subscriber joins, so listeners that start later get it too.
-pub struct StaticTransformBroadcaster {
-    set: Arc<StaticSet>,
-}
-
 impl StaticTransformBroadcaster {
-    /// Starts publishing on `tf_static`, and a thread that re-sends to late subscribers.
+    /// Starts publishing on `tf_static`, latched.
     ///
     /// # Errors
-    /// The topic or the thread cannot be set up.
+    /// The topic cannot be set up.
     pub fn new(options: TfOptions) -> Result<Self, TfError> {
-        let set =
-            Arc::new(StaticSet { publisher: publisher(TF_STATIC_TOPIC, &options)?, transforms: Mutex::default() });
-        let arrivals = set.publisher.arrivals();
-        let weak = Arc::downgrade(&set);
-        std::thread::Builder::new()
-            .name("nerve-tf-static".into())
-            .spawn(move || resend_to_late_subscribers(&weak, &arrivals))
-            .map_err(|e| TfError::Topic(nerve_topic::TopicError::Thread(e)))?;
-        Ok(Self { set })
+        Ok(Self { publisher: publisher(TF_STATIC_TOPIC, &options, true)?, transforms: Mutex::default() })
     }
 
     /// Adds `transforms` to the set and sends the whole set.
@@ -108,34 +85,11 @@ impl StaticTransformBroadcaster {
     /// the topic failed.
     pub fn send(&self, transforms: &[StampedTransform]) -> Result<(), TfError> {
         let transforms = checked(transforms)?;
-        {
-            let mut set = lock(&self.set.transforms);
-            set.extend(transforms.into_iter().map(|t| (t.child.clone(), t)));
-        }
-        self.set.publish()
-    }
-}
-
-/// Sends the set again each time a subscriber joins, until the broadcaster is dropped.
-fn resend_to_late_subscribers(set: &Weak<StaticSet>, arrivals: &Arrivals) {
-    // From zero, not from the count when this thread starts: a subscriber that linked after the
-    // first send but before this thread ran would otherwise never get the set.
-    let mut seen = 0;
-    loop {
-        let now = arrivals.wait_past(seen, LIVENESS_CHECK);
-        let Some(set) = set.upgrade() else { return };
-        if now == seen {
-            continue;
-        }
-        seen = now;
-        let empty = lock(&set.transforms).is_empty();
-        if empty {
-            continue;
-        }
-        match set.publish() {
-            Ok(()) => tracing::debug!(subscribers = now, "static transforms sent to a new subscriber"),
-            Err(e) => tracing::warn!(error = %e, "cannot send static transforms to a new subscriber"),
-        }
+        // Held while sending: two sends at once must not leave the older set latched.
+        let mut set = lock(&self.transforms);
+        set.extend(transforms.into_iter().map(|t| (t.child.clone(), t)));
+        let all: Vec<StampedTransform> = set.values().cloned().collect();
+        Ok(self.publisher.send(&wire::encode(&all), &Parameters::new())?)
     }
 }
 
@@ -145,26 +99,18 @@ mod tests {
     use crate::transform::Transform;
     use nerve_topic::{Subscriber, SubscriberOptions};
 
-    /// The re-send thread may start after a subscriber linked and after the first send missed
-    /// it (a busy machine): that subscriber must still get the set.
     #[test]
-    fn a_subscriber_that_linked_before_the_resend_thread_ran_gets_the_set() -> Result<(), Box<dyn std::error::Error>> {
+    fn a_subscriber_that_joins_after_the_send_gets_the_whole_set() -> Result<(), Box<dyn std::error::Error>> {
         let options = TfOptions { domain: 4_242 };
-        let set =
-            Arc::new(StaticSet { publisher: publisher(TF_STATIC_TOPIC, &options)?, transforms: Mutex::default() });
+        let broadcaster = StaticTransformBroadcaster::new(options.clone())?;
         let pose = Transform::new([0.2, 0.0, 0.5], [0.0, 0.0, 0.0, 1.0])?;
-        lock(&set.transforms).insert("camera".into(), StampedTransform::now("base", "camera", pose));
-        set.publish()?;
+        broadcaster.send(&[StampedTransform::now("base", "camera", pose)])?;
+        broadcaster.send(&[StampedTransform::now("base", "lidar", pose)])?;
         let sub = Subscriber::new(TF_STATIC_TOPIC, SubscriberOptions { domain: options.domain, ..Default::default() })?;
-        let arrivals = set.publisher.arrivals();
-        assert_eq!(arrivals.count(), 1, "the subscriber joined before the thread starts");
-
-        let weak = Arc::downgrade(&set);
-        let resend = std::thread::spawn(move || resend_to_late_subscribers(&weak, &arrivals));
-        let got = sub.recv(Some(Duration::from_secs(60)))?.expect("the set was sent again");
-        assert_eq!(wire::decode(&got.data)?[0].child, "camera");
-        drop(set);
-        resend.join().map_err(|_| "the re-send thread panicked")?;
+        let got = sub.try_recv()?.expect("the set, on joining");
+        let children: Vec<String> = wire::decode(&got.data)?.into_iter().map(|t| t.child).collect();
+        assert_eq!(children, ["camera", "lidar"]);
+        assert!(sub.try_recv()?.is_none(), "the set once");
         Ok(())
     }
 }

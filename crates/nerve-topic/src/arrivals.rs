@@ -2,9 +2,11 @@
 //!
 //! A topic keeps no history: a subscriber that starts after a message was sent never sees it.
 //! Data that stays true until replaced (a map, a calibration, static transforms) must reach
-//! late subscribers anyway. [`Arrivals`] counts the subscribers that joined a publisher — in
+//! late subscribers anyway: a latched publisher ([`crate::PublisherOptions::latched`]) hands its
+//! last message to each. [`Arrivals`] counts the subscribers that joined a publisher — in
 //! this process, linked from another process of the host, or announced by another host — and
-//! wakes whoever waits for the next one, who then sends that data again.
+//! wakes whoever waits for the next one ([`crate::Publisher::wait_for_subscribers`], or code
+//! that sends more than the last message again).
 
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};

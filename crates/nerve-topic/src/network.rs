@@ -28,7 +28,6 @@ use zenoh::Wait;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::SampleKind;
 
-use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 pub(crate) use crate::session::{Network, network};
 use nerve_shm::sync::lock;
@@ -96,6 +95,9 @@ pub(crate) fn token_host(key: &str) -> Option<&str> {
     chunks.next()?.strip_prefix('h')
 }
 
+/// Told the host of each remote endpoint that appears (see [`RemotePeers::watch`]).
+pub(crate) type Joined = Box<dyn Fn(&str) + Send + Sync>;
+
 /// The remote hosts that have endpoints of one kind on one topic, kept up to date from their
 /// liveliness tokens.
 pub(crate) struct RemotePeers {
@@ -106,14 +108,14 @@ pub(crate) struct RemotePeers {
 }
 
 impl RemotePeers {
-    /// Follows the endpoints of kind `end` on `topic`; each that appears is also noted in
-    /// `arrivals`, when given.
+    /// Follows the endpoints of kind `end` on `topic`; `joined`, when given, is told the host
+    /// of each that appears.
     pub(crate) fn watch(
         net: &Network,
         end: End,
         domain: u32,
         topic: &str,
-        arrivals: Option<Arc<Arrivals>>,
+        joined: Option<Joined>,
     ) -> Result<Self, TopicError> {
         let hosts: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         let total = Arc::new(AtomicUsize::new(0));
@@ -143,9 +145,9 @@ impl RemotePeers {
                 }
                 counted.store(hosts.values().sum(), Ordering::Release);
                 drop(hosts);
-                // Noted once the host is listed, so a send it triggers reaches that host.
-                if let (SampleKind::Put, Some(a)) = (sample.kind(), &arrivals) {
-                    a.note();
+                // Told once the host is listed, so a send it triggers reaches that host.
+                if let (SampleKind::Put, Some(joined)) = (sample.kind(), &joined) {
+                    joined(host);
                 }
             })
             .wait()

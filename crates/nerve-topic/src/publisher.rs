@@ -3,6 +3,7 @@
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use arrow_array::ArrayRef;
 use arrow_data::ArrayData;
@@ -36,11 +37,14 @@ pub struct PublisherOptions {
     pub scope: Scope,
     /// Largest message, in bytes.
     pub max_message: usize,
+    /// Keep the last message sent and hand it to each subscriber that joins later (ROS 2's
+    /// transient-local durability with a depth of one); see [`Publisher::new`].
+    pub latched: bool,
 }
 
 impl Default for PublisherOptions {
     fn default() -> Self {
-        Self { domain: 0, scope: Scope::Network, max_message: DEFAULT_MAX_MESSAGE }
+        Self { domain: 0, scope: Scope::Network, max_message: DEFAULT_MAX_MESSAGE, latched: false }
     }
 }
 
@@ -53,6 +57,27 @@ struct PeerLink {
 struct PubState {
     outlet: Outlet,
     peers: Vec<PeerLink>,
+    /// A latched publisher's last message as sent to other processes (nerve's message layout),
+    /// kept under this lock so a subscriber process linking gets either it or what follows.
+    last_encoded: Option<Arc<[u8]>>,
+}
+
+/// A latched publisher's last message as this process's subscribers got it.
+#[derive(Default)]
+struct LastLocal {
+    message: Option<Message>,
+    /// `message` was handed by the send under way, whose encoded form is recorded next (a send
+    /// that records no local form leaves a stale one, which must go).
+    fresh: bool,
+}
+
+/// What only a latched publisher keeps.
+#[derive(Default)]
+struct Latch {
+    last_local: Mutex<LastLocal>,
+    /// Held across a network send and the re-send to a host that just joined, so that host gets
+    /// the last message before, never after, the next one.
+    network_order: Mutex<()>,
 }
 
 /// What the publisher handle, the topic thread and the registry share.
@@ -66,6 +91,8 @@ pub(crate) struct PubShared {
     peer_count: AtomicUsize,
     /// Subscribers that joined, wherever they are.
     arrivals: Arc<Arrivals>,
+    /// Present when the publisher is latched.
+    latch: Option<Latch>,
 }
 
 /// A network-scoped publisher's side of the network.
@@ -93,6 +120,9 @@ impl Feeder for PubShared {
         st.outlet.fan_out_mut().add_reader(ReaderLink { inbox: queue, queue: 0, edge });
         st.peers.push(PeerLink { edge, sock });
         self.peer_count.store(st.peers.len(), Ordering::Release);
+        if let Some(last) = st.last_encoded.clone() {
+            self.resend_to_edge(&mut st, &last, edge);
+        }
         self.arrivals.note();
         tracing::debug!(topic = %self.topic, edge, "subscriber linked");
         Ok(edge)
@@ -110,6 +140,78 @@ impl Feeder for PubShared {
 }
 
 impl PubShared {
+    /// Queues a latched publisher's last message to the subscriber process that just linked
+    /// as `edge`, and to no other (they had it). Failing, the subscriber goes without it: the
+    /// link stays, the next message reaches it.
+    fn resend_to_edge(&self, st: &mut PubState, last: &[u8], edge: usize) {
+        match st.outlet.copy_encoded(last) {
+            Ok(copy) => {
+                self.announce_new(st);
+                st.outlet.send_copy_to(copy, 1 << edge, &AtomicBool::new(false));
+            }
+            Err(e) => {
+                tracing::warn!(topic = %self.topic, error = %e, "cannot resend the last message to a new subscriber")
+            }
+        }
+    }
+
+    /// A subscriber of this process joined: a latched publisher hands it the last message (this
+    /// process's other subscribers had it), then the arrival is noted. Called with the
+    /// process's local table locked, so no message of this publisher reaches the newcomer
+    /// before the last one.
+    pub(crate) fn joined_here(&self, newcomer: &crate::feeds::SubShared) {
+        if let Some(latch) = &self.latch {
+            let local = lock(&latch.last_local).message.clone();
+            let last = local.or_else(|| {
+                let encoded = lock(&self.state).last_encoded.clone()?;
+                match Decoder::default().decode_buffer(&aligned_copy(&encoded)) {
+                    Ok((metadata, data)) => Some(Message::new(self.topic.clone().into(), metadata, data)),
+                    Err(e) => {
+                        tracing::warn!(topic = %self.topic, error = %e, "cannot decode the last message for a new subscriber");
+                        None
+                    }
+                }
+            });
+            if let Some(m) = last {
+                newcomer.push_local(m);
+            }
+        }
+        self.arrivals.note();
+    }
+
+    /// A subscriber appeared on `host`: a latched publisher sends the last message there (every
+    /// subscriber of that host gets it: messages travel to a host, not to one subscriber), then
+    /// the arrival is noted.
+    fn joined_remote(&self, net: &Network, host: &str) {
+        if let Some(latch) = &self.latch {
+            let _order = lock(&latch.network_order);
+            let last = lock(&self.state).last_encoded.clone();
+            if let Some(last) = last {
+                network::send(net, self.domain, &self.topic, &[host.to_owned()], last.to_vec());
+            }
+        }
+        self.arrivals.note();
+    }
+
+    /// Keeps what this process's subscribers are handed by a send, when latched.
+    fn record_local(&self, message: impl FnOnce() -> Message) {
+        if let Some(latch) = &self.latch {
+            *lock(&latch.last_local) = LastLocal { message: Some(message()), fresh: true };
+        }
+    }
+
+    /// Keeps the encoded form of the message being sent, when latched; `st` is the locked state.
+    fn record_encoded(&self, st: &mut PubState, bytes: &[u8]) {
+        if let Some(latch) = &self.latch {
+            let mut local = lock(&latch.last_local);
+            if !local.fresh {
+                local.message = None;
+            }
+            local.fresh = false;
+            st.last_encoded = Some(Arc::from(bytes));
+        }
+    }
+
     /// Hands blocks created by the last lease to every linked subscriber; one that cannot take
     /// them is unlinked (it could not read the message).
     fn announce_new(&self, st: &mut PubState) {
@@ -161,6 +263,13 @@ pub struct Publisher {
 impl Publisher {
     /// Starts publishing on `topic`.
     ///
+    /// A topic keeps no history: a subscriber gets what is sent once it is reached (see
+    /// [`Publisher::wait_for_subscribers`]). A publisher made with
+    /// [`PublisherOptions::latched`] keeps its last message and hands it to each subscriber
+    /// that joins later, before anything sent after it: to that subscriber only when it is in
+    /// this process or another process of this host; to every subscriber of its host when it
+    /// is on another host (those already there see the message again).
+    ///
     /// # Errors
     /// A bad topic name, or the registry or shared memory cannot be set up.
     pub fn new(topic: &str, options: PublisherOptions) -> Result<Self, TopicError> {
@@ -169,26 +278,31 @@ impl Publisher {
         let id = rt.next_id();
         let pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
         let outlet = Outlet::new(FanOut::new(pool, Vec::new(), None), options.max_message);
-        let arrivals = Arc::new(Arrivals::default());
         let shared = Arc::new(PubShared {
             id,
             topic: Arc::from(topic.as_str()),
             domain: options.domain,
             rt: rt.clone(),
-            state: Mutex::new(PubState { outlet, peers: Vec::new() }),
+            state: Mutex::new(PubState { outlet, peers: Vec::new(), last_encoded: None }),
             peer_count: AtomicUsize::new(0),
-            arrivals: arrivals.clone(),
+            arrivals: Arc::new(Arrivals::default()),
+            latch: options.latched.then(Latch::default),
         });
         let local_count = {
             let mut local = rt.local();
             let t = local.entry((options.domain, topic.clone())).or_default();
-            t.publishers += 1;
-            t.arrivals.push(Arc::downgrade(&arrivals));
+            t.publishers.push(Arc::downgrade(&shared));
             t.subscriber_count.clone()
         };
         let remote = if options.scope >= Scope::Network {
             let net = network()?;
-            let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic, Some(arrivals))?;
+            let (publisher, session) = (Arc::downgrade(&shared), Arc::downgrade(&net));
+            let joined: network::Joined = Box::new(move |host| {
+                if let (Some(p), Some(net)) = (publisher.upgrade(), session.upgrade()) {
+                    p.joined_remote(&net, host);
+                }
+            });
+            let subscribers = RemotePeers::watch(&net, End::Subscriber, options.domain, &topic, Some(joined))?;
             let token = network::announce(&net, End::Publisher, options.domain, id, &topic)?;
             Some(Remote { net, subscribers, _token: token })
         } else {
@@ -214,8 +328,8 @@ impl Publisher {
 
     /// Counts the subscribers that joined this publisher — in this process, linked from
     /// another process of the host, announced by another host — and wakes waiters on each.
-    /// A publisher of data that late subscribers must get (a map, static transforms) waits on
-    /// it and sends that data again.
+    /// A publisher whose late subscribers need more than its last message (which a latched
+    /// publisher hands them) waits on it and sends that data again.
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -243,12 +357,58 @@ impl Publisher {
         self.local_subscribers().len() + lock(&self.shared.state).peers.len() + remote
     }
 
+    /// Waits up to `timeout` until at least `n` subscribers are reached ([`subscriber_count`]);
+    /// returns whether they are. Woken by each subscriber that joins, it never polls. A
+    /// subscriber reached gets every message sent from then on (within its queue).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use nerve_topic::Publisher;
+    ///
+    /// let publisher = Publisher::new("chatter", Default::default())?;
+    /// if publisher.wait_for_subscribers(1, Duration::from_secs(5)) {
+    ///     publisher.send_bytes(b"hello", &Default::default())?;
+    /// }
+    /// # Ok::<(), nerve_topic::TopicError>(())
+    /// ```
+    ///
+    /// [`subscriber_count`]: Publisher::subscriber_count
+    #[must_use]
+    pub fn wait_for_subscribers(&self, n: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            // Read before counting: a subscriber that joins after the count wakes the wait.
+            let seen = self.shared.arrivals.count();
+            if self.subscriber_count() >= n {
+                return true;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            let _ = self.shared.arrivals.wait_past(seen, left);
+        }
+    }
+
     /// Whether a subscriber outside this process exists: only then is a message encoded.
     /// Takes no lock: cheap enough to ask before every send.
     #[must_use]
     pub fn reaches_other_processes(&self) -> bool {
         self.shared.peer_count.load(Ordering::Acquire) > 0
             || self.remote.as_ref().is_some_and(|r| r.subscribers.count() > 0)
+    }
+
+    /// Whether a send must encode its message for other processes: when one subscribes, or
+    /// always for a latched publisher (it keeps the message for those that join later).
+    #[must_use]
+    pub fn encodes(&self) -> bool {
+        self.shared.latch.is_some() || self.reaches_other_processes()
+    }
+
+    /// Whether the publisher keeps its last message for subscribers that join later.
+    #[must_use]
+    pub fn latched(&self) -> bool {
+        self.shared.latch.is_some()
     }
 
     /// Whether any subscriber exists, here or elsewhere. Takes no lock.
@@ -279,6 +439,10 @@ impl Publisher {
     }
 
     fn hand_local(&self, message: impl Fn(crate::InputId, Metadata) -> Message, parameters: &Parameters) -> usize {
+        let metadata = || Metadata { timestamp: monotonic_ns(), parameters: parameters.clone() };
+        // Kept before this process's subscribers are listed: one joining meanwhile gets it
+        // from the latch if not from this send.
+        self.shared.record_local(|| message(self.shared.topic.clone().into(), metadata()));
         if self.local_count.load(Ordering::Acquire) == 0 {
             return 0;
         }
@@ -286,7 +450,7 @@ impl Publisher {
         if subs.is_empty() {
             return 0;
         }
-        let metadata = Metadata { timestamp: monotonic_ns(), parameters: parameters.clone() };
+        let metadata = metadata();
         for s in &subs {
             s.push_local(message(self.shared.topic.clone().into(), metadata.clone()));
         }
@@ -300,7 +464,7 @@ impl Publisher {
     /// A message over the limit, an array nerve cannot carry, or no block to be had.
     pub fn send(&self, data: &ArrayRef, parameters: &Parameters) -> Result<(), TopicError> {
         self.send_local(data, parameters);
-        if self.reaches_other_processes() {
+        if self.encodes() {
             let sample = self.loan_array(&data.to_data(), parameters)?;
             self.send_to_other_processes(sample);
         }
@@ -382,7 +546,7 @@ impl Publisher {
             return refuse(sample, SendFailure::LentElsewhere { lent_by });
         }
         if let Some(LocalCopy { data_type, items, parameters }) = sample.take_local_copy()
-            && !self.local_subscribers().is_empty()
+            && (self.latched() || !self.local_subscribers().is_empty())
         {
             let bytes = arrow_buffer::Buffer::from(sample.data_mut().to_vec());
             match ArrayData::try_new(data_type.clone(), items, None, 0, vec![bytes], vec![]) {
@@ -406,6 +570,11 @@ impl Publisher {
     /// # Errors
     /// A malformed or oversized message, or no block to be had.
     pub fn send_encoded(&self, message: &[u8]) -> Result<(), TopicError> {
+        let _order = self.shared.latch.as_ref().map(|l| lock(&l.network_order));
+        if self.latched() {
+            // Kept before this process's subscribers are listed (see `hand_local`).
+            self.shared.record_encoded(&mut lock(&self.shared.state), message);
+        }
         let subs = if self.local_count.load(Ordering::Acquire) > 0 { self.local_subscribers() } else { Vec::new() };
         if !subs.is_empty() {
             let (metadata, data) = Decoder::default().decode_buffer(&aligned_copy(message))?;
@@ -432,8 +601,10 @@ impl Publisher {
     /// A sample lent by another endpoint is dropped unsent, with a warning (see
     /// [`Publisher::send_sample`], which hands it back instead).
     pub fn send_to_other_processes(&self, sample: Sample) {
+        let _order = self.shared.latch.as_ref().map(|l| lock(&l.network_order));
         let hosts = self.remote.as_ref().map(|r| r.subscribers.hosts()).unwrap_or_default();
         let mut wire_copy = None;
+        let mut latched = None;
         let mut st = lock(&self.shared.state);
         if !st.outlet.lent(sample.loan()) {
             tracing::warn!(topic = %self.shared.topic, lent_by = sample.endpoint(), "a sample of another endpoint dropped");
@@ -443,7 +614,13 @@ impl Publisher {
             if !hosts.is_empty() {
                 wire_copy = Some(bytes.to_vec());
             }
+            if self.latched() {
+                latched = Some(bytes.to_vec());
+            }
         });
+        if let Some(bytes) = latched {
+            self.shared.record_encoded(&mut st, &bytes);
+        }
         drop(st);
         tracing::trace!(topic = %self.shared.topic, delivered = done.delivered, evicted = done.evicted, "published");
         // Sent outside the lock: a slow network must not hold up links on this host.
@@ -458,9 +635,8 @@ impl Drop for Publisher {
         let rt = &self.shared.rt;
         let key = (self.shared.domain, self.shared.topic.to_string());
         if let Some(t) = rt.local().get_mut(&key) {
-            t.publishers = t.publishers.saturating_sub(1);
-            let mine = Arc::downgrade(&self.shared.arrivals);
-            t.arrivals.retain(|a| !std::sync::Weak::ptr_eq(a, &mine) && a.strong_count() > 0);
+            let mine = Arc::as_ptr(&self.shared);
+            t.publishers.retain(|p| !std::ptr::eq(p.as_ptr(), mine) && p.strong_count() > 0);
         }
         rt.remove_publisher(self.shared.id);
     }

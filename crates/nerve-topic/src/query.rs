@@ -6,8 +6,8 @@
 //! answering, from a server that went away, and from a timeout. Servers announce themselves
 //! with liveliness tokens, which askers count and `list` reads.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use arrow_array::ArrayRef;
@@ -19,7 +19,7 @@ use zenoh::sample::{Sample, SampleKind};
 
 use crate::error::TopicError;
 use crate::network::{self, End, Network};
-use nerve_shm::sync::lock;
+use nerve_shm::sync::{lock, wait_timeout};
 
 /// How a server's refusal travels in an error reply, so the asker tells it from Zenoh's own
 /// errors (the text predates actions; changing it would break services between versions).
@@ -164,29 +164,37 @@ pub(crate) fn hand<T>(tx: &mpsc::Sender<T>, item: T, what: &str) {
     }
 }
 
+/// The number of servers of one name, and a wake-up for whoever waits for it to change.
+#[derive(Default)]
+struct Servers {
+    count: Mutex<usize>,
+    changed: Condvar,
+}
+
 /// The servers of one name, counted from their liveliness tokens.
 pub(crate) struct ServerCount {
-    servers: Arc<AtomicUsize>,
+    servers: Arc<Servers>,
     _watch: zenoh::pubsub::Subscriber<()>,
 }
 
 impl ServerCount {
     /// Starts counting the servers of kind `end` of `name` in `domain`.
     pub(crate) fn watch(net: &Network, end: End, domain: u32, name: &str) -> Result<Self, TopicError> {
-        let servers = Arc::new(AtomicUsize::new(0));
-        let count = servers.clone();
+        let servers = Arc::new(Servers::default());
+        let counted = servers.clone();
         let watch = net
             .session
             .liveliness()
             .declare_subscriber(format!("nerve/{}/d{domain}/*/*/{name}", end.chunk()))
             .history(true)
-            .callback(move |sample| match sample.kind() {
-                SampleKind::Put => {
-                    count.fetch_add(1, Ordering::AcqRel);
+            .callback(move |sample| {
+                let mut count = lock(&counted.count);
+                match sample.kind() {
+                    SampleKind::Put => *count += 1,
+                    SampleKind::Delete => *count = count.saturating_sub(1),
                 }
-                SampleKind::Delete => {
-                    let _ = count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-                }
+                drop(count);
+                counted.changed.notify_all();
             })
             .wait()
             .map_err(|e| TopicError::Network(format!("cannot watch the servers of `{name}`: {e}")))?;
@@ -195,7 +203,22 @@ impl ServerCount {
 
     /// Servers reachable now.
     pub(crate) fn get(&self) -> usize {
-        self.servers.load(Ordering::Acquire)
+        *lock(&self.servers.count)
+    }
+
+    /// Waits up to `timeout` until a server is reachable; whether one is. Woken by each server
+    /// that appears, it never polls.
+    pub(crate) fn wait_for_one(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut count = lock(&self.servers.count);
+        while *count == 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            count = wait_timeout(&self.servers.changed, count, left).0;
+        }
+        true
     }
 }
 

@@ -23,7 +23,6 @@ use rustix::event::epoll;
 use rustix::fs::inotify;
 use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
 
-use crate::arrivals::Arrivals;
 use crate::error::TopicError;
 use crate::feeds::SubShared;
 use crate::registry::{self, Kind, Scope};
@@ -79,9 +78,8 @@ struct State {
 #[derive(Default)]
 pub(crate) struct LocalTopic {
     pub subscribers: Vec<Weak<SubShared>>,
-    pub publishers: usize,
-    /// How each publisher of this process learns that a subscriber joined here.
-    pub arrivals: Vec<Weak<Arrivals>>,
+    /// Publishers of this process, told when a subscriber joins here.
+    pub publishers: Vec<Weak<crate::publisher::PubShared>>,
     /// Live subscribers of this process, readable by publishers without the lock.
     pub subscriber_count: Arc<std::sync::atomic::AtomicUsize>,
 }

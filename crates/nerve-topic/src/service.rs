@@ -222,6 +222,26 @@ impl Client {
         self.servers.get()
     }
 
+    /// Waits up to `timeout` until a server of this service is reachable; returns whether one
+    /// is (as ROS 2's `wait_for_service`). Woken when a server appears, it never polls. A call
+    /// made once this returned `true` reaches a server, unless that server goes away meanwhile
+    /// ([`ServiceError::NoServer`] or [`ServiceError::ServerGone`] then).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use nerve_topic::service::{Client, ServiceOptions};
+    ///
+    /// let client = Client::new("add", ServiceOptions::default())?;
+    /// if !client.wait_for_server(Duration::from_secs(5)) {
+    ///     eprintln!("nobody serves `add`");
+    /// }
+    /// # Ok::<(), nerve_topic::TopicError>(())
+    /// ```
+    #[must_use]
+    pub fn wait_for_server(&self, timeout: Duration) -> bool {
+        self.servers.wait_for_one(timeout)
+    }
+
     /// Sends `data` with `parameters` and waits up to `timeout` for the reply.
     ///
     /// # Errors

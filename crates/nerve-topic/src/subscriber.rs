@@ -132,7 +132,7 @@ impl Subscriber {
             let t = local.entry((options.domain, topic.clone())).or_default();
             t.subscribers.push(Arc::downgrade(&shared));
             t.subscriber_count.fetch_add(1, Ordering::AcqRel);
-            t.arrivals.iter().filter_map(Weak::upgrade).for_each(|a| a.note());
+            t.publishers.iter().filter_map(Weak::upgrade).for_each(|p| p.joined_here(&shared));
         }
         let registration = if options.scope >= Scope::Host {
             let entry =
@@ -161,7 +161,7 @@ impl Subscriber {
     #[must_use]
     pub fn publisher_count(&self) -> usize {
         let key = (self.shared.domain, self.shared.topic.to_string());
-        let local = self.rt.local().get(&key).map_or(0, |t| t.publishers);
+        let local = self.rt.local().get(&key).map_or(0, |t| t.publishers.len());
         let linked = self.shared.linked_publishers();
         let remote = self.remote.as_ref().map_or(0, |r| r.publishers.count());
         local + linked + remote

@@ -256,3 +256,107 @@ fn wait_until(done: impl Fn() -> bool) {
         std::thread::sleep(Duration::from_millis(5));
     }
 }
+
+/// Child side of the latched tests: subscribes, expects exactly the values named in
+/// `NERVE_TOPIC_TEST_EXPECT` (comma-separated, in order), one message each, and nothing more
+/// until the last.
+fn expect_exactly() {
+    let topic = std::env::var(TOPIC).expect("topic");
+    let expected: Vec<u64> = std::env::var("NERVE_TOPIC_TEST_EXPECT")
+        .expect("expected")
+        .split(',')
+        .map(|v| v.parse().expect("value"))
+        .collect();
+    let sub = Subscriber::new(&topic, SubscriberOptions::default()).expect("subscriber");
+    for want in expected {
+        let m = sub.recv(Some(Duration::from_secs(60))).expect("recv").unwrap_or_else(|| panic!("{want} missing"));
+        let got = m.data.as_any().downcast_ref::<UInt64Array>().expect("u64 values").value(0);
+        assert_eq!(got, want, "messages out of order, repeated or missing");
+    }
+}
+
+fn spawn_expecting(test: &str, topic: &str, expect: &str) -> std::process::Child {
+    Command::new(std::env::current_exe().expect("test binary"))
+        .args([test, "--exact", "--nocapture"])
+        .env(ROLE, "sub")
+        .env(TOPIC, topic)
+        .env("NERVE_TOPIC_TEST_EXPECT", expect)
+        .spawn()
+        .expect("subscriber process")
+}
+
+#[test]
+fn a_latched_publisher_hands_its_last_message_to_each_late_subscriber_process_only() {
+    const TEST: &str = "a_latched_publisher_hands_its_last_message_to_each_late_subscriber_process_only";
+    if role().is_some() {
+        return expect_exactly();
+    }
+    let topic = unique("latched");
+    let p = Publisher::new(&topic, PublisherOptions { latched: true, ..Default::default() }).expect("publisher");
+    let hung = Duration::from_secs(60);
+    // Sent before anyone subscribes: only the last one is kept.
+    p.send(&message(1), &Default::default()).expect("send");
+    p.send(&message(2), &Default::default()).expect("send");
+    // The first subscriber gets 2 on joining; the second gets 3, which the first must not see
+    // again; both then get 4.
+    let mut first = spawn_expecting(TEST, &topic, "2,3,4");
+    assert!(p.wait_for_subscribers(1, hung), "the first subscriber never linked");
+    p.send(&message(3), &Default::default()).expect("send");
+    let mut second = spawn_expecting(TEST, &topic, "3,4");
+    assert!(p.wait_for_subscribers(2, hung), "the second subscriber never linked");
+    p.send(&message(4), &Default::default()).expect("send");
+    assert!(first.wait().expect("first ran").success(), "the first subscriber saw something else");
+    assert!(second.wait().expect("second ran").success(), "the second subscriber saw something else");
+}
+
+#[test]
+fn a_latched_publisher_hands_its_last_message_to_a_late_subscriber_of_its_process_only() {
+    let topic = unique("latched-here");
+    let p = Publisher::new(
+        &topic,
+        PublisherOptions { latched: true, scope: nerve_topic::Scope::Process, ..Default::default() },
+    )
+    .expect("publisher");
+    let value = |sub: &Subscriber| {
+        sub.try_recv()
+            .expect("try_recv")
+            .map(|m| m.data.as_any().downcast_ref::<UInt64Array>().expect("u64 values").value(0))
+    };
+    let options = || SubscriberOptions { scope: nerve_topic::Scope::Process, ..Default::default() };
+    p.send(&message(1), &Default::default()).expect("send");
+    p.send(&message(2), &Default::default()).expect("send");
+    let first = Subscriber::new(&topic, options()).expect("subscriber");
+    assert_eq!(value(&first), Some(2), "the last message, on joining");
+    assert_eq!(value(&first), None, "only the last message");
+    p.send(&message(3), &Default::default()).expect("send");
+    let second = Subscriber::new(&topic, options()).expect("subscriber");
+    assert_eq!(value(&second), Some(3));
+    assert_eq!(value(&first), Some(3));
+    assert_eq!(value(&first), None, "a subscriber joining later sends nothing again to the others");
+}
+
+#[test]
+fn a_publisher_that_is_not_latched_keeps_nothing_for_late_subscribers() {
+    let topic = unique("unlatched");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    p.send(&message(1), &Default::default()).expect("send");
+    let sub = Subscriber::new(&topic, SubscriberOptions::default()).expect("subscriber");
+    assert_eq!(sub.try_recv().expect("try_recv").map(|m| m.metadata), None);
+}
+
+#[test]
+fn waiting_for_subscribers_ends_when_one_links_and_it_gets_the_next_message() {
+    const TEST: &str = "waiting_for_subscribers_ends_when_one_links_and_it_gets_the_next_message";
+    if role().is_some() {
+        return expect_exactly();
+    }
+    let topic = unique("wait-subs");
+    let p = Publisher::new(&topic, PublisherOptions::default()).expect("publisher");
+    assert!(!p.wait_for_subscribers(1, Duration::from_millis(50)), "nobody subscribes yet");
+    assert!(p.wait_for_subscribers(0, Duration::ZERO), "zero subscribers are always reached");
+    let mut child = spawn_expecting(TEST, &topic, "7");
+    assert!(p.wait_for_subscribers(1, Duration::from_secs(60)), "the subscriber never linked");
+    // The very first message sent once the wait returns reaches the subscriber.
+    p.send(&message(7), &Default::default()).expect("send");
+    assert!(child.wait().expect("subscriber ran").success(), "the subscriber missed the first message");
+}

@@ -15,7 +15,7 @@ use nerve_topic::{Parameters, Refusal};
 
 mod common;
 
-use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, wait_for_server, zenoh_config};
+use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, zenoh_config};
 
 const TEST: &str = "actions_across_processes_end_every_goal";
 const LONG: Duration = Duration::from_secs(30);
@@ -88,7 +88,7 @@ fn actions_across_processes_end_every_goal() {
     let action = unique("count");
     let mut server = spawn_server(TEST, &action, &zenoh_config(&dir, "server", port));
     let client = ActionClient::new(&action, ActionOptions::default()).expect("client");
-    wait_for_server(|| client.server_count());
+    assert!(client.wait_for_server(Duration::from_secs(60)), "the server never appeared");
 
     // Success, with every feedback in order; three goals at once, each with its own.
     let goals: Vec<GoalHandle> = (0..3).map(|i| send(&client, 5 + i, 10, None).expect("accepted")).collect();
@@ -140,6 +140,7 @@ fn actions_across_processes_end_every_goal() {
     assert!(matches!(doomed.result(LONG), Err(ActionError::ServerGone { .. })), "{:?}", doomed.status());
     assert!(matches!(doomed.status(), GoalStatus::Failed(_)), "{:?}", doomed.status());
     wait_for_no_server(|| client.server_count());
+    assert!(!client.wait_for_server(Duration::from_millis(100)), "the server is gone");
     assert!(matches!(send(&client, 1, 0, None), Err(ActionError::NoServer { .. })));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -148,10 +149,11 @@ fn same_process() {
     let action = unique("local");
     let _server = ActionServer::new(&action, ActionOptions::default(), accept, count).expect("server");
     let client = ActionClient::new(&action, ActionOptions::default()).expect("client");
-    wait_for_server(|| client.server_count());
+    assert!(client.wait_for_server(Duration::from_secs(60)), "the server never appeared");
     let goal = send(&client, 3, 0, None).expect("accepted");
     assert_eq!(feedback_values(&goal), vec![1, 2, 3]);
     assert_eq!(goal.result(LONG).map(|r| one(r.data.as_ref())).expect("result"), Some(3));
     let other_domain = ActionClient::new(&action, ActionOptions { domain: 7, ..Default::default() }).expect("client");
+    assert!(!other_domain.wait_for_server(Duration::from_millis(100)), "no server in domain 7");
     assert!(matches!(send(&other_domain, 1, 0, None), Err(ActionError::NoServer { .. })));
 }

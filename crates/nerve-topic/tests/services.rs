@@ -14,7 +14,7 @@ use nerve_topic::{Metadata, Parameters};
 
 mod common;
 
-use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, wait_for_server, zenoh_config};
+use common::{free_port, scratch, spawn_server, unique, wait_for_no_server, zenoh_config};
 
 const TEST: &str = "services_across_processes_never_hang";
 
@@ -91,7 +91,7 @@ fn services_across_processes_never_hang() {
     let service = unique("double");
     let mut server = spawn_server(TEST, &service, &zenoh_config(&dir, "server", port));
     let client = Arc::new(Client::new(&service, ServiceOptions::default()).expect("client"));
-    wait_for_server(|| client.server_count());
+    assert!(client.wait_for_server(Duration::from_secs(60)), "the server never appeared");
     std::thread::scope(|s| {
         for t in 0..4i64 {
             let client = client.clone();
@@ -132,6 +132,7 @@ fn services_across_processes_never_hang() {
     killer.join().expect("killer");
     assert!(matches!(died, Err(ServiceError::ServerGone { .. })), "{died:?}");
     wait_for_no_server(|| client.server_count());
+    assert!(!client.wait_for_server(Duration::from_millis(100)), "the server is gone");
     // With no server known, a call fails at once: `NoServer`, never reported after a timeout.
     let none = call(&client, &[1], 0, Duration::from_secs(10));
     assert!(matches!(none, Err(ServiceError::NoServer { .. })), "{none:?}");
@@ -143,9 +144,10 @@ fn same_process() {
     let _server = Server::new(&service, ServiceOptions::default(), |r| Ok((r.data.to_data(), Parameters::new())))
         .expect("server");
     let client = Client::new(&service, ServiceOptions::default()).expect("client");
-    wait_for_server(|| client.server_count());
+    assert!(client.wait_for_server(Duration::from_secs(60)), "the server never appeared");
     let (echo, _) = call(&client, &[5, 6], 0, Duration::from_secs(10)).expect("reply");
     assert_eq!(echo, vec![5, 6]);
     let other_domain = Client::new(&service, ServiceOptions { domain: 7, ..Default::default() }).expect("client");
+    assert!(!other_domain.wait_for_server(Duration::from_millis(100)), "no server in domain 7");
     assert!(matches!(call(&other_domain, &[1], 0, Duration::from_secs(5)), Err(ServiceError::NoServer { .. })));
 }

@@ -201,6 +201,7 @@ impl Run<'_> {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
         let mut table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
         table.sim_time = self.opts.sim_time;
+        table.server_wait_ms = Some(u64::try_from(self.opts.ready_timeout.as_millis()).unwrap_or(u64::MAX));
         if frame::write(&mut stream, &RuntimeMessage::Registered(Box::new(table))).is_err() {
             return None;
         }
@@ -209,6 +210,7 @@ impl Run<'_> {
         for input in std::mem::take(&mut self.nodes[i].pending_closed) {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }
+        self.tell_of_ended_servers(i);
         if self.phase.stopping_since().is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }

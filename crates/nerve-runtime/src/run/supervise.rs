@@ -171,6 +171,7 @@ impl Run<'_> {
         self.nodes[i].state = NodeState::Exited(outcome);
         let (id, state) = (self.nodes[i].id.clone(), self.node_state(i));
         self.params.node_gone(i, &id, &state);
+        self.tell_callers(i, &state);
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
@@ -187,6 +188,37 @@ impl Run<'_> {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
         }
+    }
+
+    /// Node `i`, which ended for good as `state` says, may serve what others call: each
+    /// connected node that calls a service or action it declares serving is told, so one still
+    /// waiting for that server fails at once, naming it, instead of at its timeout.
+    fn tell_callers(&mut self, i: usize, state: &str) {
+        let callers: Vec<usize> =
+            (0..self.nodes.len()).filter(|&j| self.nodes[j].connected() && self.serves_a_call(i, j)).collect();
+        let msg = RuntimeMessage::ServerNodeEnded { node: self.nodes[i].id.clone(), outcome: state.to_owned() };
+        for j in callers {
+            self.send(j, &msg);
+        }
+    }
+
+    /// Tells node `j`, which just registered (a restart, say), of the nodes serving what it
+    /// calls that had already ended for good.
+    pub(super) fn tell_of_ended_servers(&mut self, j: usize) {
+        let ended: Vec<usize> =
+            (0..self.nodes.len()).filter(|&i| self.nodes[i].exited() && self.serves_a_call(i, j)).collect();
+        for i in ended {
+            let msg = RuntimeMessage::ServerNodeEnded { node: self.nodes[i].id.clone(), outcome: self.node_state(i) };
+            self.send(j, &msg);
+        }
+    }
+
+    /// Whether node `i` declares serving a service or action that node `j` declares calling.
+    fn serves_a_call(&self, i: usize, j: usize) -> bool {
+        let (server, caller) = (&self.df.nodes[i], &self.df.nodes[j]);
+        i != j
+            && (caller.services.call.iter().any(|s| server.services.serve.contains(s))
+                || caller.actions.call.iter().any(|a| server.actions.serve.contains(a)))
     }
 
     /// A reader is gone: its queues refuse new messages, its references are dropped, and a

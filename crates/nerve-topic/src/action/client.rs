@@ -66,6 +66,14 @@ impl ActionClient {
         self.servers.get()
     }
 
+    /// Waits up to `timeout` until a server of this action is reachable; returns whether one
+    /// is (as ROS 2's `wait_for_server`). Woken when a server appears, it never polls. A goal
+    /// sent once this returned `true` reaches a server, unless that server goes away meanwhile.
+    #[must_use]
+    pub fn wait_for_server(&self, timeout: Duration) -> bool {
+        self.servers.wait_for_one(timeout)
+    }
+
     /// Sends a goal of `data` with `parameters`, and waits up to `timeout` for a server to
     /// accept it; the accepted goal's handle.
     ///

@@ -88,15 +88,6 @@ pub fn wait_for_file(path: &Path) {
     }
 }
 
-/// Waits up to 20 s for `count` to give a non-zero number of servers.
-pub fn wait_for_server(count: impl Fn() -> usize) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while count() == 0 {
-        assert!(std::time::Instant::now() < deadline, "the server never appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 /// Waits up to 20 s for `count` to drop to zero.
 pub fn wait_for_no_server(count: impl Fn() -> usize) {
     let deadline = std::time::Instant::now() + Duration::from_secs(20);

@@ -95,11 +95,9 @@ fn send(args: &[String]) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
     }
     let client = ActionClient::new(name, ActionOptions::default())?;
-    // Servers announce themselves asynchronously: give a fresh session a moment to hear one.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while client.server_count() == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Servers announce themselves asynchronously: give a fresh session a moment to hear one (a
+    // goal without one fails at once, "no server").
+    let _ = client.wait_for_server(Duration::from_secs(20));
     let goal = match client.send_goal(&Int64Array::from(vec![n]).into_data(), &params, Duration::from_secs(10)) {
         Ok(goal) => goal,
         Err(e) => {

@@ -9,7 +9,7 @@
 //! The server refuses negative values, so a refusal can be seen from either side.
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nerve_topic::Parameters;
 use nerve_topic::arrow_array::{Array, Int64Array};
@@ -54,11 +54,9 @@ fn call(args: &[String]) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let [name, values @ ..] = args else { return Err(USAGE.into()) };
     let values = values.iter().map(|v| v.parse::<i64>()).collect::<Result<Vec<_>, _>>()?;
     let client = Client::new(name, ServiceOptions::default())?;
-    // Servers announce themselves asynchronously: give a fresh session a moment to hear one.
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while client.server_count() == 0 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // Servers announce themselves asynchronously: give a fresh session a moment to hear one (a
+    // call without one fails at once, "no server").
+    let _ = client.wait_for_server(Duration::from_secs(5));
     match client.call(&Int64Array::from(values).into_data(), &Parameters::new(), Duration::from_secs(10)) {
         Ok(reply) => {
             let sum = reply.data.as_any().downcast_ref::<Int64Array>().filter(|a| a.len() == 1).map(|a| a.value(0));
