@@ -14,7 +14,7 @@ use pyo3::types::PyDict;
 use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
 use crate::service::{close, message, message_event, outgoing, seconds};
-use crate::wait::{Waited, interruptible};
+use crate::wait::{Waited, interruptible, wait_until};
 
 pyo3::create_exception!(nerve, ActionError, NerveError, "A goal failed: no server, an abort, a dead server.");
 pyo3::create_exception!(nerve, GoalRejectedError, ActionError, "The action's server rejected the goal.");
@@ -204,10 +204,7 @@ impl ActionClient {
     #[pyo3(signature = (timeout=None))]
     fn wait_for_server(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
         let inner = &self.inner;
-        let found = interruptible(py, timeout, |chunk| {
-            Ok(if py.detach(|| inner.wait_for_server(chunk)) { Waited::Got(()) } else { Waited::Nothing })
-        })?;
-        Ok(found.is_some())
+        wait_until(py, timeout, |chunk| inner.wait_for_server(chunk))
     }
 
     #[pyo3(signature = (data, metadata=None, timeout=10.0))]

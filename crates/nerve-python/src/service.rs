@@ -13,7 +13,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
-use crate::wait::{Waited, interruptible};
+use crate::wait::wait_until;
 
 pyo3::create_exception!(nerve, ServiceError, NerveError, "A service call failed: no server, a refusal, a dead server.");
 
@@ -139,10 +139,7 @@ impl Client {
     #[pyo3(signature = (timeout=None))]
     fn wait_for_server(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
         let inner = &self.inner;
-        let found = interruptible(py, timeout, |chunk| {
-            Ok(if py.detach(|| inner.wait_for_server(chunk)) { Waited::Got(()) } else { Waited::Nothing })
-        })?;
-        Ok(found.is_some())
+        wait_until(py, timeout, |chunk| inner.wait_for_server(chunk))
     }
 
     #[pyo3(signature = (data, metadata=None, timeout=10.0))]

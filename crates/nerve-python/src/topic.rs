@@ -13,7 +13,7 @@ use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
 use crate::sample::{Lender, Sample, Target};
-use crate::wait::{Waited, WokenTogether, deadline, interruptible};
+use crate::wait::{Waited, WokenTogether, deadline, interruptible, wait_until};
 
 fn scope(s: &str) -> PyResult<Scope> {
     s.parse().map_err(|e| topic_error(&e))
@@ -80,10 +80,7 @@ impl Publisher {
     #[pyo3(signature = (n=1, timeout=None))]
     fn wait_for_subscribers(&self, py: Python<'_>, n: usize, timeout: Option<f64>) -> PyResult<bool> {
         let p = &self.inner;
-        let reached = interruptible(py, timeout, |chunk| {
-            Ok(if py.detach(|| p.wait_for_subscribers(n, chunk)) { Waited::Got(()) } else { Waited::Nothing })
-        })?;
-        Ok(reached.is_some())
+        wait_until(py, timeout, |chunk| p.wait_for_subscribers(n, chunk))
     }
 
     /// Sends ``data``: subscribers of this process get this very object; subscribers of other

@@ -61,6 +61,22 @@ pub(crate) fn interruptible<T>(
     }
 }
 
+/// Waits up to `timeout` seconds (forever with `None`) until `reached` — itself a wait of at
+/// most the time it is given, without the GIL — says yes; `false` when the time ran out.
+///
+/// # Errors
+/// A negative or non-finite timeout; `KeyboardInterrupt` on Ctrl-C.
+pub(crate) fn wait_until(
+    py: Python<'_>,
+    timeout: Option<f64>,
+    reached: impl Fn(Duration) -> bool + Sync,
+) -> PyResult<bool> {
+    let got = interruptible(py, timeout, |chunk| {
+        Ok(if py.detach(|| reached(chunk)) { Waited::Got(()) } else { Waited::Nothing })
+    })?;
+    Ok(got.is_some())
+}
+
 /// Whether a reader's last wait slept until its message came, so that it can let the readers
 /// woken with it go first ([`WokenTogether::yield_first`]).
 #[derive(Debug, Default)]
