@@ -1,6 +1,6 @@
 //! Where nerve's log lines go: standard error, filtered by `NERVE_LOG` (a `tracing` filter such
-//! as `debug` or `warn,nerve_topic=debug`; Zenoh's own lines stay at warnings unless it names
-//! `zenoh`).
+//! as `debug` or `warn,nerve_topic=debug`; Zenoh's own lines stay at the caller's default level
+//! unless it names `zenoh`).
 //!
 //! The command line and the Python package share one process-wide subscriber: the package
 //! installs it on import (warnings only), and the `nerve` command run through the package
@@ -23,10 +23,11 @@ static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(N
 /// installed by the program first is left as it is.
 pub fn init(default: &str) {
     let filter = match std::env::var("NERVE_LOG") {
-        // Zenoh's notes at info level (ids, addresses, sessions) would drown nerve's own: they
-        // are shown only when the filter names zenoh.
+        // Zenoh's own lines (ids, addresses, links it retries) would drown nerve's: they keep
+        // the default's level unless the filter names zenoh.
         Ok(spec) if !spec.trim().is_empty() => {
-            let spec = if spec.contains("zenoh") { spec } else { format!("{spec},zenoh=warn") };
+            let zenoh = default.split(',').find(|d| d.starts_with("zenoh=")).unwrap_or("zenoh=warn");
+            let spec = if spec.contains("zenoh") { spec } else { format!("{spec},{zenoh}") };
             EnvFilter::try_new(&spec).unwrap_or_else(|e| {
                 eprintln!("nerve: NERVE_LOG=`{spec}` is not a log filter ({e}); using `{default}`");
                 EnvFilter::new(default)
