@@ -52,7 +52,7 @@ pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
         }
         TypesCommand::Show { name } => {
             let name = TypeName::parse(name)?;
-            let origin = registry.list()?.remove(&TypeName { name: stem(&name), ..name.clone() });
+            let origin = registry.origin(&name)?;
             writeln!(out, "{name}  ({})", origin.map_or_else(|| "?".to_owned(), |o| o.to_string()))?;
             for part in registry.parts(&name)? {
                 if name.kind != Kind::Msg {
@@ -67,12 +67,4 @@ pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// The name of the file's own type (`SetBool` for `SetBool_Request`).
-fn stem(name: &TypeName) -> String {
-    match name.kind {
-        Kind::Msg => name.name.clone(),
-        Kind::Srv | Kind::Action => name.name.split_once('_').map_or(name.name.clone(), |(s, _)| s.to_owned()),
-    }
 }

@@ -91,15 +91,22 @@ impl TypeName {
         Self { package: self.package.clone(), kind: self.kind, name: format!("{}_{suffix}", self.name) }
     }
 
+    /// The message, service or action whose file defines this type: itself, or the service
+    /// or action of a part (`std_srvs/srv/SetBool` for `std_srvs/srv/SetBool_Request`).
+    #[must_use]
+    pub fn stem(&self) -> Self {
+        let name = match self.kind {
+            Kind::Msg => &self.name[..],
+            Kind::Srv | Kind::Action => self.name.split_once('_').map_or(&self.name[..], |(stem, _)| stem),
+        };
+        Self { package: self.package.clone(), kind: self.kind, name: name.to_owned() }
+    }
+
     /// The file that defines this type, relative to a package folder (`msg/Image.msg`); a
     /// part of a service or action lives in its service's or action's file.
     #[must_use]
     pub fn file(&self) -> String {
-        let stem = match self.kind {
-            Kind::Msg => &self.name[..],
-            Kind::Srv | Kind::Action => self.name.split_once('_').map_or(&self.name[..], |(stem, _)| stem),
-        };
-        format!("{}/{stem}.{}", self.kind.as_str(), self.kind.as_str())
+        format!("{}/{}.{}", self.kind.as_str(), self.stem().name, self.kind.as_str())
     }
 }
 

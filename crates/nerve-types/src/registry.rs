@@ -137,7 +137,7 @@ impl Registry {
         if let Some(m) = self.cache().get(name) {
             return Ok(m.clone());
         }
-        let stem = stem_of(name);
+        let stem = name.stem();
         let Some((text, origin)) = self.find(&stem)? else {
             return Err(self.unknown(name.clone(), None));
         };
@@ -239,6 +239,15 @@ impl Registry {
         Ok(found)
     }
 
+    /// Where the definition of `name` comes from (the file of its service or action for a
+    /// part); `None` when no folder defines it.
+    ///
+    /// # Errors
+    /// A definition file that exists but cannot be read.
+    pub fn origin(&self, name: &TypeName) -> Result<Option<Origin>, TypesError> {
+        Ok(self.find(&name.stem())?.map(|(_, origin)| origin))
+    }
+
     fn find(&self, stem: &TypeName) -> Result<Option<(String, Origin)>, TypesError> {
         let relative = stem.file();
         for folder in &self.folders {
@@ -266,17 +275,6 @@ impl Registry {
 
     fn cache(&self) -> std::sync::MutexGuard<'_, HashMap<TypeName, Arc<Message>>> {
         self.parsed.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// The service, action or message whose file defines `name`.
-fn stem_of(name: &TypeName) -> TypeName {
-    match name.kind {
-        Kind::Msg => name.clone(),
-        Kind::Srv | Kind::Action => {
-            let stem = name.name.split_once('_').map_or(&name.name[..], |(stem, _)| stem);
-            TypeName { package: name.package.clone(), kind: name.kind, name: stem.to_owned() }
-        }
     }
 }
 
