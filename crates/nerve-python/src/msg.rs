@@ -6,8 +6,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use arrow_array::ffi::FFI_ArrowSchema;
 use arrow_array::ArrayRef;
+use arrow_array::ffi::FFI_ArrowSchema;
 use nerve_types::{Array as Count, BaseType, CdrError, Codec, Registry, TypeName, TypesError, Value, type_hash};
 use pyo3::exceptions::{PyLookupError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
