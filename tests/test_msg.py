@@ -50,6 +50,18 @@ TYPES = [
     "unique_identifier_msgs/msg/UUID",
     "std_srvs/srv/SetBool_Request",
     "std_srvs/srv/Trigger_Response",
+    # ROS 2's own test types (ros-test-msgs): every primitive, bounded and fixed arrays.
+    "test_msgs/msg/Arrays",
+    "test_msgs/msg/BasicTypes",
+    "test_msgs/msg/BoundedPlainSequences",
+    "test_msgs/msg/BoundedSequences",
+    "test_msgs/msg/Builtins",
+    "test_msgs/msg/Defaults",
+    "test_msgs/msg/MultiNested",
+    "test_msgs/msg/Strings",
+    "test_msgs/msg/UnboundedSequences",
+    "test_msgs/msg/WStrings",
+    "test_msgs/action/Fibonacci_SendGoal_Request",
 ]
 
 INTS = {f"int{bits}": (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) for bits in (8, 16, 32, 64)}
@@ -60,8 +72,11 @@ INTS |= {"octet": (0, 255), "char": (0, 255)}
 def ros_class(name: str):
     package, kind, type_name = name.split("/")
     if "_" in type_name and kind in ("srv", "action"):
-        stem, part = type_name.rsplit("_", 1)
-        return getattr(getattr(importlib.import_module(f"{package}.{kind}"), stem), part)
+        stem, *service, part = type_name.split("_")
+        interface = getattr(importlib.import_module(f"{package}.{kind}"), stem)
+        if service:  # a service of an action's protocol: `Fibonacci_SendGoal_Request`
+            interface = getattr(interface.Impl, f"{service[0]}Service")
+        return getattr(interface, part)
     return getattr(importlib.import_module(f"{package}.{kind}"), type_name)
 
 
@@ -76,9 +91,11 @@ class Filler:
         k = next(self.n)
         if isinstance(t, definition.NamespacedType):
             return self.message(ros_class("/".join([*t.namespaces, t.name])))
-        if isinstance(t, definition.AbstractString):
+        if isinstance(t, definition.AbstractGenericString):
+            # A wstring gets a character outside the BMP: two UTF-16 units.
+            text = f"s{k}é😀" if isinstance(t, definition.AbstractWString) else f"s{k}é"
             bound = getattr(t, "maximum_size", None)
-            text = f"s{k}é"[:bound] if bound else f"s{k}é"
+            text = text[:bound] if bound else text
             return text, text
         name = t.typename
         if name == "boolean":
@@ -115,8 +132,14 @@ def plain(v):
     return v
 
 
+@pytest.fixture
+def ros_packages(monkeypatch):
+    """The ROS 2 packages the test extra installed, found as an installed ROS 2's are."""
+    monkeypatch.setenv("AMENT_PREFIX_PATH", sys.prefix)
+
+
 @pytest.mark.parametrize("name", TYPES)
-def test_bytes_equal_real_rclpy(name):
+def test_bytes_equal_real_rclpy(name, ros_packages):
     ros, ours = Filler().message(ros_class(name))
     expected = serialization.serialize_message(ros)
     cls = nerve.msg.message_class(name)

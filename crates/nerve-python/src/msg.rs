@@ -1,23 +1,45 @@
 //! What `nerve.msg` is built on: ROS 2 message definitions, their Arrow types, CDR and type
 //! hashes, from the process's type registry.
 //!
-//! The registry is made once per process, on first use, from `NERVE_TYPES_PATH` (a dataflow's
-//! `types:` folders reach its nodes there), `AMENT_PREFIX_PATH` and the shipped interfaces.
+//! The registry reads `NERVE_TYPES_PATH` (a dataflow's `types:` folders reach its nodes there),
+//! `AMENT_PREFIX_PATH` and the shipped interfaces, as the variables are when a type is used.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::ArrayRef;
 use arrow_array::ffi::FFI_ArrowSchema;
-use nerve_types::{Array as Count, BaseType, CdrError, Codec, Registry, TypeName, TypesError, Value, type_hash};
+use nerve_types::{
+    Array as Count, BaseType, CdrError, Codec, Registry, TYPES_PATH_VAR, TypeName, TypesError, Value, type_hash,
+};
 use pyo3::exceptions::{PyLookupError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::arrow::PyArrow;
 
-fn registry() -> &'static Registry {
-    static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(|| Registry::new(&[]))
+/// The registry and the codecs made from it, for the environment they were made in.
+struct Types {
+    env: [Option<OsString>; 2],
+    registry: Arc<Registry>,
+    codecs: Vec<(TypeName, Arc<Codec>)>,
+}
+
+static TYPES: Mutex<Option<Types>> = Mutex::new(None);
+
+/// Runs `f` on the process's registry and codecs, made again when `NERVE_TYPES_PATH` or
+/// `AMENT_PREFIX_PATH` changed since (a program may set them before it uses a type).
+fn with_types<R>(f: impl FnOnce(&mut Types) -> R) -> R {
+    let env = [std::env::var_os(TYPES_PATH_VAR), std::env::var_os("AMENT_PREFIX_PATH")];
+    let mut guard = nerve_shm::sync::recover(TYPES.lock());
+    if guard.as_ref().is_some_and(|t| t.env != env) {
+        *guard = None;
+    }
+    f(guard.get_or_insert_with(|| Types { env, registry: Arc::new(Registry::new(&[])), codecs: Vec::new() }))
+}
+
+fn registry() -> Arc<Registry> {
+    with_types(|t| t.registry.clone())
 }
 
 fn type_name(name: &str) -> PyResult<TypeName> {
@@ -41,20 +63,17 @@ fn encode_error(e: &CdrError) -> PyErr {
     }
 }
 
-/// The codecs of the types used so far, by name.
-type Codecs = Vec<(TypeName, Arc<Codec>)>;
-
-/// The codec of `name`, made once: making one resolves every nested type.
+/// The codec of `name`, made once per registry: making one resolves every nested type.
 fn codec(name: &str) -> PyResult<Arc<Codec>> {
-    static CODECS: Mutex<Codecs> = Mutex::new(Vec::new());
     let name = type_name(name)?;
-    let mut codecs = nerve_shm::sync::recover(CODECS.lock());
-    if let Some((_, c)) = codecs.iter().find(|(n, _)| *n == name) {
-        return Ok(c.clone());
-    }
-    let codec = Arc::new(Codec::new(registry(), &name).map_err(|e| types_error(&e))?);
-    codecs.push((name, codec.clone()));
-    Ok(codec)
+    with_types(|types| {
+        if let Some((_, c)) = types.codecs.iter().find(|(n, _)| *n == name) {
+            return Ok(c.clone());
+        }
+        let codec = Arc::new(Codec::new(&types.registry, &name).map_err(|e| types_error(&e))?);
+        types.codecs.push((name, codec.clone()));
+        Ok(codec)
+    })
 }
 
 fn value_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
@@ -147,7 +166,7 @@ fn msg_from_cdr(py: Python<'_>, data: &[u8], name: &str) -> PyResult<Py<PyAny>> 
 /// The ROS 2 type hash of `name` (`RIHS01_…`, REP 2011).
 #[pyfunction]
 fn msg_type_hash(name: &str) -> PyResult<String> {
-    type_hash(registry(), &type_name(name)?).map_err(|e| types_error(&e))
+    type_hash(&registry(), &type_name(name)?).map_err(|e| types_error(&e))
 }
 
 /// Every type the registry finds, as canonical names.

@@ -15,6 +15,7 @@
 
 mod arrow;
 mod cdr;
+mod composite;
 mod definition;
 mod hash;
 mod name;

@@ -153,7 +153,8 @@ impl Registry {
             Origin::File(path) => path.display().to_string(),
             Origin::Shipped => format!("{}/{} (shipped with nerve)", stem.package, stem.file()),
         };
-        let messages = parse_file(&stem, &text, &file)?;
+        let mut messages = parse_file(&stem, &text, &file)?;
+        messages.extend(crate::composite::derived(&stem));
         let mut cache = self.cache();
         for m in messages {
             cache.entry(m.name.clone()).or_insert_with(|| Arc::new(m));

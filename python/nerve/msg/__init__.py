@@ -2,7 +2,8 @@
 
 One module per package, one class per type, for every type the registry finds (the interfaces
 shipped with nerve, ``NERVE_TYPES_PATH`` — where a dataflow's ``types:`` folders reach its
-nodes — and installed ROS 2 packages)::
+nodes — and installed ROS 2 packages, ``AMENT_PREFIX_PATH``; both read as they are when a type
+is first used, a class once made keeping its definition)::
 
     from nerve.msg import sensor_msgs
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import difflib
 import importlib.abc
 import importlib.machinery
+import os
 import sys
 import types
 from collections.abc import Sequence
@@ -120,6 +122,9 @@ class Message:
         """This message as a one-row Arrow struct array; numeric arrays given as numpy arrays
         of the field's type are not copied."""
         struct = self.arrow_type()
+        if not self._fields:
+            # No column to carry the row count: ROS 2 still sends one (dummy) byte per message.
+            return pa.array([{}], type=struct)
         columns = []
         for f, arrow_field in zip(self._fields, struct, strict=True):
             try:
@@ -309,14 +314,15 @@ class _Package(types.ModuleType):
         return sorted({t.rsplit("/", 1)[1] for t in _known() if t.startswith(f"{package}/")})
 
 
-_types: frozenset[str] | None = None
+_types: dict[tuple[str | None, str | None], frozenset[str]] = {}
 
 
 def _known() -> frozenset[str]:
-    global _types
-    if _types is None:
-        _types = frozenset(_nerve.msg_types())
-    return _types
+    """Every type the registry finds, listed again when the folders it searches change."""
+    env = (os.environ.get("NERVE_TYPES_PATH"), os.environ.get("AMENT_PREFIX_PATH"))
+    if env not in _types:
+        _types[env] = frozenset(_nerve.msg_types())
+    return _types[env]
 
 
 def _packages() -> set[str]:
