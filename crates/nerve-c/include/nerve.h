@@ -67,6 +67,43 @@ typedef enum nerve_event_type {
   NERVE_EVENT_TYPE_ERROR = 4,
 } nerve_event_type;
 
+// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome that is no
+// failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a failure, whose message
+// `nerve_last_error()` gives.
+typedef enum nerve_status {
+  // Done.
+  NERVE_STATUS_OK = 0,
+  // The timeout passed before an event came.
+  NERVE_STATUS_TIMEOUT = 1,
+  // The node's event stream has ended: a STOP was delivered, or every input closed.
+  NERVE_STATUS_END = 2,
+  // A pointer argument that must not be NULL was NULL.
+  NERVE_STATUS_NULL_ARGUMENT = -1,
+  // A handle that is not live: freed, used up (a sample already sent), or of another kind.
+  NERVE_STATUS_INVALID_HANDLE = -2,
+  // An argument with a wrong value: text that is not UTF-8, parameters that are not a JSON
+  // object, an Arrow array that does not match its schema.
+  NERVE_STATUS_INVALID_ARGUMENT = -3,
+  // The event has no such field (the input id of a STOP event).
+  NERVE_STATUS_WRONG_EVENT = -4,
+  // The node has no output of that id.
+  NERVE_STATUS_UNKNOWN_OUTPUT = -5,
+  // A value of another type than the one asked for or declared.
+  NERVE_STATUS_WRONG_TYPE = -6,
+  // A message larger than the run allows (`nerve run --max-message`).
+  NERVE_STATUS_TOO_LARGE = -7,
+  // No metadata parameter of that key.
+  NERVE_STATUS_NOT_FOUND = -8,
+  // The caller's buffer is too small; the length needed was written.
+  NERVE_STATUS_BUFFER_TOO_SMALL = -9,
+  // The process was not started by `nerve run`, and no node id was given.
+  NERVE_STATUS_NOT_STARTED_BY_NERVE = -10,
+  // The runtime could not be reached, refused the node, or the link to it failed.
+  NERVE_STATUS_RUNTIME = -11,
+  // A bug in nerve (a Rust panic), caught before it could cross into C.
+  NERVE_STATUS_INTERNAL = -12,
+} nerve_status;
+
 // One event of a node (opaque). Its value views shared memory in place.
 //
 // Thread-safety: read-only; any number of threads may read one event at once, and free it
