@@ -162,10 +162,18 @@ TEST(InNode, AnInputMisread) {
 
 TEST(InNode, WrongOutputIsNamed) {
     EXPECT_STATUS(nerve_node_send_bytes(node, "nope", nullptr, nullptr, 0), NERVE_STATUS_UNKNOWN_OUTPUT,
-                  "nerve_node_send_bytes", "no output `nope`", "declared outputs: out");
+                  "nerve_node_send_bytes", "no output `nope`", "declared outputs: out, typed");
     nerve_sample *sample = nullptr;
     EXPECT_STATUS(nerve_node_loan(node, "nope", nullptr, 8, &sample), NERVE_STATUS_UNKNOWN_OUTPUT, "nerve_node_loan");
     EXPECT_EQ(dora_send_output(node, "nope", 4, "x", 1), -1);
+}
+
+TEST(InNode, ValueOfAnotherTypeThanDeclaredIsRefused) {
+    uint8_t byte = 1;
+    EXPECT_STATUS(nerve_node_send_bytes(node, "typed", nullptr, &byte, 1), NERVE_STATUS_WRONG_TYPE,
+                  "nerve_node_send_bytes", "output `typed` is declared `std_msgs/msg/Float64`", "nothing was sent");
+    nerve_sample *sample = nullptr;
+    EXPECT_STATUS(nerve_node_loan(node, "typed", nullptr, 8, &sample), NERVE_STATUS_WRONG_TYPE, "nerve_node_loan");
 }
 
 TEST(InNode, OversizedMessageIsRefused) {
