@@ -1,11 +1,17 @@
 """The build backend of ``pip install .``: maturin builds the Python package, and this adds nerve's
-C library beside it, so one install gives Python, Rust-built CLI and C users the same nerve.
+C library beside it, so one install serves Python and C nodes alike, at one version.
+
+The C library is a library of its own, ``libnerve.so``, not the extension module exporting the
+C functions too: the extension leaves libpython's symbols for the interpreter to provide, so a
+C program could not link against it.
 
 The wheel gets ``nerve/lib/libnerve.so`` (and ``lib/pkgconfig/nerve.pc``), ``nerve/include/``
 (``nerve.h``, ``node_api.h``) and ``nerve/cmake/`` (``find_package(nerve)``). The library is built
 by cargo in the same target folder and profile as the extension module, so it shares its
 compiled dependencies; it is added to the finished wheel (its RECORD rewritten) rather than
 left in the source tree for maturin to find, so nothing generated lands in ``python/nerve``.
+An editable install (``pip install -e .``) runs the package from ``python/nerve`` and so has no
+C library: install it with ``pip install .`` to build C nodes.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from pathlib import Path
 
 import maturin
 from maturin import (
+    build_editable,
     build_sdist,
     get_requires_for_build_editable,
     get_requires_for_build_sdist,
@@ -45,12 +52,6 @@ C_CRATE = ROOT / "crates" / "nerve-c"
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
-    add_c_library(Path(wheel_directory) / name)
-    return name
-
-
-def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
-    name = maturin.build_editable(wheel_directory, config_settings, metadata_directory)
     add_c_library(Path(wheel_directory) / name)
     return name
 
