@@ -1,5 +1,7 @@
 // Abuse of the C API gets a status and a message naming the function and the problem, never a
-// crash. Runs under AddressSanitizer, which would catch nerve reading a freed handle's memory.
+// crash. Runs under AddressSanitizer, which checks every access this program makes to what nerve
+// hands it (ids, bytes, strings) and that nothing leaks; libnerve itself is Rust, which ASan
+// does not instrument, so what keeps it from reading a freed handle is its registry of live ones.
 //
 // Standalone.* run as a plain program; InNode.* run as a node of dataflows/misuse.yml (a
 // feeder sends one message, then ends; the run's message limit is 4096 bytes), in order.
@@ -16,8 +18,8 @@ namespace {
 
 std::string last_error() { return nerve_last_error(); }
 
-// A pointer to memory that was freed: nerve must refuse it without reading it (ASan would
-// report a heap-use-after-free if it did).
+// A pointer to memory that was freed, as a handle the caller already freed is: nerve must
+// refuse it by its registry, without reading through it.
 template <typename T>
 T *freed_pointer() {
     void *block = std::malloc(64);
