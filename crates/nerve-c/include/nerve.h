@@ -1,9 +1,9 @@
 /*
  * nerve.h: the C API of nerve (libnerve). See docs/c-cpp.md.
  *
- * Every function returns a status: NERVE_STATUS_OK (0), a positive code for an outcome that is no
- * failure (NERVE_STATUS_TIMEOUT, NERVE_STATUS_END), or a negative code, whose message nerve_last_error()
- * gives. Handles (nerve_node, nerve_event, nerve_sample) are checked against the live ones
+ * Every function returns a status: NERVE_STATUS_OK (0), a positive code for an outcome that
+ * is no failure (NERVE_STATUS_TIMEOUT, NERVE_STATUS_END), or a negative code, whose message
+ * nerve_last_error() gives. Handles (nerve_node, nerve_event, nerve_sample) are checked against the live ones
  * before use: NULL, a freed handle or one of another kind gets a code, never a crash.
  *
  * Values cross as the Arrow C data interface (struct ArrowArray / ArrowSchema), without a
@@ -67,9 +67,9 @@ typedef enum nerve_event_type {
   NERVE_EVENT_TYPE_ERROR = 4,
 } nerve_event_type;
 
-// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome that is no
-// failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a failure, whose message
-// `nerve_last_error()` gives.
+// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome
+// that is no failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a
+// failure, whose message `nerve_last_error()` gives.
 typedef enum nerve_status {
   // Done.
   NERVE_STATUS_OK = 0,

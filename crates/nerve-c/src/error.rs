@@ -6,9 +6,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use nerve_node::NodeError;
 
-/// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome that is no
-/// failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a failure, whose message
-/// `nerve_last_error()` gives.
+/// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome
+/// that is no failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a
+/// failure, whose message `nerve_last_error()` gives.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NerveStatus {
