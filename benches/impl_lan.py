@@ -97,8 +97,8 @@ def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
                 f"    args: consumer {folder / f'c{c}.txt'} {WARMUP}\n"
             )
         (folder / "dataflow.yml").write_text("".join(nodes))
-        argv = ["ip", "netns", "exec", hosts.names[0], *nerve("start", str(folder / "dataflow.yml"), "--attach")]
-        subprocess.run([*argv, *coordinator], check=True, capture_output=True, text=True, timeout=1800)
+        argv = hosts.on(0, [*nerve("start", str(folder / "dataflow.yml"), "--attach"), *coordinator])
+        subprocess.run(argv, check=True, capture_output=True, text=True, timeout=1800)
         for c in range(case.consumers):
             read_stamp_lines(folder / f"c{c}.txt", c, samples)
         samples.take_node_stats(json.loads((folder / "p0.json").read_text()), None)
@@ -110,7 +110,7 @@ def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
 
 
 def checked(hosts: Hosts, coordinator: tuple[str, ...]) -> str:
-    argv = ["ip", "netns", "exec", hosts.names[0], *nerve("check", *coordinator)]
+    argv = hosts.on(0, [*nerve("check", *coordinator)])
     return subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout
 
 

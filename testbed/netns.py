@@ -1,12 +1,19 @@
 """Hosts on one machine: network namespaces joined by veth pairs to one bridge (needs root).
 
+Each host also has a mount namespace of its own, with a private tmpfs as nerve's runtime folder
+(`XDG_RUNTIME_DIR`): real hosts share no files, and a Unix socket one host's Zenoh session
+advertises must not be reachable from another (a peer that found it would talk to it through
+the file system, and no byte would cross the host's link).
+
 Used by the benchmark suite's topic and LAN scenarios and by the tests of several hosts.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+from pathlib import Path
 
 #: Environment variable naming a Zenoh config; hosts run without it, on their private links.
 ZENOH_ENV = "NERVE_ZENOH_CONFIG"
@@ -21,7 +28,13 @@ class Hosts:
         self.tag = tag
         self.names = [f"{tag}h{i}" for i in range(count)]
         self.bridge_ns = f"{tag}br"
+        # The mount namespaces' files live under a private mount, as `unshare --mount=FILE` needs.
+        self.mounts = Path("/run/nerve-testbed") / tag
+        self.runtime = self.mounts / "runtime"
         try:
+            self.runtime.mkdir(parents=True, exist_ok=True)
+            subprocess.run(["mount", "--bind", self.mounts, self.mounts], check=True, capture_output=True)
+            subprocess.run(["mount", "--make-private", self.mounts], check=True, capture_output=True)
             self._ip("netns", "add", self.bridge_ns)
             self._ip("-n", self.bridge_ns, "link", "add", "br0", "type", "bridge")
             self._ip("-n", self.bridge_ns, "link", "set", "br0", "up")
@@ -36,6 +49,11 @@ class Hosts:
                 self._ip("-n", ns, "addr", "add", f"10.231.0.{i + 1}/24", "dev", "eth0")
                 self._ip("-n", ns, "link", "set", "eth0", "up")
                 self._ip("-n", ns, "route", "add", "default", "dev", "eth0")
+                mount_ns = self._mount_ns(ns)
+                mount_ns.touch()
+                tmpfs = ["mount", "-t", "tmpfs", "-o", "mode=0700", f"{ns}-runtime", str(self.runtime)]
+                unshare = ["unshare", f"--mount={mount_ns}", "--propagation", "private", *tmpfs]
+                subprocess.run(unshare, check=True, capture_output=True)
         except BaseException:
             self.remove()
             raise
@@ -62,12 +80,26 @@ class Hosts:
                 continue
         raise RuntimeError("tc can apply neither netem nor tbf here")
 
+    def _mount_ns(self, ns: str) -> Path:
+        return self.mounts / f"{ns}.mnt"
+
+    def on(self, host: int, argv: list[str]) -> list[str]:
+        """``argv`` run on host number ``host``: in its network and mount namespaces, with its
+        own runtime folder."""
+        ns = self.names[host]
+        enter = ["nsenter", f"--net=/run/netns/{ns}", f"--mount={self._mount_ns(ns)}", "--"]
+        return [*enter, "env", f"XDG_RUNTIME_DIR={self.runtime}", *argv]
+
     def popen(self, host: int, argv: list[str], **kwargs) -> subprocess.Popen[str]:
-        """Starts ``argv`` on host number ``host``."""
+        """Starts ``argv`` on host number ``host``, its discovery open to the hosts' subnet."""
         env = {k: v for k, v in os.environ.items() if k != ZENOH_ENV}
         env[RANGE_ENV] = "subnet"
-        return subprocess.Popen(["ip", "netns", "exec", self.names[host], *argv], text=True, env=env, **kwargs)
+        return subprocess.Popen(self.on(host, argv), text=True, env=env, **kwargs)
 
     def remove(self) -> None:
         for ns in [*self.names, self.bridge_ns]:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for ns in self.names:
+            subprocess.run(["umount", self._mount_ns(ns)], capture_output=True)
+        subprocess.run(["umount", self.mounts], capture_output=True)
+        shutil.rmtree(self.mounts, ignore_errors=True)

@@ -68,8 +68,8 @@ class Cluster:
         return self.daemons[host]
 
     def nerve(self, *args: str, host: int = 0, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        argv = ["ip", "netns", "exec", self.hosts.names[host], *nerve_cmd(*args, "--coordinator", COORDINATOR)]
-        return subprocess.run([*argv, *self.net_args], capture_output=True, text=True, timeout=timeout)
+        argv = self.hosts.on(host, [*nerve_cmd(*args, "--coordinator", COORDINATOR), *self.net_args])
+        return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
 
     def machines(self) -> set[str]:
         check = self.nerve("check")
@@ -183,6 +183,17 @@ def test_a_dataflow_split_over_three_hosts(cluster, hosts, tmp_path):
     logs = cluster.nerve("logs", "split", "far", host=1)
     assert logs.returncode == 0 and "verified 7 arrays" in logs.stdout, logs.stderr
     assert not node_processes(tmp_path)
+
+
+def test_hosts_share_no_runtime_folder(hosts):
+    """A host's sockets are out of another host's reach, as on real machines: else a Zenoh
+    peer would reach another host's advertised Unix socket and bypass the network links the
+    tests below measure."""
+    made = subprocess.run(hosts.on(0, ["sh", "-c", 'touch "$XDG_RUNTIME_DIR/h0"']), capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    seen = [subprocess.run(hosts.on(h, ["ls", str(hosts.runtime)]), capture_output=True, text=True) for h in (0, 1)]
+    assert [s.stdout.split() for s in seen] == [["h0"], []], seen
+    assert not list(hosts.runtime.iterdir()), "the test process sees no host's runtime folder"
 
 
 def rx_bytes(hosts, host: int) -> int:

@@ -122,6 +122,14 @@ impl Registry {
         Self { folders, parsed: Mutex::default() }
     }
 
+    /// Adds definitions read elsewhere (a recording's schema): they stand before any folder's.
+    pub fn insert(&self, messages: impl IntoIterator<Item = Arc<Message>>) {
+        let mut cache = self.cache();
+        for m in messages {
+            cache.insert(m.name.clone(), m);
+        }
+    }
+
     /// The folders searched before the shipped interfaces, in order.
     #[must_use]
     pub fn folders(&self) -> &[PathBuf] {
