@@ -11,11 +11,13 @@ step() { printf '\n=== %s\n' "$*"; }
 export NERVE_DISCOVERY_RANGE=host
 unset NERVE_ZENOH_CONFIG
 
-step "system packages the C API's tests and examples build with (CMake, a C/C++ compiler, GoogleTest, pkg-config)"
+step "system packages: what the C API's tests and examples build with (CMake, a C/C++ compiler, GoogleTest, pkg-config), and a browser"
+# Chromium: a real browser draws `nerve graph`'s page (tests/test_graph.py).
 if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null || ! command -v pkg-config >/dev/null \
-    || ! [ -e /usr/include/gtest/gtest.h ]; then
+    || ! [ -e /usr/include/gtest/gtest.h ] || ! command -v chromium >/dev/null; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake ninja-build g++ pkg-config googletest libgtest-dev
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake ninja-build g++ pkg-config googletest libgtest-dev \
+        chromium
 fi
 
 step "install nerve (builds the Rust core once, release profile) and the test tools"

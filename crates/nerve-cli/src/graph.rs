@@ -29,7 +29,9 @@ pub struct GraphArgs {
 }
 
 /// The script the HTML page loads Mermaid from.
-pub const MERMAID_CDN: &str = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.min.js";
+/// Mermaid's renderer (see `assets/mermaid/README.md`), written into every HTML page so the
+/// page draws with no network.
+const MERMAID_JS: &str = include_str!("../assets/mermaid/mermaid.min.js");
 
 /// What a written file holds, chosen by its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,8 +259,8 @@ pub fn mermaid(df: &Dataflow) -> String {
     out
 }
 
-/// A standalone HTML page showing [`mermaid`]'s chart; Mermaid itself loads from
-/// [`MERMAID_CDN`], so the page needs the network to draw (offline it shows the text).
+/// A standalone HTML page showing [`mermaid`]'s chart, drawn by the Mermaid renderer the page
+/// carries: it needs no network.
 pub fn html(df: &Dataflow) -> String {
     let name = df.file.display().to_string();
     format!(
@@ -274,19 +276,19 @@ pub fn html(df: &Dataflow) -> String {
 </head>
 <body>
 <h1>{title}</h1>
-<p class="note">Drawn by <code>nerve graph</code>. Rendering needs network access: Mermaid loads
-from cdn.jsdelivr.net. Without it the Mermaid text shows instead; paste it into any Mermaid
-viewer.</p>
+<p class="note">Drawn by <code>nerve graph</code> with <a href="https://mermaid.js.org">Mermaid</a>
+(MIT license), which this page carries.</p>
 <pre class="mermaid">
 {chart}</pre>
-<script src="{cdn}"></script>
+<script>{renderer}</script>
 <script>mermaid.initialize({{ startOnLoad: true, securityLevel: "strict" }});</script>
 </body>
 </html>
 "#,
         title = html_escape(&name),
         chart = html_escape(&mermaid(df)),
-        cdn = MERMAID_CDN,
+        // A script ends at the first `</script`: the renderer has none (a test checks).
+        renderer = MERMAID_JS,
     )
 }
 
@@ -627,12 +629,13 @@ nodes:
     }
 
     #[test]
-    fn html_page_embeds_the_escaped_chart_and_the_cdn() {
+    fn html_page_embeds_the_escaped_chart_and_the_renderer() {
         let df = parse(PAIR);
         let page = html(&df);
         assert!(page.starts_with("<!DOCTYPE html>"));
-        assert!(page.contains(&format!("<script src=\"{MERMAID_CDN}\"></script>")));
-        assert!(page.contains("needs network access"));
+        assert!(!MERMAID_JS.contains("</script"), "the renderer would end its script element early");
+        assert!(page.contains(&format!("<script>{MERMAID_JS}</script>")));
+        assert!(!page.contains("src=\"http"), "the page loads nothing from the network");
         assert!(page.contains(&html_escape(&mermaid(&df))));
         assert!(page.contains("n_camera[&quot;camera&lt;br/&gt;"), "{page}");
         assert!(markdown(&df).starts_with("```mermaid\nflowchart TB\n"));
