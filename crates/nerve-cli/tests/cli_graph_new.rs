@@ -113,11 +113,11 @@ fn graph_writes_html_markdown_and_mermaid_files() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).is_empty(), "the graph went to the file");
     let html = read(&page);
-    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
-    assert!(html.contains("https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.min.js"));
-    assert!(html.contains("needs network access"), "{html}");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // It carries its renderer (tests/test_graph.py draws it in a browser with no network).
+    assert!(!html.contains("src=\"http") && html.contains("which this page carries"));
     let escaped = chart.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;");
-    assert!(html.contains(&escaped), "chart not embedded in\n{html}");
+    assert!(html.contains(&escaped), "chart not embedded");
 
     let mmd = dir.path().join("graph.mmd");
     assert!(run(nerve().arg("graph").arg(&file).arg("-o").arg(&mmd)).status.success());
