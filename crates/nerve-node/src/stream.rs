@@ -37,7 +37,10 @@ enum Source {
 struct Slot {
     id: InputId,
     source: Source,
+    /// The runtime said the input is closed: its producer ended or, for a timer, what drives
+    /// the run did (a replay). What is queued is still delivered first.
     closing: bool,
+    /// [`Event::InputClosed`] was delivered.
     closed: bool,
 }
 
@@ -297,6 +300,7 @@ impl EventStream {
     fn next_timer(&self) -> Option<u64> {
         self.slots
             .iter()
+            .filter(|s| !s.closing)
             .filter_map(|s| match s.source {
                 Source::Timer { next_ns, .. } => Some(next_ns),
                 Source::Shm { .. } | Source::Topic(_) => None,
@@ -348,6 +352,10 @@ impl EventStream {
         }
         let now = self.clock.timer_ns();
         for i in 0..self.slots.len() {
+            if self.slots[i].closing {
+                // The runtime closed the timer: what drives the run has ended (a replay).
+                continue;
+            }
             let Source::Timer { period_ns, next_ns } = &mut self.slots[i].source else { continue };
             if *next_ns > now.saturating_add(*period_ns) {
                 // Simulated time went back (a replay that loops): tick again from the new time.
@@ -425,10 +433,13 @@ impl EventStream {
 
 fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
     shared.has_control()
-        || slots.iter().any(|s| match &s.source {
-            Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
-            Source::Timer { next_ns, .. } => *next_ns <= clock.timer_ns(),
-            Source::Topic(sub) => sub.has_pending(),
+        || slots.iter().any(|s| {
+            (s.closing && !s.closed)
+                || match &s.source {
+                    Source::Shm { input, .. } => !input.is_empty(),
+                    Source::Timer { next_ns, .. } => !s.closing && *next_ns <= clock.timer_ns(),
+                    Source::Topic(sub) => sub.has_pending(),
+                }
         })
 }
 

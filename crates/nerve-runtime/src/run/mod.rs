@@ -75,6 +75,8 @@ struct Run<'a> {
     phase: Phase,
     /// Helpers were told to stop because every other node finished.
     helpers_stopped: bool,
+    /// Whether the timers were closed because every node of [`RunOptions::end_with`] ended.
+    timers_closed: bool,
     aborted: Option<String>,
     params: ParamRelay,
 }
@@ -201,6 +203,7 @@ fn run_inner(
         events: tx,
         phase: Phase::Starting { go: opts.control.is_none() },
         helpers_stopped: false,
+        timers_closed: false,
         aborted: None,
         params: ParamRelay::default(),
     };

@@ -175,6 +175,7 @@ impl Run<'_> {
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
+        self.close_timers_once_driven();
         if failed_early && self.phase.stopping_since().is_none() {
             let rt = &self.nodes[i];
             let hint = if rt.pid.is_some() && !rt.registered {
@@ -187,6 +188,29 @@ impl Run<'_> {
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
+        }
+    }
+
+    /// Once every node the run ends with ([`RunOptions::end_with`](crate::RunOptions)) has
+    /// ended, closes the timer inputs of the others: a node ticked by a timer would otherwise
+    /// never see all its inputs closed, and the run would outlast what drives it.
+    fn close_timers_once_driven(&mut self) {
+        let ended = |id: &String| self.nodes.iter().any(|n| &n.id == id && n.exited());
+        if self.timers_closed || self.opts.end_with.is_empty() || !self.opts.end_with.iter().all(ended) {
+            return;
+        }
+        self.timers_closed = true;
+        for i in 0..self.nodes.len() {
+            let timers: Vec<String> = self.plan.inputs[i]
+                .iter()
+                .filter_map(|c| match c {
+                    InputChannel::Timer { id, .. } => Some(id.clone()),
+                    InputChannel::Shm { .. } | InputChannel::Topic { .. } => None,
+                })
+                .collect();
+            for id in timers {
+                self.tell_input_closed(i, id);
+            }
         }
     }
 
