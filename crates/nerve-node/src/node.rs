@@ -16,7 +16,7 @@ use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
 use nerve_shm::sync::lock;
-use nerve_topic::{Sample, SendError, SendFailure};
+use nerve_topic::{Extension, Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
 use crate::clock::Clock;
@@ -247,12 +247,61 @@ impl Node {
     /// # Errors
     /// Unknown output, a message over the limit, or no block to be had.
     pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
+        self.send_extension(output, parameters, data, None)
+    }
+
+    /// Sends `storage` as a value of the extension type `extension` (readers find it in
+    /// [`Message::field`](crate::Message::field)), or as a plain array without one: how a
+    /// received extension array is sent on. For an n-D array, [`Node::send_tensor`] is simpler.
+    ///
+    /// # Errors
+    /// As [`Node::send_output`].
+    pub fn send_extension(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        storage: &dyn Array,
+        extension: Option<&Extension>,
+    ) -> Result<(), NodeError> {
         let out = self.output(output)?;
-        out.check(data.data_type())?;
+        out.check(storage.data_type())?;
         let mut outlet = lock(&out.outlet);
-        let loan = outlet.loan_array(&data.to_data(), parameters).map_err(|e| sized(output, e))?;
+        let loan = outlet.loan_array(&storage.to_data(), extension, parameters).map_err(|e| sized(output, e))?;
         self.publish(output, out.topic.as_ref(), &mut outlet, loan);
         Ok(())
+    }
+
+    /// Sends one row-major tensor of `shape` (a 480×640×3 image is `&[480, 640, 3]`) whose
+    /// values, of the primitive type `value_type`, `fill` writes straight into shared memory
+    /// (`byte_len` bytes): readers get Arrow's fixed-shape tensor extension type
+    /// (`arrow.fixed_shape_tensor`), shape included, over a fixed-size list of one entry.
+    ///
+    /// # Errors
+    /// As [`Node::send_output`], and a tensor of more than 2^31 values.
+    pub fn send_tensor(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        value_type: &DataType,
+        shape: &[usize],
+        byte_len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), NodeError> {
+        let out = self.output(output)?;
+        let (storage, _) = nerve_shm::codec::tensor_storage(value_type, shape).map_err(|e| sized(output, e))?;
+        out.check(&storage)?;
+        let mut loan =
+            lock(&out.outlet).loan_tensor(value_type, shape, byte_len, parameters).map_err(|e| sized(output, e))?;
+        fill(loan.data_mut());
+        self.publish(output, out.topic.as_ref(), &mut lock(&out.outlet), loan);
+        Ok(())
+    }
+
+    /// The Arrow type the dataflow declares for `output` (`output_types`), if it declares one
+    /// with a fixed layout: what an empty value sent there is made of.
+    #[must_use]
+    pub fn declared_type(&self, output: &str) -> Option<&DataType> {
+        self.outputs.get(output)?.declared.as_ref().map(|(_, t)| t)
     }
 
     /// Sends raw bytes (an Arrow `UInt8` array).

@@ -16,7 +16,7 @@ use nerve_topic::{Message, Subscriber, SubscriberOptions};
 
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
-use crate::event::{Event, InputId, Metadata, Next, Parameters};
+use crate::event::{Event, InputId, Metadata, Next};
 use crate::shared::{Control, Link, Shared};
 
 enum Source {
@@ -370,7 +370,7 @@ impl EventStream {
                 let id = self.slots[i].id.clone();
                 self.publish_next_timer();
                 let data: ArrayRef = Arc::new(NullArray::new(0));
-                let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
+                let metadata = Metadata { timestamp: monotonic_ns(), ..Metadata::default() };
                 return Some(Polled::Event(Event::Input(Message::new(id, metadata, data))));
             }
         }

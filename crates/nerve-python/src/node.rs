@@ -129,8 +129,11 @@ impl Node {
     /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…), any
     /// ``pyarrow`` array, or a list or tuple of ints and floats (made into the array
     /// ``pyarrow.array`` would make, without calling it); other sequences go through
-    /// ``pyarrow.array``. A bare ``str``, ``dict``, number or ``None`` raises ``TypeError``.
-    /// The bytes are copied once, into shared memory; readers see them without a copy.
+    /// ``pyarrow.array``, an empty one giving an empty array of the output's declared type.
+    /// A numpy array of more than one dimension arrives with its shape, as Arrow's fixed-shape
+    /// tensor (``arrow.fixed_shape_tensor``). A bare ``str``, ``dict``, number or ``None``
+    /// raises ``TypeError``. The bytes are copied once, into shared memory; readers see them
+    /// without a copy.
     #[pyo3(signature = (output_id, data, metadata=None))]
     fn send_output(
         &self,
@@ -140,8 +143,8 @@ impl Node {
         metadata: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let params = params(metadata)?;
-        let outgoing =
-            Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
+        let outgoing = Outgoing::classify(py, &self.pa, data, self.node.declared_type(output_id))
+            .map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
         let result = match outgoing {
             Outgoing::Bytes(b) => {
                 let bytes = b.bind(py).as_bytes();
@@ -155,7 +158,17 @@ impl Node {
                     })
                 })
             }
-            Outgoing::Array(array) => py.detach(|| self.node.send_output(output_id, &params, array.as_ref())),
+            Outgoing::Tensor { value_type, shape, buffer } => {
+                let bytes = buffer.bytes();
+                py.detach(|| {
+                    self.node.send_tensor(output_id, &params, &value_type, &shape, bytes.len(), |dst| {
+                        dst.copy_from_slice(bytes);
+                    })
+                })
+            }
+            Outgoing::Array(array, extension) => {
+                py.detach(|| self.node.send_extension(output_id, &params, array.as_ref(), extension.as_ref()))
+            }
         };
         result.map_err(|e| to_py(&e))
     }
@@ -303,10 +316,11 @@ impl Node {
             Event::Input(Message { id, metadata, data, .. }) => {
                 #[cfg(feature = "profile-stages")]
                 return crate::profile::input_event(py, self.ids.get(py, &id), &metadata, || {
-                    self.pa.received(py, &data)
+                    self.pa.received(py, &data, metadata.extension.as_deref())
                 });
                 #[cfg(not(feature = "profile-stages"))]
-                return input_event(py, self.ids.get(py, &id), &metadata, self.pa.received(py, &data)?);
+                let value = self.pa.received(py, &data, metadata.extension.as_deref())?;
+                return input_event(py, self.ids.get(py, &id), &metadata, value);
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),
             Event::Stop => (intern!(py, "STOP"), None, None),
