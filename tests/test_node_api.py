@@ -151,6 +151,42 @@ def test_n_d_arrays_keep_their_shape_and_empty_lists_their_declared_type(dataflo
     ]
 
 
+LOGGER = """
+import logging
+from nerve import Node
+node = Node()
+node.log("info", "hello from log")
+node.logger.warning("careful: %d left", 3)
+node.log(logging.ERROR, "an error")
+node.log("debug", "not shown at the default level")
+try:
+    node.log("loud", "x")
+except ValueError as e:
+    print("refused:", e, flush=True)
+try:
+    node.create_timer(0, lambda: None)
+except ValueError as e:
+    print("refused:", e, flush=True)
+"""
+
+
+def test_a_node_logs_at_levels_into_its_log(dataflows):
+    path = dataflows.write("nodes:\n  - id: talker\n    path: talker.py\n", {"talker.py": LOGGER})
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    logged = [line.split() for line in run.node_lines("talker")]
+    shown = [(words[0], " ".join(w for w in words[1:] if not w.startswith("node="))) for words in logged]
+    assert ("INFO", "hello from log") in shown, run.output
+    assert ("WARN", "careful: 3 left") in shown and ("ERROR", "an error") in shown, run.output
+    assert all("node=talker" in words for words in logged if words[0] in ("INFO", "WARN", "ERROR")), run.output
+    assert "not shown" not in run.stdout, run.output
+    refused = [line for line in run.node_lines("talker") if line.startswith("refused:")]
+    assert refused == [
+        "refused: unknown log level `loud`: one of debug, info, warning, error, critical (or a logging level number)",
+        "refused: period must be a positive number of seconds, got 0",
+    ], run.output
+
+
 NUMBER_SEQUENCES_SENDER = """
 import enum
 import json

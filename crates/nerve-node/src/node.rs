@@ -38,6 +38,9 @@ pub struct Node {
     outputs: FxHashMap<String, Output>,
 }
 
+/// The `tracing` target of what nodes log with [`Node::log`].
+pub const LOG_TARGET: &str = "nerve::node";
+
 /// One output: its dataflow readers, and the topic it is also published on.
 struct Output {
     /// The output's id, which its samples carry.
@@ -167,6 +170,7 @@ impl Node {
                 }
                 RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
                 RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
+                RuntimeMessage::TimersClosed => shared.push_control(Control::TimersClosed),
                 RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 RuntimeMessage::ServerNodeEnded { node, outcome } => {
                     lock(&shared.ended_servers).insert(node, outcome);
@@ -203,6 +207,29 @@ impl Node {
     #[must_use]
     pub fn node_config(&self) -> &serde_json::Value {
         &self.shared.table.config
+    }
+
+    /// Logs `message` at `level` as this node: a `tracing` event of target [`LOG_TARGET`] with
+    /// the node's id, where the process's subscriber prints it (nerve's Python package keeps
+    /// one that shows `info` and above, `NERVE_LOG` permitting). In a process without a
+    /// subscriber (a Rust node that installs none) `info` and above go to standard error.
+    /// Either way the line is in the node's log, for `nerve logs`.
+    pub fn log(&self, level: tracing::Level, message: &str) {
+        let node = self.id();
+        if !tracing::dispatcher::has_been_set() {
+            if level <= tracing::Level::INFO {
+                eprintln!("{level:>5} {message} node={node}");
+            }
+            return;
+        }
+        // `tracing`'s macros take the level as a constant.
+        match level {
+            tracing::Level::ERROR => tracing::error!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::WARN => tracing::warn!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::INFO => tracing::info!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::DEBUG => tracing::debug!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::TRACE => tracing::trace!(target: LOG_TARGET, node = %node, "{message}"),
+        }
     }
 
     /// The node's clock: wall time, or the run's simulated time under `nerve run --sim-time`
@@ -489,6 +516,7 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
             Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
             Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
             Ok(RuntimeMessage::InputReopened { input }) => shared.push_control(Control::InputReopened(input)),
+            Ok(RuntimeMessage::TimersClosed) => shared.push_control(Control::TimersClosed),
             // On this thread: a callback that takes long delays only the tool that asked.
             Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(RuntimeMessage::ServerNodeEnded { node, outcome }) => {

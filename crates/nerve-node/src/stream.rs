@@ -154,6 +154,35 @@ impl EventStream {
         Ok(stream)
     }
 
+    /// Adds a timer to the node's events: every `period` on the node's clock (the run's
+    /// simulated time under `nerve run --sim-time`), an [`Event::Input`] with id `id` and an
+    /// empty value, as a `timer/...` input of the dataflow gives. A tick missed while the node
+    /// was busy is skipped rather than made up. The timer lasts as long as the stream.
+    ///
+    /// # Errors
+    /// [`NodeError::TimerId`] when an input or timer of the node already has the id; a failure
+    /// to follow the simulated time.
+    pub fn add_timer(&mut self, id: &str, period: Duration) -> Result<InputId, NodeError> {
+        if self.slots.iter().any(|s| s.id == id) {
+            return Err(NodeError::TimerId { id: id.to_owned() });
+        }
+        let period_ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX).max(1);
+        let next_ns = self.clock.timer_ns().saturating_add(period_ns);
+        let id = InputId::from(id);
+        self.slots.push(Slot {
+            id: id.clone(),
+            source: Source::Timer { period_ns, next_ns },
+            closing: false,
+            closed: false,
+        });
+        if !self.has_timers {
+            self.has_timers = true;
+            self.timer_watch = TimerWatch::start(&self.clock, self.shared.inbox.clone())?;
+        }
+        self.publish_next_timer();
+        Ok(id)
+    }
+
     /// The node's clock (the same as [`crate::Node::clock`]).
     #[must_use]
     pub fn clock(&self) -> &Clock {
@@ -318,6 +347,11 @@ impl EventStream {
                 Control::Error(e) => return Some(Polled::Event(Event::Error(e))),
                 Control::InputClosed(id) => {
                     if let Some(s) = self.slots.iter_mut().find(|s| s.id == id) {
+                        s.closing = true;
+                    }
+                }
+                Control::TimersClosed => {
+                    for s in self.slots.iter_mut().filter(|s| matches!(s.source, Source::Timer { .. })) {
                         s.closing = true;
                     }
                 }

@@ -210,6 +210,9 @@ impl Run<'_> {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }
         self.tell_of_ended_servers(i);
+        if self.timers_closed {
+            self.send(i, &RuntimeMessage::TimersClosed);
+        }
         if self.phase.stopping_since().is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }

@@ -192,8 +192,9 @@ impl Run<'_> {
     }
 
     /// Once every node the run ends with ([`RunOptions::end_with`](crate::RunOptions)) has
-    /// ended, closes the timer inputs of the others: a node ticked by a timer would otherwise
-    /// never see all its inputs closed, and the run would outlast what drives it.
+    /// ended, closes the timers of the others (a node that connects later is told as it
+    /// registers): a node ticked by a timer would otherwise never see all its inputs closed,
+    /// and the run would outlast what drives it.
     fn close_timers_once_driven(&mut self) {
         let ended = |id: &String| self.nodes.iter().any(|n| &n.id == id && n.exited());
         if self.timers_closed || self.opts.end_with.is_empty() || !self.opts.end_with.iter().all(ended) {
@@ -201,15 +202,8 @@ impl Run<'_> {
         }
         self.timers_closed = true;
         for i in 0..self.nodes.len() {
-            let timers: Vec<String> = self.plan.inputs[i]
-                .iter()
-                .filter_map(|c| match c {
-                    InputChannel::Timer { id, .. } => Some(id.clone()),
-                    InputChannel::Shm { .. } | InputChannel::Topic { .. } => None,
-                })
-                .collect();
-            for id in timers {
-                self.tell_input_closed(i, id);
+            if self.nodes[i].connected() {
+                self.send(i, &RuntimeMessage::TimersClosed);
             }
         }
     }
