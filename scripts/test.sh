@@ -11,6 +11,13 @@ step() { printf '\n=== %s\n' "$*"; }
 export NERVE_DISCOVERY_RANGE=host
 unset NERVE_ZENOH_CONFIG
 
+step "system packages the C API's tests and examples build with (CMake, a C/C++ compiler, GoogleTest, pkg-config)"
+if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null || ! command -v pkg-config >/dev/null \
+    || ! [ -e /usr/include/gtest/gtest.h ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake ninja-build g++ pkg-config googletest libgtest-dev
+fi
+
 step "install nerve (builds the Rust core once, release profile) and the test tools"
 python3 -m pip install --quiet ".[test]"
 
@@ -25,6 +32,11 @@ cargo test --workspace --release --exclude nerve-python
 
 step "rust: tests that need root (network namespaces; ignored by a plain cargo test)"
 cargo test --release -p nerve-topic --test between_hosts -- --ignored
+
+step "c: the C API's tests through ctest (GoogleTest under AddressSanitizer, Arrow C++ from the pyarrow wheel)"
+cmake -S tests/c -B target/c-tests -DPython3_EXECUTABLE="$(command -v python3)"
+cmake --build target/c-tests
+ctest --test-dir target/c-tests --output-on-failure
 
 step "python: lints and type stubs"
 python3 -m ruff check python tests examples benches testbed

@@ -25,6 +25,8 @@ page's programs, commands and dataflows meet each other and nothing else. By lan
 * ``rust``: every block is compiled, all in one crate and one ``cargo build`` against this
   workspace's crates (``test_rust_blocks_compile``).
 * ``toml``: parsed; its dependencies are crates of this workspace at their version.
+* ``c`` and ``cmake``: a file of the page, named by its first line (``// node.c``,
+  ``# CMakeLists.txt``), built by the page's own commands (a dataflow's ``build:``).
 * ``text``: output shown to the reader, not run.
 
 A block that cannot run here says why in an HTML comment right before its fence,
@@ -54,7 +56,7 @@ import pytest
 from conftest import REPO, nerve_cmd, wait_for
 
 PAGES = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
-LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "text"}
+LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "c", "cmake", "text"}
 
 # Programs and dataflows of a page that run until they are stopped, like a server in a second
 # terminal: the page's later blocks run while they do. Each maps to the program whose first
@@ -100,8 +102,10 @@ class Block:
 
     @property
     def file(self) -> str | None:
-        """The file a Python block names in its first line (``# server.py``)."""
-        m = re.match(r"# ([\w.-]+\.py)\b", self.code)
+        """The file a Python, C or CMake block names in its first line (``# server.py``,
+        ``// node.c``, ``# CMakeLists.txt``)."""
+        pattern = {"python": r"# ([\w.-]+\.py)\b", "c": r"// ([\w.-]+\.[ch])\b", "cmake": r"# (CMakeLists\.txt)\b"}
+        m = re.match(pattern.get(self.lang, r"(?!)"), self.code)
         return m[1] if m else None
 
 
@@ -279,7 +283,7 @@ class Page:
         self.running: dict[str, Proc] = {}
         self.ends_by_itself: set[str] = set()
         self.cluster = False  # whether `nerve up` ran: a coordinator and daemons in the background
-        self.files = {b.file: b for b in self.blocks if b.lang == "python" and b.file}
+        self.files = {b.file: b for b in self.blocks if b.file}
         dataflows = [b for b in self.blocks if b.lang == "yaml" and re.match(r"(#.*\n)*nodes:", b.code)]
         assert len(dataflows) <= 1, f"{page}: one dataflow per page, not {[b.where for b in dataflows]}"
         self.dataflow = dataflows[0] if dataflows else None
@@ -309,7 +313,7 @@ class Page:
                 target = (self.dir / path).resolve()
                 if target.is_relative_to(self.dir):
                     target.parent.mkdir(parents=True, exist_ok=True)
-                    target.touch()
+                    target.touch(mode=0o755)  # a program to build, which validation wants executable
             elif shutil.which(path) is None:  # a program on PATH, which this one lacks
                 stub(self.stubs / path, "exit 0")
 
@@ -480,11 +484,17 @@ class Page:
             version = spec if isinstance(spec, str) else spec.get("version", crates[name])
             assert crates[name].startswith(version), f"{block.where}: {name} is at {crates[name]}, not {version}"
 
+    def run_c(self, block: Block) -> None:
+        assert block.file, f"{block.where}: a C block names its file in its first line (`// node.c`)"
+
+    def run_cmake(self, block: Block) -> None:
+        assert block.file, f"{block.where}: a CMake block is the page's `# CMakeLists.txt`"
+
     def run_text(self, block: Block) -> None:
         pass  # output shown to the reader
 
 
-IGNORED = shutil.ignore_patterns("out", "target", "__pycache__", "*.mcap")
+IGNORED = shutil.ignore_patterns("out", "target", "build", "__pycache__", "*.mcap")
 
 
 def stub(path: Path, script: str) -> None:

@@ -22,6 +22,7 @@ mod param;
 mod record;
 mod replay;
 mod runs;
+mod sdk;
 mod service;
 mod tf;
 mod topic;
@@ -30,12 +31,14 @@ mod values;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
 #[derive(Debug, Parser)]
-#[command(name = "nerve", version, about, propagate_version = true)]
+#[command(name = "nerve", version, about, propagate_version = true, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
     #[command(flatten)]
     network: network::NetworkArgs,
+    #[command(flatten)]
+    sdk: sdk::SdkArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -168,7 +171,7 @@ where
     };
     // A coordinator's or daemon's log shows Zenoh's warnings (a refused TLS handshake, a lost
     // link); a tool's error already says what its failed connection means.
-    init_logging(matches!(cli.command, Command::Coordinator(_) | Command::Daemon(_)));
+    init_logging(matches!(cli.command, Some(Command::Coordinator(_) | Command::Daemon(_))));
     match dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
@@ -190,7 +193,13 @@ fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
     cli.network.apply()?;
-    match cli.command {
+    if let Some(folder) = cli.sdk.folder() {
+        return sdk::print(folder);
+    }
+    let Some(command) = cli.command else {
+        anyhow::bail!("no command given: `nerve --help` lists them");
+    };
+    match command {
         Command::Run(args) => run(&load(&args.dataflow)?, &args.flags, Vec::new()),
         Command::Build { dataflow } => {
             let df = load(&dataflow)?;

@@ -12,6 +12,7 @@ use nerve_record::{DROPS_METADATA, Recording, RecordingWriter, WriteError, now_n
 use nerve_shm::sync::{lock, recover};
 use nerve_spec::{Dataflow, InputSource, InputSpec, NodeSpec, QueuePolicy};
 use nerve_topic::{Message, SubscriberOptions};
+use nerve_types::{Kind, PortKind, PortType, Registry, TypeName};
 
 use crate::topic::{StopSignal, subscribe};
 use crate::{RunFlags, load, nerve_itself, secs};
@@ -56,6 +57,9 @@ pub struct RecordNodeArgs {
     /// The dataflow file, stored in the recording.
     #[arg(long)]
     dataflow: Option<PathBuf>,
+    /// A channel declared with a ROS 2 message type, recorded as CDR.
+    #[arg(long, value_name = "CHANNEL=TYPE")]
+    typed: Vec<String>,
 }
 
 /// Runs `nerve record`.
@@ -122,6 +126,7 @@ fn recorder_node(
         outputs.iter().map(|o| find_output(df, o)).collect::<anyhow::Result<_>>()?
     };
     let mut inputs = Vec::new();
+    let mut typed = Vec::new();
     for (node, output) in chosen {
         if df.readers_of(&node, &output).len() >= nerve_spec::MAX_READERS_PER_OUTPUT {
             anyhow::bail!(
@@ -130,6 +135,9 @@ fn recorder_node(
             );
         }
         let id = output_channel(&node, &output);
+        if let Some(name) = df.node(&node).and_then(|n| message_type(n.output_types.get(&output)?)) {
+            typed.extend(["--typed".to_owned(), format!("{id}={name}")]);
+        }
         inputs.push(InputSpec {
             id,
             source: InputSource::Output { node, output },
@@ -153,6 +161,7 @@ fn recorder_node(
     let mut args = vec!["record-node".to_owned(), "--file".to_owned(), file.display().to_string()];
     let yaml = std::path::absolute(&df.file).unwrap_or_else(|_| df.file.clone());
     args.extend(["--dataflow".to_owned(), yaml.display().to_string()]);
+    args.extend(typed);
     let (path, args) = nerve_itself(&args)?;
     Ok(NodeSpec {
         name: Some("recorder".to_owned()),
@@ -161,6 +170,15 @@ fn recorder_node(
         inputs,
         ..NodeSpec::new(RECORDER_ID, path)
     })
+}
+
+/// The ROS 2 message a port's declared type stands for, if it is one (`ros2 bag` records
+/// messages, not the parts of services and actions, nor dora-rs types without one).
+fn message_type(declared: &str) -> Option<TypeName> {
+    match PortType::parse(declared).ok()?.kind {
+        PortKind::Message(t) if t.kind == Kind::Msg => Some(t),
+        _ => None,
+    }
 }
 
 /// `node/output` of `df`, or an error naming the outputs there are.
@@ -189,6 +207,17 @@ pub fn node(args: &RecordNodeArgs) -> anyhow::Result<i32> {
     }
     for (channel, _) in events.dropped() {
         writer.declare(&channel);
+    }
+    // The runtime gave this node the dataflow's `types:` folders (NERVE_TYPES_PATH).
+    let registry = Registry::new(&[]);
+    for typed in &args.typed {
+        let (channel, name) = typed.split_once('=').with_context(|| format!("--typed {typed}: not CHANNEL=TYPE"))?;
+        let declared = TypeName::parse(name)
+            .map_err(anyhow::Error::from)
+            .and_then(|t| writer.declare_type(channel, &registry, &t).map_err(anyhow::Error::from));
+        if let Err(e) = declared {
+            tracing::warn!("{e:#}; its messages are recorded as Arrow IPC");
+        }
     }
     let mut stopped = false;
     loop {

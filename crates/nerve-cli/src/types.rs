@@ -54,8 +54,18 @@ pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
             let name = TypeName::parse(name)?;
             let origin = registry.origin(&name)?;
             writeln!(out, "{name}  ({})", origin.map_or_else(|| "?".to_owned(), |o| o.to_string()))?;
-            for part in registry.parts(&name)? {
-                if name.kind != Kind::Msg {
+            // A service or action: its own hash, then each part; a message, or one part or
+            // derived type of a service or action (`SetBool_Request`, `Fibonacci_SendGoal`): itself.
+            let whole = name.kind != Kind::Msg && name == name.stem();
+            let shown = if whole {
+                // What a ROS 2 peer checks a service or action against.
+                writeln!(out, "hash: {}", type_hash(&registry, &name)?)?;
+                registry.parts(&name)?
+            } else {
+                vec![registry.message(&name)?]
+            };
+            for part in shown {
+                if whole {
                     writeln!(out, "\n{}", part.name)?;
                 }
                 writeln!(out, "hash: {}", type_hash(&registry, &part.name)?)?;

@@ -8,6 +8,7 @@ mod action;
 mod arrow;
 mod convert;
 mod errors;
+mod msg;
 mod node;
 mod outgoing;
 mod params;
@@ -55,6 +56,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     service::register(m)?;
     tf::register(m)?;
     action::register(m)?;
+    msg::register(m)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
     errors::register(m)?;

@@ -21,6 +21,22 @@ pub enum WriteError {
         /// Arrow's reason.
         source: arrow_schema::ArrowError,
     },
+    /// A typed message could not be encoded as ROS 2 CDR (it was not written).
+    #[error("channel `{channel}`: cannot encode the message as CDR: {source}")]
+    Cdr {
+        /// The channel the message was for.
+        channel: String,
+        /// Why.
+        source: nerve_types::CdrError,
+    },
+    /// The type declared for a channel cannot be resolved.
+    #[error("channel `{channel}`: {source}")]
+    Type {
+        /// The channel.
+        channel: String,
+        /// Why.
+        source: nerve_types::TypesError,
+    },
     /// Writing MCAP records into the file failed (a full disk, an I/O error).
     #[error("writing the recording {path}: {source}")]
     Mcap {
@@ -56,8 +72,8 @@ pub enum ReadError {
         /// The MCAP library's reason.
         source: mcap::McapError,
     },
-    /// A channel whose messages are not nerve's Arrow IPC encoding.
-    #[error("{path}: channel `{channel}` has message encoding `{encoding}`, not `{expected}`", expected = crate::MESSAGE_ENCODING)]
+    /// A channel whose messages are neither nerve's Arrow IPC encoding nor ROS 2 CDR.
+    #[error("{path}: channel `{channel}` has message encoding `{encoding}`, not `{arrow}` or `{cdr}`", arrow = crate::MESSAGE_ENCODING, cdr = crate::CDR_ENCODING)]
     Encoding {
         /// The file.
         path: PathBuf,
@@ -75,5 +91,25 @@ pub enum ReadError {
         log_time: u64,
         /// What is wrong.
         why: crate::payload::PayloadError,
+    },
+    /// A CDR channel whose `ros2msg` schema does not describe a type.
+    #[error("{path}: channel `{channel}`: its schema: {why}")]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The channel.
+        channel: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// A CDR message that is not a message of its channel's type.
+    #[error("channel `{channel}`, message at log time {log_time}: {source}")]
+    Cdr {
+        /// The channel.
+        channel: String,
+        /// The message's log time.
+        log_time: u64,
+        /// What is wrong.
+        source: nerve_types::CdrError,
     },
 }

@@ -6,7 +6,12 @@
 //! the array's type as the one column `value` and the sender's parameters in the schema's
 //! metadata, then one record batch. The MCAP schema of a channel has encoding
 //! [`SCHEMA_ENCODING`], the Arrow type as text for its name, and the IPC schema as its data;
-//! the channel's message encoding is [`MESSAGE_ENCODING`]. `log_time` is when the recorder
+//! the channel's message encoding is [`MESSAGE_ENCODING`]. A channel declared with a ROS 2
+//! message type ([`RecordingWriter::declare_type`]) is written as `ros2 bag` writes it
+//! instead: schema encoding [`ROS2_SCHEMA_ENCODING`] (the type's name, its full definition as
+//! data), message encoding [`CDR_ENCODING`], one CDR message per row, so ROS 2's tools and
+//! `mcap-ros2-support` decode it; such messages keep no sender's parameters (CDR has no place
+//! for them). `log_time` is when the recorder
 //! received the message (ns since the Unix epoch), `publish_time` the sender's
 //! `CLOCK_MONOTONIC` stamp. Metadata records hold the dataflow ([`DATAFLOW_METADATA`]) and the
 //! messages each channel lost ([`DROPS_METADATA`]). The file has a summary section with
@@ -57,6 +62,13 @@ pub const SCHEMA_ENCODING: &str = "arrow.ipc.schema";
 /// Message encoding of every channel: each message is one Arrow IPC stream of one record batch
 /// of one column (`pyarrow.ipc.open_stream(message.data).read_all()`).
 pub const MESSAGE_ENCODING: &str = "arrow.ipc";
+
+/// Encoding of a typed channel's MCAP schema: the message type's definition and those of the
+/// types it contains, as `ros2 bag` writes them.
+pub const ROS2_SCHEMA_ENCODING: &str = "ros2msg";
+
+/// Message encoding of a typed channel: ROS 2's CDR.
+pub const CDR_ENCODING: &str = "cdr";
 
 /// Name of the metadata record holding the recorded dataflow: keys `file` and `yaml`.
 pub const DATAFLOW_METADATA: &str = "nerve.dataflow";

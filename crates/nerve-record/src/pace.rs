@@ -109,6 +109,7 @@ mod tests {
             log_time: 1_700_000_000_000_000_000 + ms * 1_000_000,
             publish_time: 0,
             data: Cow::Borrowed(&[]),
+            cdr: None,
         }
     }
 

@@ -1,16 +1,18 @@
 //! Reading a recording back: its channels, its metadata, and its messages in log-time order.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use nerve_shm::codec::Parameters;
+use nerve_types::{Codec, TypeName, registry_of};
 
-use crate::MESSAGE_ENCODING;
 use crate::error::ReadError;
 use crate::payload;
+use crate::{CDR_ENCODING, MESSAGE_ENCODING, ROS2_SCHEMA_ENCODING};
 
 /// The record of `length` bytes (opcode and length prefix included) at `offset` of `bytes`,
 /// its data borrowed from them.
@@ -39,16 +41,26 @@ pub struct Recorded<'a> {
     pub log_time: u64,
     /// The sender's stamp (`CLOCK_MONOTONIC` ns of the sender's host).
     pub publish_time: u64,
-    /// The payload: one Arrow IPC stream.
+    /// The payload: one Arrow IPC stream, or a CDR message on a typed channel.
     pub data: Cow<'a, [u8]>,
+    /// The codec of a typed channel's message type (from the recording's own schema).
+    pub cdr: Option<Arc<Codec>>,
 }
 
 impl Recorded<'_> {
-    /// The array and the sender's parameters.
+    /// The array and the sender's parameters (none on a typed channel: CDR keeps none).
     ///
     /// # Errors
-    /// A payload that is not nerve's Arrow IPC encoding.
+    /// A payload that is not nerve's Arrow IPC encoding, or not a CDR message of its type.
     pub fn decode(&self) -> Result<(ArrayRef, Parameters), ReadError> {
+        if let Some(codec) = &self.cdr {
+            let array = codec.decode(&self.data).map_err(|source| ReadError::Cdr {
+                channel: self.channel.to_owned(),
+                log_time: self.log_time,
+                source,
+            })?;
+            return Ok((array, Parameters::new()));
+        }
         payload::decode(&self.data).map_err(|why| ReadError::Payload {
             channel: self.channel.to_owned(),
             log_time: self.log_time,
@@ -84,16 +96,51 @@ impl Recording {
         |source| ReadError::Mcap { path: self.path.clone(), source }
     }
 
-    fn check_encoding(&self, channel: &str, encoding: &str) -> Result<(), ReadError> {
-        if encoding == MESSAGE_ENCODING {
-            return Ok(());
+    /// How `channel`'s messages are decoded: `None` for Arrow IPC, the codec of its type for
+    /// CDR (read from the recording's own `ros2msg` schema, so no definition file is needed).
+    fn codec_of(&self, channel: &mcap::Channel<'_>) -> Result<Option<Arc<Codec>>, ReadError> {
+        let error = |why: String| ReadError::Schema { path: self.path.clone(), channel: channel.topic.clone(), why };
+        match channel.message_encoding.as_str() {
+            MESSAGE_ENCODING => Ok(None),
+            CDR_ENCODING => {
+                let schema = channel.schema.as_ref().ok_or_else(|| error("a CDR channel without a schema".into()))?;
+                if schema.encoding != ROS2_SCHEMA_ENCODING {
+                    return Err(error(format!("encoding `{}`, not `{ROS2_SCHEMA_ENCODING}`", schema.encoding)));
+                }
+                let name = TypeName::parse(&schema.name).map_err(|e| error(e.to_string()))?;
+                let text = std::str::from_utf8(&schema.data).map_err(|e| error(format!("not UTF-8: {e}")))?;
+                let registry = registry_of(&name, text).map_err(|e| error(e.to_string()))?;
+                Ok(Some(Arc::new(Codec::new(&registry, &name).map_err(|e| error(e.to_string()))?)))
+            }
+            other => Err(ReadError::Encoding {
+                path: self.path.clone(),
+                channel: channel.topic.clone(),
+                encoding: other.to_owned(),
+            }),
         }
-        Err(ReadError::Encoding { path: self.path.clone(), channel: channel.to_owned(), encoding: encoding.to_owned() })
+    }
+
+    /// [`Recording::codec_of`] once per MCAP channel.
+    fn cached_codec(
+        &self,
+        codecs: &mut HashMap<u16, Option<Arc<Codec>>>,
+        channel: &mcap::Channel<'_>,
+    ) -> Result<Option<Arc<Codec>>, ReadError> {
+        if let Some(codec) = codecs.get(&channel.id) {
+            return Ok(codec.clone());
+        }
+        let codec = self.codec_of(channel)?;
+        codecs.insert(channel.id, codec.clone());
+        Ok(codec)
     }
 
     /// The wanted messages through the summary's chunk and message indexes, borrowing their
     /// data from the map; `None` when the file lacks indexes or has compressed chunks.
-    fn indexed<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Option<Vec<Recorded<'a>>>, ReadError> {
+    fn indexed<'a>(
+        &'a self,
+        wanted: &'a BTreeSet<String>,
+        codecs: &mut HashMap<u16, Option<Arc<Codec>>>,
+    ) -> Result<Option<Vec<Recorded<'a>>>, ReadError> {
         let Some(summary) = &self.summary else { return Ok(None) };
         let error = self.mcap_error();
         if summary.chunk_indexes.iter().any(|c| !c.compression.is_empty() || c.message_index_offsets.is_empty()) {
@@ -108,7 +155,8 @@ impl Recording {
             // Chunks are listed in file order; within one, messages go back to file order too.
             let mut in_chunk = Vec::new();
             for (channel, entries) in summary.read_message_indexes(&self.map, index).map_err(&error)? {
-                let Some(channel) = wanted.get(&channel.topic) else { continue };
+                let Some(name) = wanted.get(&channel.topic) else { continue };
+                let cdr = self.cached_codec(codecs, &channel)?;
                 for entry in entries {
                     let Ok(offset) = usize::try_from(entry.offset) else {
                         return Err(error(mcap::McapError::BadIndex));
@@ -120,10 +168,11 @@ impl Recording {
                         mcap::records::Record::Message { header, data } => in_chunk.push((
                             entry.offset,
                             Recorded {
-                                channel: channel.as_str(),
+                                channel: name.as_str(),
                                 log_time: header.log_time,
                                 publish_time: header.publish_time,
                                 data,
+                                cdr: cdr.clone(),
                             },
                         )),
                         _ => return Err(error(mcap::McapError::BadIndex)),
@@ -225,25 +274,28 @@ impl Recording {
     /// recording larger than memory replays; any other is read linearly, its data copied.
     ///
     /// # Errors
-    /// A malformed file, or a wanted channel whose messages are not nerve's encoding.
+    /// A malformed file, or a wanted channel whose messages are neither nerve's encoding nor
+    /// CDR with a readable `ros2msg` schema.
     pub fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
+        let mut codecs = HashMap::new();
         if let Some(summary) = &self.summary {
             for channel in summary.channels.values().filter(|c| wanted.contains(&c.topic)) {
-                self.check_encoding(&channel.topic, &channel.message_encoding)?;
+                self.cached_codec(&mut codecs, channel)?;
             }
         }
-        let mut out = match self.indexed(wanted)? {
+        let mut out = match self.indexed(wanted, &mut codecs)? {
             Some(indexed) => indexed,
             None => {
                 let mut out = Vec::new();
                 for message in self.stream()? {
                     let Some(channel) = wanted.get(&message.channel.topic) else { continue };
-                    self.check_encoding(channel, &message.channel.message_encoding)?;
+                    let cdr = self.cached_codec(&mut codecs, &message.channel)?;
                     out.push(Recorded {
                         channel: channel.as_str(),
                         log_time: message.log_time,
                         publish_time: message.publish_time,
                         data: message.data,
+                        cdr,
                     });
                 }
                 out

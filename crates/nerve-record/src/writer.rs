@@ -10,10 +10,11 @@ use arrow_array::Array;
 use arrow_schema::DataType;
 use mcap::records::{MessageHeader, Metadata as McapMetadata};
 use nerve_shm::codec::Metadata;
+use nerve_types::{Codec, Registry, TypeName, ros2msg, same_layout};
 
 use crate::error::WriteError;
 use crate::payload;
-use crate::{DATAFLOW_METADATA, DROPS_METADATA, MESSAGE_ENCODING, SCHEMA_ENCODING};
+use crate::{CDR_ENCODING, DATAFLOW_METADATA, DROPS_METADATA, MESSAGE_ENCODING, ROS2_SCHEMA_ENCODING, SCHEMA_ENCODING};
 
 /// What a finished recording holds, per channel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,8 +34,20 @@ pub struct RecordingWriter {
     path: PathBuf,
     /// (channel, type) → MCAP channel id.
     channels: HashMap<(String, DataType), u16>,
+    /// Channels declared with a ROS 2 message type.
+    typed: HashMap<String, Typed>,
     totals: BTreeMap<String, ChannelTotals>,
     sequence: u32,
+}
+
+/// A channel written as ROS 2 writes it.
+struct Typed {
+    name: TypeName,
+    codec: Codec,
+    /// The `ros2msg` schema's text.
+    definition: String,
+    /// Its MCAP channel, once it has a message.
+    id: Option<u16>,
 }
 
 impl RecordingWriter {
@@ -49,7 +62,14 @@ impl RecordingWriter {
             .library(format!("nerve-record/{} ({})", env!("CARGO_PKG_VERSION"), mcap::LIBRARY_IDENTIFIER))
             .create(BufWriter::new(file))
             .map_err(|source| WriteError::Mcap { path: path.to_owned(), source })?;
-        Ok(Self { mcap, path: path.to_owned(), channels: HashMap::new(), totals: BTreeMap::new(), sequence: 0 })
+        Ok(Self {
+            mcap,
+            path: path.to_owned(),
+            channels: HashMap::new(),
+            typed: HashMap::new(),
+            totals: BTreeMap::new(),
+            sequence: 0,
+        })
     }
 
     fn mcap_error(&self) -> impl Fn(mcap::McapError) -> WriteError + '_ {
@@ -60,6 +80,21 @@ impl RecordingWriter {
     /// shows in the recording's statistics with zero messages and its drop count.
     pub fn declare(&mut self, channel: &str) {
         self.totals.entry(channel.to_owned()).or_default();
+    }
+
+    /// Records `channel` as ROS 2 does: its values of message type `name` (a `.msg` type) as CDR
+    /// under a `ros2msg` schema, so ROS 2's tools read them. A value of another Arrow type (the
+    /// sender did not keep to its declaration) still goes in as Arrow IPC.
+    ///
+    /// # Errors
+    /// [`WriteError::Type`] when `name` cannot be resolved in `registry`.
+    pub fn declare_type(&mut self, channel: &str, registry: &Registry, name: &TypeName) -> Result<(), WriteError> {
+        let error = |source| WriteError::Type { channel: channel.to_owned(), source };
+        let codec = Codec::new(registry, name).map_err(error)?;
+        let definition = ros2msg(registry, name).map_err(error)?;
+        self.typed.insert(channel.to_owned(), Typed { name: name.clone(), codec, definition, id: None });
+        self.declare(channel);
+        Ok(())
     }
 
     /// Stores the dataflow the recording was made from (a metadata record named
@@ -93,9 +128,9 @@ impl RecordingWriter {
     /// the Unix epoch), the publish time the sender's stamp.
     ///
     /// # Errors
-    /// [`WriteError::Encode`] when the array cannot be encoded (nothing was written; count it
-    /// with [`RecordingWriter::count_dropped`]), [`WriteError::Mcap`] when the file cannot be
-    /// written.
+    /// [`WriteError::Encode`] or, on a typed channel, [`WriteError::Cdr`] when the array cannot
+    /// be encoded (nothing was written; count it with [`RecordingWriter::count_dropped`]),
+    /// [`WriteError::Mcap`] when the file cannot be written.
     pub fn write(
         &mut self,
         channel: &str,
@@ -103,12 +138,66 @@ impl RecordingWriter {
         data: &dyn Array,
         log_time: u64,
     ) -> Result<(), WriteError> {
+        if let Some(typed) = self.typed.get(channel)
+            && same_layout(typed.codec.data_type(), data.data_type())
+        {
+            return self.write_cdr(channel, metadata, data, log_time);
+        }
         let bytes = payload::encode(data, &metadata.parameters)
             .map_err(|source| WriteError::Encode { channel: channel.to_owned(), source })?;
         let channel_id = self.channel_id(channel, data.data_type())?;
+        self.write_message(channel, channel_id, metadata.timestamp, log_time, &bytes)
+    }
+
+    /// Each row of a typed channel's value as one CDR message; all are encoded before any is
+    /// written, so a value is recorded whole or not at all.
+    fn write_cdr(
+        &mut self,
+        channel: &str,
+        metadata: &Metadata,
+        data: &dyn Array,
+        log_time: u64,
+    ) -> Result<(), WriteError> {
+        let Some(typed) = self.typed.get(channel) else { return Ok(()) };
+        let rows = (0..data.len())
+            .map(|row| typed.codec.encode(data, row))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| WriteError::Cdr { channel: channel.to_owned(), source })?;
+        let channel_id = match typed.id {
+            Some(id) => id,
+            None => {
+                let (name, definition) = (typed.name.to_string(), typed.definition.clone());
+                let schema = self
+                    .mcap
+                    .add_schema(&name, ROS2_SCHEMA_ENCODING, definition.as_bytes())
+                    .map_err(self.mcap_error())?;
+                let id = self
+                    .mcap
+                    .add_channel(schema, channel, CDR_ENCODING, &BTreeMap::new())
+                    .map_err(self.mcap_error())?;
+                if let Some(typed) = self.typed.get_mut(channel) {
+                    typed.id = Some(id);
+                }
+                id
+            }
+        };
+        for bytes in rows {
+            self.write_message(channel, channel_id, metadata.timestamp, log_time, &bytes)?;
+        }
+        Ok(())
+    }
+
+    fn write_message(
+        &mut self,
+        channel: &str,
+        channel_id: u16,
+        publish_time: u64,
+        log_time: u64,
+        bytes: &[u8],
+    ) -> Result<(), WriteError> {
         self.sequence = self.sequence.wrapping_add(1);
-        let header = MessageHeader { channel_id, sequence: self.sequence, log_time, publish_time: metadata.timestamp };
-        self.mcap.write_to_known_channel(&header, &bytes).map_err(self.mcap_error())?;
+        let header = MessageHeader { channel_id, sequence: self.sequence, log_time, publish_time };
+        self.mcap.write_to_known_channel(&header, bytes).map_err(self.mcap_error())?;
         self.totals.entry(channel.to_owned()).or_default().written += 1;
         Ok(())
     }

@@ -55,6 +55,8 @@ pub struct Launch<'a> {
     pub realtime: Option<Realtime>,
     /// Environment set before the node's own `env:` (which may override it).
     pub network_env: &'a [(String, String)],
+    /// The dataflow's folders of message definitions (`types:`), absolute.
+    pub types: &'a [PathBuf],
 }
 
 /// Resolves the program and arguments of a node; `None` for a dynamic node.
@@ -83,6 +85,19 @@ pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<St
     })
 }
 
+/// `NERVE_TYPES_PATH` for a node: the dataflow's `types:` folders, then the folders the
+/// variable already names, so the node finds the types its ports were checked against.
+fn types_path(types: &[PathBuf]) -> Option<std::ffi::OsString> {
+    if types.is_empty() {
+        return None;
+    }
+    let inherited = std::env::var_os(nerve_types::TYPES_PATH_VAR).unwrap_or_default();
+    let all = types.iter().cloned().chain(std::env::split_paths(&inherited).filter(|p| !p.as_os_str().is_empty()));
+    std::env::join_paths(all)
+        .inspect_err(|e| tracing::warn!(error = %e, "the dataflow's `types:` folders cannot reach its nodes"))
+        .ok()
+}
+
 /// Starts a node in a process group of its own, killed if the runtime dies, with stdout and
 /// stderr going to `logs`.
 ///
@@ -95,10 +110,11 @@ pub fn spawn(
     logs: &LogSink,
 ) -> Result<(Child, Vec<std::thread::JoinHandle<()>>), RuntimeError> {
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(l.base_dir)
-        .envs(l.network_env.iter().map(|(k, v)| (k, v)))
-        .envs(&l.node.env)
+    cmd.args(args).current_dir(l.base_dir).envs(l.network_env.iter().map(|(k, v)| (k, v)));
+    if let Some(path) = types_path(l.types) {
+        cmd.env(nerve_types::TYPES_PATH_VAR, path);
+    }
+    cmd.envs(&l.node.env)
         .env(env::SOCKET, l.socket)
         .env(env::NODE_ID, &l.node.id)
         .env(env::RUN_ID, l.run_id)

@@ -55,7 +55,9 @@ enum Shape {
     Bool,
     Prim(Primitive),
     Str(Option<usize>),
-    WStr,
+    /// ROS 2's `wstring` as its default middleware (Fast DDS) writes it: a count of UTF-16
+    /// code units, then each unit in four bytes.
+    WStr(Option<usize>),
     Struct(Vec<(String, Shape)>),
     Seq(Box<Shape>, Option<usize>),
     Fixed(Box<Shape>, usize),
@@ -69,7 +71,7 @@ fn shape_of(registry: &Registry, name: &TypeName) -> Result<Shape, TypesError> {
             BaseType::Primitive(Primitive::Bool) => Shape::Bool,
             BaseType::Primitive(p) => Shape::Prim(*p),
             BaseType::String(bound) => Shape::Str(*bound),
-            BaseType::WString(_) => Shape::WStr,
+            BaseType::WString(bound) => Shape::WStr(*bound),
             BaseType::Message(nested) => shape_of(registry, nested)?,
         };
         fields.push((
@@ -113,7 +115,7 @@ impl Codec {
     ///
     /// # Errors
     /// [`CdrError::Field`] naming the first field whose value does not fit its type (a wrong
-    /// Arrow type, a null, a sequence over its bound, a `wstring`).
+    /// Arrow type, a null, a sequence or string over its bound).
     pub fn encode(&self, value: &dyn Array, row: usize) -> Result<Vec<u8>, CdrError> {
         if row >= value.len() {
             return Err(CdrError::Frame {
@@ -184,7 +186,22 @@ impl Writer<'_> {
                 self.buf.extend_from_slice(s.as_bytes());
                 self.buf.push(0);
             }
-            Shape::WStr => return Err(self.fail("wstring fields are not supported yet")),
+            Shape::WStr(bound) => {
+                let s = array.as_string_opt::<i32>().ok_or_else(|| self.wrong(array, "Utf8"))?.value(i);
+                let units: Vec<u16> = s.encode_utf16().collect();
+                if bound.is_some_and(|b| units.len() > b) {
+                    return Err(self.fail(format!(
+                        "a wstring of {} UTF-16 units, over its bound {}",
+                        units.len(),
+                        bound.unwrap_or(0)
+                    )));
+                }
+                self.align(4);
+                self.buf.extend_from_slice(&u32_len(units.len()).to_le_bytes());
+                for unit in units {
+                    self.buf.extend_from_slice(&u32::from(unit).to_le_bytes());
+                }
+            }
             Shape::Struct(fields) => {
                 let a = array.as_struct_opt().ok_or_else(|| self.wrong(array, "Struct"))?;
                 if fields.is_empty() {
@@ -312,7 +329,7 @@ impl Column {
         match shape {
             Shape::Bool => Self::Bool(Vec::new()),
             Shape::Prim(_) => Self::Prim(MutableBuffer::new(0)),
-            Shape::Str(_) | Shape::WStr => Self::Str { offsets: vec![0], data: Vec::new() },
+            Shape::Str(_) | Shape::WStr(_) => Self::Str { offsets: vec![0], data: Vec::new() },
             Shape::Struct(fields) => {
                 Self::Struct { len: 0, fields: fields.iter().map(|(_, s)| Self::new(s)).collect() }
             }
@@ -435,7 +452,26 @@ impl<'a> Reader<'a> {
                 data.extend_from_slice(text);
                 offsets.push(i32::try_from(data.len()).map_err(|_| self.fail("strings over 2 GiB in all"))?);
             }
-            (Shape::WStr, _) => return Err(self.fail("wstring fields are not supported yet")),
+            (Shape::WStr(bound), Column::Str { offsets, data }) => {
+                let n = self.count()?;
+                let big_endian = self.big_endian;
+                let raw = self.take(n.saturating_mul(4))?;
+                let units = raw
+                    .chunks_exact(4)
+                    .map(|c| {
+                        let b: [u8; 4] = c.try_into().unwrap_or_default();
+                        let unit = if big_endian { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) };
+                        u16::try_from(unit).map_err(|_| self.fail(format!("{unit:#x} is not a UTF-16 code unit")))
+                    })
+                    .collect::<Result<Vec<u16>, _>>()?;
+                if bound.is_some_and(|b| units.len() > b) {
+                    return Err(self.fail(format!("a wstring over its bound {}", bound.unwrap_or(0))));
+                }
+                let s =
+                    String::from_utf16(&units).map_err(|e| self.fail(format!("a wstring that is not UTF-16: {e}")))?;
+                data.extend_from_slice(s.as_bytes());
+                offsets.push(i32::try_from(data.len()).map_err(|_| self.fail("strings over 2 GiB in all"))?);
+            }
             (Shape::Struct(shapes), Column::Struct { len, fields }) => {
                 if shapes.is_empty() {
                     self.take(1)?;

@@ -15,12 +15,14 @@
 
 mod arrow;
 mod cdr;
+mod composite;
 mod definition;
 mod hash;
 mod name;
 mod parse;
 mod port;
 mod registry;
+mod ros2msg;
 
 pub use arrow::{arrow_type, primitive};
 pub use cdr::{CdrError, Codec, from_cdr, to_cdr};
@@ -30,6 +32,7 @@ pub use name::{Kind, NameError, TypeName};
 pub use parse::{ParseError, parse_file, parts};
 pub use port::{PortKind, PortType, PortTypeError, same_layout};
 pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType};
+pub use ros2msg::{registry_of, ros2msg};
 
 /// The candidate closest to `given`, if it is close enough to be a typo of it.
 fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {

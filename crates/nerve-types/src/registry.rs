@@ -122,6 +122,14 @@ impl Registry {
         Self { folders, parsed: Mutex::default() }
     }
 
+    /// Adds definitions read elsewhere (a recording's schema): they stand before any folder's.
+    pub fn insert(&self, messages: impl IntoIterator<Item = Arc<Message>>) {
+        let mut cache = self.cache();
+        for m in messages {
+            cache.insert(m.name.clone(), m);
+        }
+    }
+
     /// The folders searched before the shipped interfaces, in order.
     #[must_use]
     pub fn folders(&self) -> &[PathBuf] {
@@ -145,7 +153,8 @@ impl Registry {
             Origin::File(path) => path.display().to_string(),
             Origin::Shipped => format!("{}/{} (shipped with nerve)", stem.package, stem.file()),
         };
-        let messages = parse_file(&stem, &text, &file)?;
+        let mut messages = parse_file(&stem, &text, &file)?;
+        messages.extend(crate::composite::derived(&stem));
         let mut cache = self.cache();
         for m in messages {
             cache.entry(m.name.clone()).or_insert_with(|| Arc::new(m));

@@ -32,6 +32,7 @@ impl Run<'_> {
             run_id: &self.run_id,
             realtime: starter.realtime,
             network_env: &self.opts.node_env,
+            types: &self.df.types,
         };
         let (mut child, pumps) = spawn(&launch, &starter.program, &starter.args, &starter.logs)?;
         self.pumps.extend(pumps);

@@ -1,0 +1,100 @@
+"""The build backend of ``pip install .``: maturin builds the Python package, and this adds nerve's
+C library beside it, so one install serves Python and C nodes alike, at one version.
+
+The C library is a library of its own, ``libnerve.so``, not the extension module exporting the
+C functions too: the extension leaves libpython's symbols for the interpreter to provide, so a
+C program could not link against it.
+
+The wheel gets ``nerve/lib/libnerve.so`` (and ``lib/pkgconfig/nerve.pc``), ``nerve/include/``
+(``nerve.h``, ``node_api.h``) and ``nerve/cmake/`` (``find_package(nerve)``). The library is built
+by cargo in the same target folder and profile as the extension module, so it shares its
+compiled dependencies; it is added to the finished wheel (its RECORD rewritten) rather than
+left in the source tree for maturin to find, so nothing generated lands in ``python/nerve``.
+An editable install (``pip install -e .``) runs the package from ``python/nerve`` and so has no
+C library: install it with ``pip install .`` to build C nodes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import subprocess
+import zipfile
+from pathlib import Path
+
+import maturin
+from maturin import (
+    build_editable,
+    build_sdist,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    get_requires_for_build_wheel,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
+
+__all__ = [
+    "build_editable",
+    "build_sdist",
+    "build_wheel",
+    "get_requires_for_build_editable",
+    "get_requires_for_build_sdist",
+    "get_requires_for_build_wheel",
+    "prepare_metadata_for_build_editable",
+    "prepare_metadata_for_build_wheel",
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+C_CRATE = ROOT / "crates" / "nerve-c"
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    add_c_library(Path(wheel_directory) / name)
+    return name
+
+
+def cdylib() -> Path:
+    """Builds libnerve.so (release, as maturin builds the extension) and returns where it is."""
+    command = [os.environ.get("CARGO", "cargo"), "build", "--release", "-p", "nerve-c"]
+    command += ["--message-format=json-render-diagnostics"]
+    out = subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout
+    for line in out.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and "cdylib" in message["target"]["kind"]:
+            return Path(next(f for f in message["filenames"] if f.endswith(".so")))
+    raise RuntimeError(f"`{' '.join(command)}` built no libnerve.so")
+
+
+def add_c_library(wheel: Path) -> None:
+    version = wheel.name.split("-")[1]
+    files: dict[str, bytes] = {
+        "nerve/lib/libnerve.so": cdylib().read_bytes(),
+        "nerve/lib/pkgconfig/nerve.pc": (C_CRATE / "cmake" / "nerve.pc.in").read_bytes(),
+        "nerve/cmake/nerveConfig.cmake": (C_CRATE / "cmake" / "nerveConfig.cmake").read_bytes(),
+        "nerve/cmake/nerveConfigVersion.cmake": (C_CRATE / "cmake" / "nerveConfigVersion.cmake.in").read_bytes(),
+    }
+    files = {k: v.replace(b"@VERSION@", version.encode()) for k, v in files.items()}
+    for header in sorted((C_CRATE / "include").glob("*.h")):
+        files[f"nerve/include/{header.name}"] = header.read_bytes()
+
+    with zipfile.ZipFile(wheel) as old:
+        entries = [(info, old.read(info)) for info in old.infolist()]
+    record_name = next(info.filename for info, _ in entries if info.filename.endswith(".dist-info/RECORD"))
+    record = [line for _, data in entries if _.filename == record_name for line in data.decode().splitlines()]
+    tmp = wheel.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, data in entries:
+            if info.filename != record_name:
+                new.writestr(info, data)
+        for path, data in files.items():
+            info = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if path.endswith(".so") else 0o644) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            new.writestr(info, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            record.insert(len(record) - 1, f"{path},sha256={digest},{len(data)}")
+        new.writestr(record_name, "\n".join(record) + "\n")
+    tmp.replace(wheel)
