@@ -4,12 +4,17 @@
 S = 1_000_000_000  # one second, in nanoseconds
 
 SIM_DRIVER = """
+    import os
+
     from nerve import Node
 
     S = 1_000_000_000
     node = Node()
     assert node.sim_time
     print("start", node.now_ns(), flush=True)
+    # A reporter whose code makes its timer says when it has (an ack) before time may move.
+    if os.environ.get("WAIT_READY"):
+        assert node.next(timeout=30)["id"] == "ack"
     # 3000 s of simulated time in 10 s steps, as fast as it goes (some thousand times the wall
     # clock), except that on each of the reporter's first 20 ticks (every 100 s) time stands
     # still until the reporter answers. So the reporter reads the very time each tick came at,
@@ -70,6 +75,56 @@ def test_timers_follow_simulated_time(dataflows):
     # Tick i comes once simulated time has reached i * 100 s, and before tick i + 1 is due:
     # none early, none skipped, however the simulated time runs against the wall clock.
     for i, t in enumerate(ticks, start=1):
+        assert i * 100 * S <= t < (i + 1) * 100 * S, (i, ticks)
+
+
+CODE_TIMER_REPORTER = """
+    from nerve import Node
+
+    node = Node()
+    ticks = []
+
+    def tick():
+        ticks.append(node.now_ns())
+        node.send_output("ack", b"")
+
+    node.create_timer(100.0, tick)
+    node.send_output("ack", b"")  # the timer is made: the driver may move the time
+    while len(ticks) < 20:
+        # The callbacks run inside the wait; the short timeout comes back to look at `ticks`.
+        event = node.next(timeout=0.05)
+        if event is not None:
+            print("event", event["type"], flush=True)  # ticks are not events
+            if event["type"] == "STOP":
+                break
+    print("ticks", " ".join(str(t) for t in ticks), flush=True)
+"""
+
+
+def test_timers_made_in_code_follow_simulated_time(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sim
+            path: sim.py
+            env: {WAIT_READY: "1"}
+            inputs:
+              ack: reporter/ack
+          - id: reporter
+            path: reporter.py
+            outputs: [ack]
+        """,
+        {"sim.py": SIM_DRIVER, "reporter.py": CODE_TIMER_REPORTER},
+    )
+    run = dataflows.run(path, "--sim-time")
+    assert run.returncode == 0, run.output
+    assert run.node_lines("sim")[1] == f"done {3000 * S}", run.output
+    [line] = run.node_lines("reporter")
+    ticks = [int(t) for t in line.split()[1:]]
+    # A tick may come in the wait that follows the twentieth, once the driver went on.
+    assert len(ticks) >= 20, run.output
+    # As a dataflow timer's (test_timers_follow_simulated_time): none early, none skipped.
+    for i, t in enumerate(ticks[:20], start=1):
         assert i * 100 * S <= t < (i + 1) * 100 * S, (i, ticks)
 
 

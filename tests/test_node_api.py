@@ -71,7 +71,12 @@ def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
     assert got == [
         ["uint8", list(b"raw bytes"), {}],
         ["uint8", list(b"abc"), {}],
-        ["float", [float(i) for i in range(12)], {}],
+        # Two dimensions: one fixed-shape tensor (test_n_d_arrays_keep_their_shape has more).
+        [
+            "extension<arrow.fixed_shape_tensor[value_type=float, shape=[3,4]]>",
+            [[float(i) for i in range(12)]],
+            {},
+        ],
         ["int64", [0, 2, 4, 6, 8], {}],
         ["bool", [True, False, True], {}],
         ["string", ["a", None, "ccc"], {}],
@@ -83,6 +88,103 @@ def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
     ]
     [error] = run.node_lines("sender")
     assert "KeyError:" in error and "no output `nope`" in error and "declared outputs: out" in error
+
+
+TENSOR_SENDER = """
+import numpy as np
+import pyarrow as pa
+from nerve import Node
+node = Node()
+node.send_output("out", (np.arange(480 * 640 * 3) % 251).astype(np.uint8).reshape(480, 640, 3))
+node.send_output("out", np.arange(6, dtype=np.float32).reshape(2, 3).T)  # strided: sent as it reads
+node.send_output("out", pa.FixedShapeTensorArray.from_numpy_ndarray(np.ones((2, 2, 2))))  # two of 2 by 2
+node.send_output("out", np.arange(4, dtype=np.int16))  # one dimension: a flat array
+node.send_output("out", [])
+node.send_output("typed", [])
+"""
+
+TENSOR_RECEIVER = """
+import json
+import numpy as np
+import pyarrow as pa
+from nerve import Node
+node = Node()
+for event in node:
+    if event["type"] != "INPUT":
+        continue
+    value = event["value"]
+    if isinstance(value.type, pa.FixedShapeTensorType):
+        tensors = value.to_numpy_ndarray()
+        # A view of the values where they arrived, in the sender's shared memory: no copy.
+        view = tensors.ctypes.data == value.storage.values.buffers()[1].address
+        print(json.dumps([event["id"], str(tensors.dtype), tensors.shape, view, tensors.ravel().tolist()[:8]]))
+    else:
+        print(json.dumps([event["id"], str(value.type), value.to_pylist()]))
+"""
+
+
+def test_n_d_arrays_keep_their_shape_and_empty_lists_their_declared_type(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: sender
+            path: sender.py
+            outputs: [out, typed]
+            output_types: {typed: std/core/v1/Int64}
+          - id: receiver
+            path: receiver.py
+            inputs: {out: sender/out, typed: sender/typed}
+        """,
+        {"sender.py": TENSOR_SENDER, "receiver.py": TENSOR_RECEIVER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    got = [json.loads(line) for line in run.node_lines("receiver")]
+    assert got == [
+        ["out", "uint8", [1, 480, 640, 3], True, list(range(8))],
+        ["out", "float32", [1, 3, 2], True, [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]],
+        ["out", "float64", [2, 2, 2], True, [1.0] * 8],
+        ["out", "int16", [0, 1, 2, 3]],
+        # Without a declared type, pyarrow's own choice for an empty list.
+        ["out", "null", []],
+        ["typed", "int64", []],
+    ]
+
+
+LOGGER = """
+import logging
+from nerve import Node
+node = Node()
+node.log("info", "hello from log")
+node.logger.warning("careful: %d left", 3)
+node.log(logging.ERROR, "an error")
+node.log("debug", "not shown at the default level")
+try:
+    node.log("loud", "x")
+except ValueError as e:
+    print("refused:", e, flush=True)
+try:
+    node.create_timer(0, lambda: None)
+except ValueError as e:
+    print("refused:", e, flush=True)
+"""
+
+
+def test_a_node_logs_at_levels_into_its_log(dataflows):
+    path = dataflows.write("nodes:\n  - id: talker\n    path: talker.py\n", {"talker.py": LOGGER})
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    logged = [line.split() for line in run.node_lines("talker")]
+    shown = [(words[0], " ".join(w for w in words[1:] if not w.startswith("node="))) for words in logged]
+    assert ("INFO", "hello from log") in shown, run.output
+    assert ("WARN", "careful: 3 left") in shown and ("ERROR", "an error") in shown, run.output
+    assert all("node=talker" in words for words in logged if words[0] in ("INFO", "WARN", "ERROR")), run.output
+    assert "not shown" not in run.stdout, run.output
+    refused = [line for line in run.node_lines("talker") if line.startswith("refused:")]
+    assert refused == [
+        "refused: unknown log level `loud`: one of debug, info, warning, error, critical (or a logging level number)",
+        "refused: period must be a positive number of seconds, got 0",
+    ], run.output
 
 
 NUMBER_SEQUENCES_SENDER = """

@@ -116,6 +116,20 @@ def test_record_read_back_and_replay_the_same(dataflows, tmp_path):
             assert line["now"] in log_times and line["now"] >= log_time, (line, log_times)
 
 
+def test_replay_ends_with_the_recording_though_a_reader_has_a_timer(dataflows, tmp_path):
+    """A node ticked by a timer never sees all its inputs closed: once the recording is sent,
+    the replay closes the timers too, and the run ends after the node read every message."""
+    recording = tmp_path / "run.mcap"
+    run = nerve("record", str(recording), str(dataflows.write(DATAFLOW)), env={"OUT": str(tmp_path / "rec.jsonl")})
+    assert run.returncode == 0, run.stderr
+    ticked = dataflows.write(DATAFLOW + "      tick: timer/hz/100\n", name="ticked")
+    out = tmp_path / "replayed.jsonl"
+    for speed in ("0", "1"):
+        replay = nerve("replay", str(recording), str(ticked), "--speed", speed, env={"OUT": str(out)}, timeout=60)
+        assert replay.returncode == 0, replay.stdout + replay.stderr
+        assert [line["metadata"]["n"] for line in sink_lines(out) if line["id"] == "numbers"] == list(range(20))
+
+
 def test_only_chosen_outputs_and_every_message_accounted_for(dataflows, tmp_path):
     """A burst into a recorder queue of one: each message is either in the file or counted as
     dropped, in the file's metadata and on stderr (exit code 1 when any was)."""

@@ -294,3 +294,23 @@ def test_pub_says_when_nothing_was_delivered_and_waits_for_a_subscriber_with_wai
         pub.kill()
         if sub is not None:
             sub.kill()
+
+
+def test_echo_shows_the_shape_an_n_d_array_was_sent_with() -> None:
+    # `nerve topic echo` is a Rust subscriber: the shape reaches Rust as Arrow's extension type.
+    topic = unique_topic("tensor")
+    code = (
+        "import sys, nerve, numpy as np\n"
+        f"p = nerve.Publisher({topic!r})\n"
+        "assert p.wait_for_subscribers(1, timeout=30)\n"
+        "p.send(np.arange(24, dtype=np.int16).reshape(2, 3, 4))\n"
+    )
+    pub = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run = topic_cmd("echo", topic, "--count", "1", "--timeout", "30")
+    finally:
+        stop(pub)
+    assert run.returncode == 0, run.stderr
+    fields = dict(line.split(": ", 1) for line in run.stdout.split("---\n")[0].splitlines())
+    assert fields["extension"] == 'arrow.fixed_shape_tensor {"shape":[2,3,4]}', run.stdout
+    assert fields["type"] == "FixedSizeList(24 x Int16)" and fields["length"] == "1", run.stdout

@@ -14,7 +14,8 @@ def main() -> None:
             meta = event["metadata"]
             image = event["value"].to_numpy(zero_copy_only=True).reshape(meta["height"], meta["width"], 3)
             gray = (image @ WEIGHTS).astype(np.uint8)
-            node.send_output("gray", gray.ravel(), {**meta, "encoding": "mono8", "checksum": int(image.sum())})
+            # A 2-D array travels with its shape (Arrow's fixed-shape tensor).
+            node.send_output("gray", gray, {**meta, "encoding": "mono8", "checksum": int(image.sum())})
             processed += 1
         elif event["type"] == "STOP":
             break

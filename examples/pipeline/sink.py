@@ -20,8 +20,9 @@ def main() -> None:
             latest_image = event["metadata"]["frame"]
         elif event["type"] == "INPUT" and event["id"] == "gray":
             meta = event["metadata"]
-            gray = event["value"].to_numpy(zero_copy_only=True).reshape(meta["height"], meta["width"])
+            gray = event["value"].to_numpy_ndarray()[0]  # a view of shared memory, shape and all
             assert meta["frame"] == next_frame, f"frame {meta['frame']} arrived, expected {next_frame}"
+            assert gray.shape == (meta["height"], meta["width"]), gray.shape
             assert gray.dtype == np.uint8 and meta["checksum"] > 0
             next_frame += 1
             if next_frame % 30 == 0:

@@ -200,7 +200,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         anyhow::bail!("no command given: `nerve --help` lists them");
     };
     match command {
-        Command::Run(args) => run(&load(&args.dataflow)?, &args.flags),
+        Command::Run(args) => run(&load(&args.dataflow)?, &args.flags, Vec::new()),
         Command::Build { dataflow } => {
             let df = load(&dataflow)?;
             nerve_runtime::build(&df)?;
@@ -259,8 +259,9 @@ fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
     Duration::try_from_secs_f64(s).with_context(|| format!("--{what} must be a non-negative number of seconds"))
 }
 
-/// Runs `df` on this machine as `nerve run` does; returns the exit code.
-fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
+/// Runs `df` on this machine as `nerve run` does; returns the exit code. Once every node of
+/// `end_with` has ended, the timers of the others close (see `RunOptions::end_with`).
+fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> anyhow::Result<i32> {
     for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
         tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
     }
@@ -279,6 +280,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags) -> anyhow::Result<i32> {
         name: args.name.clone(),
         sim_time: args.sim_time,
         node_env: network::current()?.to_env(),
+        end_with,
         ..nerve_runtime::RunOptions::default()
     };
     let report = nerve_runtime::run(df, &opts)?;

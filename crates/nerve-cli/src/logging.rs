@@ -13,8 +13,9 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Registry, reload};
 
 /// What a program that only uses nerve's API hears: a failure it cannot see otherwise
-/// (a refused link, a message skipped, a transform refused), not nerve's start-up chatter.
-pub const LIBRARY_DEFAULT: &str = "warn,zenoh=error";
+/// (a refused link, a message skipped, a transform refused), not nerve's start-up chatter;
+/// and what a node logs itself (`node.log`, `node.logger`) from `info` up.
+pub const LIBRARY_DEFAULT: &str = "warn,zenoh=error,nerve::node=info";
 
 static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(None);
 

@@ -94,7 +94,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
     let mut df = load(dataflow)?;
     let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size)?;
     df.nodes.push(recorder);
-    let code = crate::run(&df, &args.run)?;
+    let code = crate::run(&df, &args.run, Vec::new())?;
     match report(&file) {
         Ok(reported) => Ok(code.max(reported)),
         // The run's own failure (reported above) is the news, not the file it left unfinished.

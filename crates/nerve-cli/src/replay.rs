@@ -100,7 +100,9 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<i32> {
     eprintln!("nerve: replaying {} from {}", replaced.iter().cloned().collect::<Vec<_>>().join(", "), file.display());
     let mut flags = args.run.clone();
     flags.sim_time |= !args.real_time;
-    crate::run(&df, &flags)
+    // The replay ends with the recording: a node ticked by a timer would otherwise keep it
+    // running (and, on the recording's time, waiting for ticks that never come).
+    crate::run(&df, &flags, replaced.into_iter().collect())
 }
 
 /// The node, now the replayer of its own recorded outputs: same id and outputs, no inputs.

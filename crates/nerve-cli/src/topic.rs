@@ -322,6 +322,9 @@ pub(crate) fn describe(message: &Message) -> String {
         text.push_str("value: <object>\n");
     } else {
         let array = &message.data;
+        if let Some(extension) = &metadata.extension {
+            let _ = writeln!(text, "extension: {} {}", extension.name, extension.metadata);
+        }
         let _ =
             write!(text, "type: {}\nlength: {}\nvalues: {}\n", array.data_type(), array.len(), values(array.as_ref()));
     }
@@ -572,7 +575,7 @@ mod tests {
     fn message(timestamp: u64, array: ArrayRef) -> Message {
         let mut parameters = Parameters::new();
         parameters.insert("i".into(), serde_json::json!(7));
-        Message::new(Arc::<str>::from("t").into(), Metadata { timestamp, parameters }, array)
+        Message::new(Arc::<str>::from("t").into(), Metadata { timestamp, parameters, extension: None }, array)
     }
 
     #[test]
@@ -586,6 +589,10 @@ mod tests {
         );
         let strings = describe(&message(5, Arc::new(StringArray::from(vec![Some("a"), None]))));
         assert!(strings.contains("type: Utf8\nlength: 2\nvalues: [\"a\", null]\n"), "{strings}");
+        let mut tensor = message(5, Arc::new(UInt32Array::from(vec![1, 2])));
+        tensor.metadata.extension = Some(Arc::new(nerve_topic::Extension::fixed_shape_tensor(&[1, 2])));
+        let tensor = describe(&tensor);
+        assert!(tensor.contains("extension: arrow.fixed_shape_tensor {\"shape\":[1,2]}\ntype: UInt32\n"), "{tensor}");
     }
 
     #[test]

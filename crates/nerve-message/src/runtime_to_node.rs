@@ -39,6 +39,10 @@ pub enum RuntimeMessage {
         /// Input id.
         input: String,
     },
+    /// What drives the run (the replayers of `nerve replay`) has ended: the node's timers,
+    /// those of the dataflow and those its code made, close as its inputs do when their
+    /// producers finish, so that it ends after reading what reached it.
+    TimersClosed,
     /// The run's status, for a tool that asked.
     Status(Box<crate::run_status::RunStatus>),
     /// A tool's parameter request, forwarded to the node; the node answers with

@@ -54,6 +54,12 @@ pub enum NodeError {
         /// Runtime version.
         runtime: String,
     },
+    /// A timer was added under an id the node already has.
+    #[error("the node already has an input or timer `{id}`: give the timer another id")]
+    TimerId {
+        /// The id asked for.
+        id: String,
+    },
     /// Simulated time was set in a run that keeps real time.
     #[error("this run keeps real time: start it with `nerve run --sim-time` to set the time from a node")]
     NotSimTime,

@@ -40,11 +40,12 @@ pub use clock::Clock;
 pub use error::NodeError;
 pub use event::{Event, InputId, Message, Metadata, Next, Parameters};
 pub use nerve_shm::clock::monotonic_ns;
-pub use nerve_topic::Refusal;
+pub use nerve_topic::{Extension, FIXED_SHAPE_TENSOR, Refusal};
 pub use nerve_topic::{Sample, SendError, SendFailure};
-pub use node::Node;
+pub use node::{LOG_TARGET, Node};
 pub use params::{ParamError, ParamValue, Params};
 pub use stream::{Encoded, EncodedNext, EventStream};
+pub use tracing::Level;
 
 /// Whether this process was spawned by `nerve run` (rather than started by hand).
 #[must_use]

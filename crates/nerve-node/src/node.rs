@@ -16,7 +16,7 @@ use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
 use nerve_shm::sync::lock;
-use nerve_topic::{Sample, SendError, SendFailure};
+use nerve_topic::{Extension, Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
 use crate::clock::Clock;
@@ -37,6 +37,9 @@ pub struct Node {
     /// come from the node's own dataflow).
     outputs: FxHashMap<String, Output>,
 }
+
+/// The `tracing` target of what nodes log with [`Node::log`].
+pub const LOG_TARGET: &str = "nerve::node";
 
 /// One output: its dataflow readers, and the topic it is also published on.
 struct Output {
@@ -167,6 +170,7 @@ impl Node {
                 }
                 RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
                 RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
+                RuntimeMessage::TimersClosed => shared.push_control(Control::TimersClosed),
                 RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
                 RuntimeMessage::ServerNodeEnded { node, outcome } => {
                     lock(&shared.ended_servers).insert(node, outcome);
@@ -203,6 +207,29 @@ impl Node {
     #[must_use]
     pub fn node_config(&self) -> &serde_json::Value {
         &self.shared.table.config
+    }
+
+    /// Logs `message` at `level` as this node: a `tracing` event of target [`LOG_TARGET`] with
+    /// the node's id, where the process's subscriber prints it (nerve's Python package keeps
+    /// one that shows `info` and above, `NERVE_LOG` permitting). In a process without a
+    /// subscriber (a Rust node that installs none) `info` and above go to standard error.
+    /// Either way the line is in the node's log, for `nerve logs`.
+    pub fn log(&self, level: tracing::Level, message: &str) {
+        let node = self.id();
+        if !tracing::dispatcher::has_been_set() {
+            if level <= tracing::Level::INFO {
+                eprintln!("{level:>5} {message} node={node}");
+            }
+            return;
+        }
+        // `tracing`'s macros take the level as a constant.
+        match level {
+            tracing::Level::ERROR => tracing::error!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::WARN => tracing::warn!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::INFO => tracing::info!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::DEBUG => tracing::debug!(target: LOG_TARGET, node = %node, "{message}"),
+            tracing::Level::TRACE => tracing::trace!(target: LOG_TARGET, node = %node, "{message}"),
+        }
     }
 
     /// The node's clock: wall time, or the run's simulated time under `nerve run --sim-time`
@@ -247,12 +274,61 @@ impl Node {
     /// # Errors
     /// Unknown output, a message over the limit, or no block to be had.
     pub fn send_output(&self, output: &str, parameters: &Parameters, data: &dyn Array) -> Result<(), NodeError> {
+        self.send_extension(output, parameters, data, None)
+    }
+
+    /// Sends `storage` as a value of the extension type `extension` (readers find it in
+    /// [`Message::field`](crate::Message::field)), or as a plain array without one: how a
+    /// received extension array is sent on. For an n-D array, [`Node::send_tensor`] is simpler.
+    ///
+    /// # Errors
+    /// As [`Node::send_output`].
+    pub fn send_extension(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        storage: &dyn Array,
+        extension: Option<&Extension>,
+    ) -> Result<(), NodeError> {
         let out = self.output(output)?;
-        out.check(data.data_type())?;
+        out.check(storage.data_type())?;
         let mut outlet = lock(&out.outlet);
-        let loan = outlet.loan_array(&data.to_data(), parameters).map_err(|e| sized(output, e))?;
+        let loan = outlet.loan_array(&storage.to_data(), extension, parameters).map_err(|e| sized(output, e))?;
         self.publish(output, out.topic.as_ref(), &mut outlet, loan);
         Ok(())
+    }
+
+    /// Sends one row-major tensor of `shape` (a 480×640×3 image is `&[480, 640, 3]`) whose
+    /// values, of the primitive type `value_type`, `fill` writes straight into shared memory
+    /// (`byte_len` bytes): readers get Arrow's fixed-shape tensor extension type
+    /// (`arrow.fixed_shape_tensor`), shape included, over a fixed-size list of one entry.
+    ///
+    /// # Errors
+    /// As [`Node::send_output`], and a tensor of more than 2^31 values.
+    pub fn send_tensor(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        value_type: &DataType,
+        shape: &[usize],
+        byte_len: usize,
+        fill: impl FnOnce(&mut [u8]),
+    ) -> Result<(), NodeError> {
+        let out = self.output(output)?;
+        let (storage, _) = nerve_shm::codec::tensor_storage(value_type, shape).map_err(|e| sized(output, e))?;
+        out.check(&storage)?;
+        let mut loan =
+            lock(&out.outlet).loan_tensor(value_type, shape, byte_len, parameters).map_err(|e| sized(output, e))?;
+        fill(loan.data_mut());
+        self.publish(output, out.topic.as_ref(), &mut lock(&out.outlet), loan);
+        Ok(())
+    }
+
+    /// The Arrow type the dataflow declares for `output` (`output_types`), if it declares one
+    /// with a fixed layout: what an empty value sent there is made of.
+    #[must_use]
+    pub fn declared_type(&self, output: &str) -> Option<&DataType> {
+        self.outputs.get(output)?.declared.as_ref().map(|(_, t)| t)
     }
 
     /// Sends raw bytes (an Arrow `UInt8` array).
@@ -440,6 +516,7 @@ fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
             Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
             Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
             Ok(RuntimeMessage::InputReopened { input }) => shared.push_control(Control::InputReopened(input)),
+            Ok(RuntimeMessage::TimersClosed) => shared.push_control(Control::TimersClosed),
             // On this thread: a callback that takes long delays only the tool that asked.
             Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
             Ok(RuntimeMessage::ServerNodeEnded { node, outcome }) => {

@@ -22,6 +22,7 @@ pub(crate) enum Control {
     Stop,
     InputClosed(String),
     InputReopened(String),
+    TimersClosed,
     Error(String),
 }
 

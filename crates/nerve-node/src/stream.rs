@@ -16,7 +16,7 @@ use nerve_topic::{Message, Subscriber, SubscriberOptions};
 
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
-use crate::event::{Event, InputId, Metadata, Next, Parameters};
+use crate::event::{Event, InputId, Metadata, Next};
 use crate::shared::{Control, Link, Shared};
 
 enum Source {
@@ -37,7 +37,10 @@ enum Source {
 struct Slot {
     id: InputId,
     source: Source,
+    /// The runtime said the input is closed: its producer ended or, for a timer, what drives
+    /// the run did (a replay). What is queued is still delivered first.
     closing: bool,
+    /// [`Event::InputClosed`] was delivered.
     closed: bool,
 }
 
@@ -149,6 +152,35 @@ impl EventStream {
             Self { shared, _link: link, slots, has_timers, ended: false, spin: Spin::from_env(), clock, timer_watch };
         stream.publish_next_timer();
         Ok(stream)
+    }
+
+    /// Adds a timer to the node's events: every `period` on the node's clock (the run's
+    /// simulated time under `nerve run --sim-time`), an [`Event::Input`] with id `id` and an
+    /// empty value, as a `timer/...` input of the dataflow gives. A tick missed while the node
+    /// was busy is skipped rather than made up. The timer lasts as long as the stream.
+    ///
+    /// # Errors
+    /// [`NodeError::TimerId`] when an input or timer of the node already has the id; a failure
+    /// to follow the simulated time.
+    pub fn add_timer(&mut self, id: &str, period: Duration) -> Result<InputId, NodeError> {
+        if self.slots.iter().any(|s| s.id == id) {
+            return Err(NodeError::TimerId { id: id.to_owned() });
+        }
+        let period_ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX).max(1);
+        let next_ns = self.clock.timer_ns().saturating_add(period_ns);
+        let id = InputId::from(id);
+        self.slots.push(Slot {
+            id: id.clone(),
+            source: Source::Timer { period_ns, next_ns },
+            closing: false,
+            closed: false,
+        });
+        if !self.has_timers {
+            self.has_timers = true;
+            self.timer_watch = TimerWatch::start(&self.clock, self.shared.inbox.clone())?;
+        }
+        self.publish_next_timer();
+        Ok(id)
     }
 
     /// The node's clock (the same as [`crate::Node::clock`]).
@@ -297,6 +329,7 @@ impl EventStream {
     fn next_timer(&self) -> Option<u64> {
         self.slots
             .iter()
+            .filter(|s| !s.closing)
             .filter_map(|s| match s.source {
                 Source::Timer { next_ns, .. } => Some(next_ns),
                 Source::Shm { .. } | Source::Topic(_) => None,
@@ -314,6 +347,11 @@ impl EventStream {
                 Control::Error(e) => return Some(Polled::Event(Event::Error(e))),
                 Control::InputClosed(id) => {
                     if let Some(s) = self.slots.iter_mut().find(|s| s.id == id) {
+                        s.closing = true;
+                    }
+                }
+                Control::TimersClosed => {
+                    for s in self.slots.iter_mut().filter(|s| matches!(s.source, Source::Timer { .. })) {
                         s.closing = true;
                     }
                 }
@@ -348,6 +386,10 @@ impl EventStream {
         }
         let now = self.clock.timer_ns();
         for i in 0..self.slots.len() {
+            if self.slots[i].closing {
+                // The runtime closed the timer: what drives the run has ended (a replay).
+                continue;
+            }
             let Source::Timer { period_ns, next_ns } = &mut self.slots[i].source else { continue };
             if *next_ns > now.saturating_add(*period_ns) {
                 // Simulated time went back (a replay that loops): tick again from the new time.
@@ -362,7 +404,7 @@ impl EventStream {
                 let id = self.slots[i].id.clone();
                 self.publish_next_timer();
                 let data: ArrayRef = Arc::new(NullArray::new(0));
-                let metadata = Metadata { timestamp: monotonic_ns(), parameters: Parameters::new() };
+                let metadata = Metadata { timestamp: monotonic_ns(), ..Metadata::default() };
                 return Some(Polled::Event(Event::Input(Message::new(id, metadata, data))));
             }
         }
@@ -425,10 +467,13 @@ impl EventStream {
 
 fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
     shared.has_control()
-        || slots.iter().any(|s| match &s.source {
-            Source::Shm { input, .. } => !input.is_empty() || (s.closing && !s.closed),
-            Source::Timer { next_ns, .. } => *next_ns <= clock.timer_ns(),
-            Source::Topic(sub) => sub.has_pending(),
+        || slots.iter().any(|s| {
+            (s.closing && !s.closed)
+                || match &s.source {
+                    Source::Shm { input, .. } => !input.is_empty(),
+                    Source::Timer { next_ns, .. } => !s.closing && *next_ns <= clock.timer_ns(),
+                    Source::Topic(sub) => sub.has_pending(),
+                }
         })
 }
 

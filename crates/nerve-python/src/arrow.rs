@@ -10,6 +10,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::MutexExt;
 
+use nerve_node::Extension;
 use nerve_shm::sync::recover;
 
 use crate::prebuilt::{Import, Prebuilt};
@@ -20,8 +21,9 @@ pub(crate) struct PyArrow {
     import_type: Py<PyAny>,
     array_type: Py<PyAny>,
     to_array: Py<PyAny>,
-    /// Python type objects of recently seen Arrow types: a node sees few distinct types.
-    types: Mutex<Vec<(DataType, Py<PyAny>)>>,
+    /// Python type objects of recently seen Arrow types, and the extension types they are the
+    /// storage of: a node sees few distinct types.
+    types: Mutex<Vec<(TypeKey, Py<PyAny>)>>,
     /// Arrays of received messages, imported ahead.
     prebuilt: Mutex<Prebuilt>,
 }
@@ -40,32 +42,43 @@ impl PyArrow {
         })
     }
 
-    fn py_type(&self, py: Python<'_>, t: &DataType) -> PyResult<Py<PyAny>> {
+    fn py_type(&self, py: Python<'_>, t: &DataType, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
         // Python runs while the lock is held (the import): waiting for it must let go of the GIL, or
         // another thread holding the lock and waiting for the GIL would never get either.
         let mut types = recover(self.types.lock_py_attached(py));
-        if let Some((_, ty)) = types.iter().find(|(k, _)| k == t) {
+        if let Some((_, ty)) = types.iter().find(|(k, _)| k.0 == *t && k.1.as_ref() == extension) {
             return Ok(ty.clone_ref(py));
         }
-        let schema = FFI_ArrowSchema::try_from(t).map_err(|e| PyTypeError::new_err(e.to_string()))?;
+        // pyarrow makes an extension type (a `FixedShapeTensorType`) of a field carrying its
+        // name and metadata, when it knows the extension, and the storage type otherwise.
+        let schema = match extension {
+            Some(e) => FFI_ArrowSchema::try_from(&e.field("", t.clone())),
+            None => FFI_ArrowSchema::try_from(t),
+        }
+        .map_err(|e| PyTypeError::new_err(e.to_string()))?;
         let addr = std::ptr::addr_of!(schema) as usize;
         // pyarrow copies the schema description; `schema` is released when it goes out of scope.
         let ty = self.import_type.call1(py, (addr,))?;
         if types.len() >= 64 {
             types.remove(0);
         }
-        types.push((t.clone(), ty.clone_ref(py)));
+        types.push(((t.clone(), extension.cloned()), ty.clone_ref(py)));
         Ok(ty)
     }
 
-    /// A `pyarrow.Array` viewing the same buffers as `data` (no copy).
-    pub(crate) fn to_py(&self, py: Python<'_>, data: &ArrayRef) -> PyResult<Py<PyAny>> {
-        self.import_data(py, &data.to_data())
+    /// A `pyarrow.Array` viewing the same buffers as `data` (no copy): an extension array
+    /// (a `FixedShapeTensorArray`) when `data` is the storage of `extension`.
+    pub(crate) fn to_py(&self, py: Python<'_>, data: &ArrayRef, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
+        self.import_as(py, &data.to_data(), extension)
     }
 
     /// [`PyArrow::to_py`] for an array already in its `ArrayData` form.
     pub(crate) fn import_data(&self, py: Python<'_>, data: &ArrayData) -> PyResult<Py<PyAny>> {
-        let ty = self.py_type(py, data.data_type())?;
+        self.import_as(py, data, None)
+    }
+
+    fn import_as(&self, py: Python<'_>, data: &ArrayData, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
+        let ty = self.py_type(py, data.data_type(), extension)?;
         let array = FFI_ArrowArray::new(data);
         let addr = std::ptr::addr_of!(array) as usize;
         // pyarrow moves the struct out (it takes over the release callback, which drops our
@@ -74,8 +87,16 @@ impl PyArrow {
     }
 
     /// Like [`PyArrow::to_py`] for a received message: served by the array imported ahead for
-    /// its place, if there is one (see `prebuilt`).
-    pub(crate) fn received(&self, py: Python<'_>, data: &ArrayRef) -> PyResult<Py<PyAny>> {
+    /// its place, if there is one (see `prebuilt`; extension arrays never are).
+    pub(crate) fn received(
+        &self,
+        py: Python<'_>,
+        data: &ArrayRef,
+        extension: Option<&Extension>,
+    ) -> PyResult<Py<PyAny>> {
+        if extension.is_some() {
+            return self.to_py(py, data, extension);
+        }
         self.lock_prebuilt(py).array(py, self, data)
     }
 
@@ -117,18 +138,31 @@ impl PyArrow {
         self.to_array.bind(py).call1((obj,))
     }
 
-    /// The Rust view of a `pyarrow.Array` (no copy; the buffers stay owned by pyarrow).
-    pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<ArrayRef> {
+    /// The Rust view of a `pyarrow.Array` (no copy; the buffers stay owned by pyarrow): its
+    /// storage, and the extension type it stands for if it is an extension array.
+    pub(crate) fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<(ArrayRef, Option<Extension>)> {
         let mut array = FFI_ArrowArray::empty();
         let mut schema = FFI_ArrowSchema::empty();
         obj.call_method1(
             "_export_to_c",
             (std::ptr::addr_of_mut!(array) as usize, std::ptr::addr_of_mut!(schema) as usize),
         )?;
+        let extension = extension_of(&schema)?;
         // SAFETY: pyarrow just filled both structs following the C data interface.
         let data: ArrayData = unsafe { from_ffi(array, &schema) }.map_err(|e| PyTypeError::new_err(e.to_string()))?;
-        Ok(make_array(data))
+        Ok((make_array(data), extension))
     }
+}
+
+/// The Arrow type and the extension type it is the storage of, if any.
+type TypeKey = (DataType, Option<Extension>);
+
+/// The extension type an exported array's schema names, if any.
+fn extension_of(schema: &FFI_ArrowSchema) -> PyResult<Option<Extension>> {
+    let mut metadata = schema.metadata().map_err(|e| PyTypeError::new_err(e.to_string()))?;
+    Ok(metadata
+        .remove("ARROW:extension:name")
+        .map(|name| Extension { name, metadata: metadata.remove("ARROW:extension:metadata").unwrap_or_default() }))
 }
 
 impl Import for PyArrow {

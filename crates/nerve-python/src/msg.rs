@@ -147,7 +147,7 @@ fn msg_to_cdr<'py>(
     row: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let codec = codec(name)?;
-    let array: ArrayRef = PyArrow::from_py(value)?;
+    let (array, _extension): (ArrayRef, _) = PyArrow::from_py(value)?;
     let bytes = py.detach(|| codec.encode(array.as_ref(), row)).map_err(|e| encode_error(&e))?;
     Ok(PyBytes::new(py, &bytes))
 }
@@ -160,7 +160,7 @@ fn msg_from_cdr(py: Python<'_>, data: &[u8], name: &str) -> PyResult<Py<PyAny>> 
         CdrError::Type(t) => types_error(&t),
         bad_bytes => PyValueError::new_err(bad_bytes.to_string()),
     })?;
-    PyArrow::import(py)?.to_py(py, &array)
+    PyArrow::import(py)?.to_py(py, &array, None)
 }
 
 /// The ROS 2 type hash of `name` (`RIHS01_…`, REP 2011).

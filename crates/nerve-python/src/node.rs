@@ -1,9 +1,12 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
 
-use nerve_node::{Event, EventStream, InputId, Message, Metadata, Next, Parameters};
+use nerve_node::{Event, EventStream, InputId, Level, Message, Metadata, Next, Parameters};
 use nerve_shm::sync::lock;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -21,13 +24,17 @@ use crate::wait::{Waited, WokenTogether, deadline, interruptible};
 /// ``Node()`` joins the dataflow that started this process; ``Node("id")`` joins a running
 /// dataflow as its ``path: dynamic`` node ``id``. Construction returns once every node of the
 /// dataflow is ready, so all start together.
-#[pyclass(frozen, module = "nerve._nerve")]
+#[pyclass(frozen, weakref, module = "nerve._nerve")]
 pub(crate) struct Node {
     pub(crate) node: nerve_node::Node,
     events: Mutex<EventStream>,
     pa: PyArrow,
     woken: WokenTogether,
     ids: IdStrings,
+    /// The callbacks of the timers made by `create_timer`, by the id of their ticks.
+    timers: Mutex<Vec<(InputId, Py<PyAny>)>>,
+    /// Whether `timers` holds any: spares a lock per event to the nodes without.
+    has_timers: AtomicBool,
 }
 
 impl Lender for Node {
@@ -49,7 +56,15 @@ impl Node {
                 None => nerve_node::Node::init_from_env(),
             })
             .map_err(|e| to_py(&e))?;
-        Ok(Self { node, events: Mutex::new(events), pa, woken: WokenTogether::default(), ids: IdStrings::default() })
+        Ok(Self {
+            node,
+            events: Mutex::new(events),
+            pa,
+            woken: WokenTogether::default(),
+            ids: IdStrings::default(),
+            timers: Mutex::default(),
+            has_timers: AtomicBool::new(false),
+        })
     }
 
     /// The node's id.
@@ -59,43 +74,64 @@ impl Node {
     }
 
     /// Waits for the next event (at most ``timeout`` seconds); ``None`` on timeout or once the
-    /// stream has ended.
+    /// stream has ended. The ticks of timers made by :meth:`create_timer` run their callbacks
+    /// meanwhile.
     #[pyo3(signature = (timeout=None))]
     fn next(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyDict>>> {
-        // An event already waiting (messages of several inputs that came together) is handed
-        // over at once: the yield and the imports ahead below are for the idle time before the
-        // next message, and before this one they would only delay it.
-        deadline(timeout)?; // a bad timeout is refused even when something is waiting
-        if let Next::Event(e) = self.try_next(py) {
-            return self.event(py, e).map(Some);
+        let until = deadline(timeout)?;
+        loop {
+            let left = until.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+            let Some(e) = self.next_event(py, left)? else { return Ok(None) };
+            if let Some(e) = self.tick(py, e)? {
+                return self.event(py, e).map(Some);
+            }
         }
-        // Done now, with warm caches, so that a message at a familiar place finds its array
-        // ready when it wakes this node (see `prebuilt`); but after the readers woken with this
-        // one had their turn.
-        self.woken.yield_first(py);
-        self.pa.prepare(py)?;
-        let event = interruptible(py, timeout, |chunk| {
-            let next = py.detach(|| {
-                let mut events = self.lock_events();
-                let next = events.next_event(Some(chunk));
-                self.woken.set(events.take_slept());
-                next
-            });
-            Ok(match next {
-                Next::Event(e) => Waited::Got(e),
-                Next::End => Waited::Ended,
-                Next::Timeout => Waited::Nothing,
-            })
-        })?;
-        event.map(|e| self.event(py, e)).transpose()
     }
 
     /// The next event if one is waiting, else ``None`` (never blocks).
     fn try_recv(&self, py: Python<'_>) -> PyResult<Option<Py<PyDict>>> {
-        match self.try_next(py) {
-            Next::Event(e) => self.event(py, e).map(Some),
-            Next::Timeout | Next::End => Ok(None),
+        loop {
+            let Next::Event(e) = self.try_next(py) else { return Ok(None) };
+            if let Some(e) = self.tick(py, e)? {
+                return self.event(py, e).map(Some);
+            }
         }
+    }
+
+    /// Calls ``callback()`` every ``period`` seconds on the node's clock (the run's simulated
+    /// time under ``nerve run --sim-time``). Callbacks run in the thread that reads the node's
+    /// events, while it waits for them (``for event in node``, :meth:`next`): their ticks are
+    /// not events. A tick missed while the node was busy is skipped, not made up; what the
+    /// callback raises comes out of the wait.
+    fn create_timer(&self, py: Python<'_>, period: f64, callback: Py<PyAny>) -> PyResult<()> {
+        if !(period.is_finite() && period > 0.0) {
+            return Err(PyValueError::new_err(format!("period must be a positive number of seconds, got {period}")));
+        }
+        if !callback.bind(py).is_callable() {
+            return Err(PyTypeError::new_err("callback must be callable, as callback()"));
+        }
+        // `/` is in no input id of a dataflow: the ticks cannot be taken for an input's.
+        let id = format!("timer/{}", lock(&self.timers).len());
+        let period = Duration::from_secs_f64(period);
+        let id = py.detach(|| self.lock_events().add_timer(&id, period)).map_err(|e| to_py(&e))?;
+        lock(&self.timers).push((id, callback));
+        self.has_timers.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Logs ``message`` at ``level`` (``"debug"``, ``"info"``, ``"warning"``, ``"error"``, or a
+    /// ``logging`` level such as ``logging.INFO``) through nerve's log stream, which the
+    /// node's log file and ``nerve logs`` show; ``info`` and up unless ``NERVE_LOG`` says
+    /// otherwise.
+    fn log(&self, level: &Bound<'_, PyAny>, message: &str) -> PyResult<()> {
+        self.node.log(log_level(level)?, message);
+        Ok(())
+    }
+
+    /// A ``logging.Logger`` (``nerve.node.<id>``) whose records go to :meth:`log`.
+    #[getter]
+    fn logger<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        slf.py().import("nerve._log")?.call_method1("node_logger", (slf,))
     }
 
     /// Every event waiting right now, oldest first.
@@ -129,8 +165,11 @@ impl Node {
     /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…), any
     /// ``pyarrow`` array, or a list or tuple of ints and floats (made into the array
     /// ``pyarrow.array`` would make, without calling it); other sequences go through
-    /// ``pyarrow.array``. A bare ``str``, ``dict``, number or ``None`` raises ``TypeError``.
-    /// The bytes are copied once, into shared memory; readers see them without a copy.
+    /// ``pyarrow.array``, an empty one giving an empty array of the output's declared type.
+    /// A numpy array of more than one dimension arrives with its shape, as Arrow's fixed-shape
+    /// tensor (``arrow.fixed_shape_tensor``). A bare ``str``, ``dict``, number or ``None``
+    /// raises ``TypeError``. The bytes are copied once, into shared memory; readers see them
+    /// without a copy.
     #[pyo3(signature = (output_id, data, metadata=None))]
     fn send_output(
         &self,
@@ -140,8 +179,8 @@ impl Node {
         metadata: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let params = params(metadata)?;
-        let outgoing =
-            Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
+        let outgoing = Outgoing::classify(py, &self.pa, data, self.node.declared_type(output_id))
+            .map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
         let result = match outgoing {
             Outgoing::Bytes(b) => {
                 let bytes = b.bind(py).as_bytes();
@@ -155,7 +194,17 @@ impl Node {
                     })
                 })
             }
-            Outgoing::Array(array) => py.detach(|| self.node.send_output(output_id, &params, array.as_ref())),
+            Outgoing::Tensor { value_type, shape, buffer } => {
+                let bytes = buffer.bytes();
+                py.detach(|| {
+                    self.node.send_tensor(output_id, &params, &value_type, &shape, bytes.len(), |dst| {
+                        dst.copy_from_slice(bytes);
+                    })
+                })
+            }
+            Outgoing::Array(array, extension) => {
+                py.detach(|| self.node.send_extension(output_id, &params, array.as_ref(), extension.as_ref()))
+            }
         };
         result.map_err(|e| to_py(&e))
     }
@@ -280,6 +329,51 @@ impl Node {
 }
 
 impl Node {
+    /// Waits for the next event, timer ticks included.
+    fn next_event(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Event>> {
+        // An event already waiting (messages of several inputs that came together) is handed
+        // over at once: the yield and the imports ahead below are for the idle time before the
+        // next message, and before this one they would only delay it.
+        if let Next::Event(e) = self.try_next(py) {
+            return Ok(Some(e));
+        }
+        // Done now, with warm caches, so that a message at a familiar place finds its array
+        // ready when it wakes this node (see `prebuilt`); but after the readers woken with this
+        // one had their turn.
+        self.woken.yield_first(py);
+        self.pa.prepare(py)?;
+        let event = interruptible(py, timeout, |chunk| {
+            let next = py.detach(|| {
+                let mut events = self.lock_events();
+                let next = events.next_event(Some(chunk));
+                self.woken.set(events.take_slept());
+                next
+            });
+            Ok(match next {
+                Next::Event(e) => Waited::Got(e),
+                Next::End => Waited::Ended,
+                Next::Timeout => Waited::Nothing,
+            })
+        })?;
+        Ok(event)
+    }
+
+    /// Runs the callback of a timer made by `create_timer` for one of its ticks; any other
+    /// event back, to be handed out.
+    fn tick(&self, py: Python<'_>, e: Event) -> PyResult<Option<Event>> {
+        if !self.has_timers.load(Ordering::Acquire) {
+            return Ok(Some(e));
+        }
+        if let Event::Input(Message { id, .. }) = &e {
+            let callback = lock(&self.timers).iter().find(|(t, _)| t == id).map(|(_, c)| c.clone_ref(py));
+            if let Some(callback) = callback {
+                callback.call0(py)?;
+                return Ok(None);
+            }
+        }
+        Ok(Some(e))
+    }
+
     fn lock_events(&self) -> MutexGuard<'_, EventStream> {
         lock(&self.events)
     }
@@ -303,10 +397,11 @@ impl Node {
             Event::Input(Message { id, metadata, data, .. }) => {
                 #[cfg(feature = "profile-stages")]
                 return crate::profile::input_event(py, self.ids.get(py, &id), &metadata, || {
-                    self.pa.received(py, &data)
+                    self.pa.received(py, &data, metadata.extension.as_deref())
                 });
                 #[cfg(not(feature = "profile-stages"))]
-                return input_event(py, self.ids.get(py, &id), &metadata, self.pa.received(py, &data)?);
+                let value = self.pa.received(py, &data, metadata.extension.as_deref())?;
+                return input_event(py, self.ids.get(py, &id), &metadata, value);
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),
             Event::Stop => (intern!(py, "STOP"), None, None),
@@ -377,4 +472,29 @@ fn forward_logging(py: Python<'_>) -> PyResult<()> {
     // basicConfig leaves a logging setup the program made itself untouched.
     logging.call_method("basicConfig", (), Some(&kwargs))?;
     Ok(())
+}
+
+/// A log level given as ``logging``'s number (``logging.INFO``, 20) or its name (``"info"``,
+/// ``"WARNING"``), as `tracing`'s; ``CRITICAL`` is `ERROR`, below ``DEBUG`` is `TRACE`.
+fn log_level(level: &Bound<'_, PyAny>) -> PyResult<Level> {
+    if let Ok(n) = level.extract::<i64>() {
+        return Ok(match n {
+            40.. => Level::ERROR,
+            30..=39 => Level::WARN,
+            20..=29 => Level::INFO,
+            10..=19 => Level::DEBUG,
+            _ => Level::TRACE,
+        });
+    }
+    let name: String = level.extract().map_err(|_| PyTypeError::new_err("level must be a str or an int"))?;
+    match name.to_ascii_lowercase().as_str() {
+        "critical" | "error" => Ok(Level::ERROR),
+        "warning" | "warn" => Ok(Level::WARN),
+        "info" => Ok(Level::INFO),
+        "debug" => Ok(Level::DEBUG),
+        "trace" => Ok(Level::TRACE),
+        _ => Err(PyValueError::new_err(format!(
+            "unknown log level `{name}`: one of debug, info, warning, error, critical (or a logging level number)"
+        ))),
+    }
 }

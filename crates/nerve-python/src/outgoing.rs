@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int64Array, make_array};
+use arrow_array::{ArrayRef, Float64Array, Int64Array, make_array, new_empty_array};
 use arrow_buffer::Buffer;
 use arrow_data::ArrayData;
 use arrow_schema::DataType;
-use pyo3::exceptions::PyTypeError;
+use nerve_node::Extension;
+use nerve_shm::codec::tensor_storage;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -18,7 +20,7 @@ use crate::arrow::PyArrow;
 pub(crate) enum Outgoing {
     /// `bytes`: copied as they are.
     Bytes(Py<PyBytes>),
-    /// A C-contiguous buffer of numbers (numpy array, memoryview…): one copy, no pyarrow.
+    /// A 1-D C-contiguous buffer of numbers (numpy array, memoryview…): one copy, no pyarrow.
     Primitive {
         /// Arrow type of the items.
         data_type: DataType,
@@ -27,22 +29,45 @@ pub(crate) enum Outgoing {
         /// The exported buffer.
         buffer: RawBuffer,
     },
+    /// An n-D C-contiguous buffer of numbers (a numpy image): one copy, no pyarrow, sent as
+    /// Arrow's fixed-shape tensor of its shape.
+    Tensor {
+        /// Arrow type of the values.
+        value_type: DataType,
+        /// The buffer's shape, outermost dimension first.
+        shape: Vec<usize>,
+        /// The exported buffer.
+        buffer: RawBuffer,
+    },
     /// Anything else, as an Arrow array (pyarrow arrays as they are, lists and tuples of
-    /// numbers built here, other objects through ``pyarrow.array``).
-    Array(ArrayRef),
+    /// numbers built here, other objects through ``pyarrow.array``), and the extension type
+    /// it is the storage of (a pyarrow extension array's).
+    Array(ArrayRef, Option<Extension>),
 }
 
 impl Outgoing {
-    pub(crate) fn classify(py: Python<'_>, pa: &PyArrow, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+    /// What `data` is, to send on an endpoint whose values are declared of the Arrow type
+    /// `declared` (an empty list is an empty array of it, rather than pyarrow's `null` array).
+    pub(crate) fn classify(
+        py: Python<'_>,
+        pa: &PyArrow,
+        data: &Bound<'_, PyAny>,
+        declared: Option<&DataType>,
+    ) -> PyResult<Self> {
         if let Ok(b) = data.cast::<PyBytes>() {
             return Ok(Self::Bytes(b.clone().unbind()));
         }
         if let Some(numbers) = numbers(data) {
-            return Ok(Self::Array(numbers));
+            return Ok(Self::Array(numbers, None));
+        }
+        if let Some(t) = declared
+            && is_empty_sequence(data)
+        {
+            return Ok(Self::Array(new_empty_array(t), None));
         }
         let is_array = pa.is_array(py, data)?;
         if is_array && let Some(message) = pa.message_of(py, data) {
-            return Ok(Self::Array(make_array(message)));
+            return Ok(Self::Array(make_array(message), None));
         }
         if !is_array {
             if let Some(primitive) = Self::primitive(data) {
@@ -62,13 +87,18 @@ impl Outgoing {
             return Err(PyTypeError::new_err(why));
         }
         let array = if is_array { data.clone() } else { pa.convert(py, data)? };
-        Ok(Self::Array(PyArrow::from_py(&array)?))
+        let (array, extension) = PyArrow::from_py(&array)?;
+        Ok(Self::Array(array, extension))
     }
 
-    /// `obj`'s C-contiguous buffer of numbers with an Arrow type, if it exports one.
+    /// `obj`'s C-contiguous buffer of numbers with an Arrow type, if it exports one: flat
+    /// with one dimension or none, a tensor with more.
     fn primitive(obj: &Bound<'_, PyAny>) -> Option<Self> {
         let buffer = RawBuffer::get(obj)?;
         let data_type = buffer.arrow_type()?;
+        if let Some(shape) = buffer.shape().filter(|s| s.len() > 1) {
+            return Some(Self::Tensor { value_type: data_type, shape, buffer });
+        }
         let items = buffer.bytes().len() / buffer.itemsize().max(1);
         Some(Self::Primitive { data_type, items, buffer })
     }
@@ -78,16 +108,21 @@ impl Outgoing {
     /// The data as an Arrow array in ordinary memory (bytes become a `UInt8` array): for
     /// messages that do not go through shared memory, such as service requests and replies.
     pub(crate) fn into_array_data(self, py: Python<'_>) -> PyResult<ArrayData> {
-        let (data_type, items, bytes) = match &self {
-            Self::Array(array) => return Ok(array.to_data()),
-            Self::Bytes(b) => (DataType::UInt8, b.bind(py).as_bytes().len(), b.bind(py).as_bytes()),
-            Self::Primitive { data_type, items, buffer } => (data_type.clone(), *items, buffer.bytes()),
+        let invalid = |e: arrow_schema::ArrowError| pyo3::exceptions::PyValueError::new_err(e.to_string());
+        let values = |data_type: DataType, items: usize, bytes: &[u8]| {
+            ArrayData::builder(data_type).len(items).add_buffer(Buffer::from_slice_ref(bytes)).build().map_err(invalid)
         };
-        ArrayData::builder(data_type)
-            .len(items)
-            .add_buffer(Buffer::from_slice_ref(bytes))
-            .build()
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+        match &self {
+            Self::Array(array, _) => Ok(array.to_data()),
+            Self::Bytes(b) => values(DataType::UInt8, b.bind(py).as_bytes().len(), b.bind(py).as_bytes()),
+            Self::Primitive { data_type, items, buffer } => values(data_type.clone(), *items, buffer.bytes()),
+            Self::Tensor { value_type, shape, buffer } => {
+                let (storage, items) =
+                    tensor_storage(value_type, shape).map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let child = values(value_type.clone(), items, buffer.bytes())?;
+                ArrayData::builder(storage).len(1).add_child_data(child).build().map_err(invalid)
+            }
+        }
     }
 }
 
@@ -165,6 +200,11 @@ fn exact_float(v: i64) -> Option<f64> {
     (-EXACT..=EXACT).contains(&v).then_some(f)
 }
 
+/// Whether `obj` is an empty list or tuple (which pyarrow makes a `null` array of).
+fn is_empty_sequence(obj: &Bound<'_, PyAny>) -> bool {
+    obj.cast_exact::<PyList>().is_ok_and(|l| l.is_empty()) || obj.cast_exact::<PyTuple>().is_ok_and(|t| t.is_empty())
+}
+
 fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
     obj.get_type().name().is_ok_and(|n| n == "ndarray")
 }
@@ -200,6 +240,18 @@ impl RawBuffer {
 
     fn itemsize(&self) -> usize {
         usize::try_from(self.view.itemsize).unwrap_or(1)
+    }
+
+    /// The buffer's dimensions, outermost first; `None` when it gives none (a flat buffer).
+    fn shape(&self) -> Option<Vec<usize>> {
+        let ndim = usize::try_from(self.view.ndim).ok()?;
+        if self.view.shape.is_null() || ndim == 0 {
+            return None;
+        }
+        // SAFETY: asked for with PyBUF_ND (part of PyBUF_C_CONTIGUOUS), `shape` holds `ndim`
+        // lengths, valid until the buffer is released.
+        let dims = unsafe { std::slice::from_raw_parts(self.view.shape, ndim) };
+        dims.iter().map(|&d| usize::try_from(d).ok()).collect()
     }
 
     /// The Arrow primitive type of the items, when it has one and is stored natively.

@@ -49,7 +49,7 @@ pub(crate) fn message(
         .transpose()
         .map_err(|_| PyValueError::new_err("a reply is `data` or `(data, metadata)` with metadata a dict"))?;
     let params = params(metadata)?;
-    Ok((Outgoing::classify(py, pa, &data)?.into_array_data(py)?, params))
+    Ok((Outgoing::classify(py, pa, &data, None)?.into_array_data(py)?, params))
 }
 
 /// Serves a service: ``handler(request)`` gets the request as a message dict (like a topic's)
@@ -70,7 +70,7 @@ impl Service {
         let serve = move |request: Request| -> HandlerResult {
             Python::attach(|py| {
                 let answer = || -> PyResult<_> {
-                    let value = pa.to_py(py, &request.data)?;
+                    let value = pa.to_py(py, &request.data, request.metadata.extension.as_deref())?;
                     let event = input_event(py, &*request.service, &request.metadata, value)?;
                     message(py, &pa, &handler.bind(py).call1((event,))?)
                 };
@@ -224,7 +224,7 @@ pub(crate) fn outgoing(
     data: &Bound<'_, PyAny>,
     metadata: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<(arrow_data::ArrayData, nerve_topic::Parameters)> {
-    Ok((Outgoing::classify(py, pa, data)?.into_array_data(py)?, params(metadata)?))
+    Ok((Outgoing::classify(py, pa, data, None)?.into_array_data(py)?, params(metadata)?))
 }
 
 /// A timeout given in seconds.
@@ -241,7 +241,7 @@ pub(crate) fn message_event(
     metadata: &nerve_topic::Metadata,
     data: &arrow_array::ArrayRef,
 ) -> PyResult<Py<PyDict>> {
-    input_event(py, name, metadata, pa.to_py(py, data)?)
+    input_event(py, name, metadata, pa.to_py(py, data, metadata.extension.as_deref())?)
 }
 
 fn reply_event(py: Python<'_>, pa: &PyArrow, service: &str, reply: &rust::Reply) -> PyResult<Py<PyDict>> {

@@ -95,7 +95,7 @@ impl Publisher {
         // refused whole, not after this process's subscribers had it.
         let outgoing = if self.inner.encodes() {
             let place = format!("topic `{}`", self.inner.topic());
-            Some(Outgoing::classify(py, &self.pa, data).map_err(|e| at(py, e, &place))?)
+            Some(Outgoing::classify(py, &self.pa, data, None).map_err(|e| at(py, e, &place))?)
         } else {
             None
         };
@@ -124,7 +124,18 @@ impl Publisher {
                     })
                 })
             }
-            Outgoing::Array(array) => py.detach(|| p.loan_array(&array.to_data(), &params)),
+            Outgoing::Tensor { value_type, shape, buffer } => {
+                let bytes = buffer.bytes();
+                py.detach(|| {
+                    p.loan_tensor(&value_type, &shape, bytes.len(), &params).map(|mut l| {
+                        l.data_mut().copy_from_slice(bytes);
+                        l
+                    })
+                })
+            }
+            Outgoing::Array(array, extension) => {
+                py.detach(|| p.loan_array(&array.to_data(), extension.as_ref(), &params))
+            }
         };
         let loan = loan.map_err(|e| topic_error(&e))?;
         py.detach(|| p.send_to_other_processes(loan));
@@ -273,8 +284,8 @@ impl Subscriber {
 /// that waits in `recv` (see [`PyArrow::prepare`]).
 fn message(py: Python<'_>, pa: &PyArrow, m: &Message, ahead: bool) -> PyResult<Py<PyDict>> {
     let value = match &m.object {
-        None if ahead => pa.received(py, &m.data)?,
-        None => pa.to_py(py, &m.data)?,
+        None if ahead => pa.received(py, &m.data, m.metadata.extension.as_deref())?,
+        None => pa.to_py(py, &m.data, m.metadata.extension.as_deref())?,
         Some(o) => match o.downcast_ref::<Py<PyAny>>() {
             Some(obj) => obj.clone_ref(py),
             // Sent by Rust code of this process: not a Python object.

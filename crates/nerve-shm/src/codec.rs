@@ -13,7 +13,7 @@ use arrow_schema::DataType;
 use crate::channel::{FanOut, Published};
 use crate::clock::monotonic_ns;
 use crate::error::ShmError;
-use crate::message::{Frame, MessageView, decode_type, encode_type};
+use crate::message::{Extension, Frame, MessageView, decode_type, encode_type};
 use crate::pool::{BlockRef, Lease};
 
 /// Sender-supplied key/value parameters of a message.
@@ -27,6 +27,8 @@ pub struct Metadata {
     pub timestamp: u64,
     /// Sender's parameters.
     pub parameters: Parameters,
+    /// The extension type the array stands for (an n-D array's fixed-shape tensor), if any.
+    pub extension: Option<Arc<Extension>>,
 }
 
 /// A block lent to fill with one message in place, then sent with [`Outlet::send`].
@@ -84,7 +86,7 @@ pub struct EncodedCopy {
 #[derive(Debug)]
 pub struct Outlet {
     fan_out: FanOut,
-    last_type: Option<(DataType, Arc<[u8]>)>,
+    last_type: Option<(DataType, Option<Extension>, Arc<[u8]>)>,
     max_message: usize,
 }
 
@@ -106,14 +108,15 @@ impl Outlet {
         self.fan_out.lent(&loan.lease)
     }
 
-    fn type_json(&mut self, t: &DataType) -> Result<Arc<[u8]>, ShmError> {
-        if let Some((cached, json)) = &self.last_type
+    fn type_json(&mut self, t: &DataType, extension: Option<&Extension>) -> Result<Arc<[u8]>, ShmError> {
+        if let Some((cached, cached_extension, json)) = &self.last_type
             && cached == t
+            && cached_extension.as_ref() == extension
         {
             return Ok(json.clone());
         }
-        let json: Arc<[u8]> = encode_type(t)?.into();
-        self.last_type = Some((t.clone(), json.clone()));
+        let json: Arc<[u8]> = encode_type(t, extension)?.into();
+        self.last_type = Some((t.clone(), extension.cloned(), json.clone()));
         Ok(json)
     }
 
@@ -126,12 +129,18 @@ impl Outlet {
         Ok(Loan { frame, lease })
     }
 
-    /// A loan already holding a copy of `data` (one copy, into shared memory).
+    /// A loan already holding a copy of `data` (one copy, into shared memory), the storage of
+    /// `extension` if one is given.
     ///
     /// # Errors
     /// A message over the limit, an array nerve cannot carry, or no block to be had.
-    pub fn loan_array(&mut self, data: &ArrayData, parameters: &Parameters) -> Result<Loan, ShmError> {
-        let type_json = self.type_json(data.data_type())?;
+    pub fn loan_array(
+        &mut self,
+        data: &ArrayData,
+        extension: Option<&Extension>,
+        parameters: &Parameters,
+    ) -> Result<Loan, ShmError> {
+        let type_json = self.type_json(data.data_type(), extension)?;
         let (frame, copies) = Frame::array(data, type_json, meta(parameters)?)?;
         let mut loan = self.lease(frame)?;
         loan.frame.write_data(loan.lease.bytes_mut(), &copies);
@@ -150,7 +159,26 @@ impl Outlet {
         byte_len: usize,
         parameters: &Parameters,
     ) -> Result<Loan, ShmError> {
-        let frame = Frame::primitive(self.type_json(data_type)?, items, byte_len, meta(parameters)?);
+        let frame = Frame::primitive(self.type_json(data_type, None)?, items, byte_len, meta(parameters)?);
+        self.lease(frame)
+    }
+
+    /// A loan of `byte_len` bytes for one row-major tensor of `shape` whose values are of the
+    /// primitive type `value_type`, to be filled in place: sent as Arrow's fixed-shape tensor
+    /// (see [`Extension::fixed_shape_tensor`]), so readers get the shape with the values.
+    ///
+    /// # Errors
+    /// A message over the limit, or no block to be had.
+    pub fn loan_tensor(
+        &mut self,
+        value_type: &DataType,
+        shape: &[usize],
+        byte_len: usize,
+        parameters: &Parameters,
+    ) -> Result<Loan, ShmError> {
+        let (storage, items) = tensor_storage(value_type, shape)?;
+        let extension = Extension::fixed_shape_tensor(shape);
+        let frame = Frame::tensor(self.type_json(&storage, Some(&extension))?, items, byte_len, meta(parameters)?);
         self.lease(frame)
     }
 
@@ -212,13 +240,29 @@ impl Outlet {
     }
 }
 
+/// The storage type of a row-major tensor of `shape` holding `value_type` values (a fixed-size
+/// list of all of them, as [`Extension::fixed_shape_tensor`] stores one), and how many values
+/// it holds.
+///
+/// # Errors
+/// When the tensor holds more values than an Arrow list can.
+pub fn tensor_storage(value_type: &DataType, shape: &[usize]) -> Result<(DataType, usize), ShmError> {
+    let items = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+    let size = items.and_then(|n| i32::try_from(n).ok());
+    let (Some(items), Some(size)) = (items, size) else {
+        return Err(ShmError::Unsupported(format!("a tensor of shape {shape:?}: more than 2^31 values")));
+    };
+    let item = arrow_schema::Field::new("item", value_type.clone(), true);
+    Ok((DataType::FixedSizeList(Arc::new(item), size), items))
+}
+
 /// Encodes `data` and `parameters` as one message in ordinary memory, stamped now: the form a
 /// message takes where no shared memory is involved (a service request or reply, for instance).
 ///
 /// # Errors
 /// An array nerve cannot carry, or metadata that is not JSON.
 pub fn encode(data: &ArrayData, parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
-    let (frame, copies) = Frame::array(data, encode_type(data.data_type())?, meta(parameters)?)?;
+    let (frame, copies) = Frame::array(data, encode_type(data.data_type(), None)?, meta(parameters)?)?;
     let mut out = vec![0; frame.total_len()];
     frame.write_data(&mut out, &copies);
     frame.write_head(&mut out, monotonic_ns());
@@ -244,7 +288,7 @@ pub fn aligned_copy(message: &[u8]) -> Buffer {
 /// The consumer end of one input: rebuilds messages as arrays viewing their blocks.
 #[derive(Debug, Default)]
 pub struct Decoder {
-    last_type: Option<(Vec<u8>, DataType)>,
+    last_type: Option<(Vec<u8>, DataType, Option<Arc<Extension>>)>,
 }
 
 impl Decoder {
@@ -285,15 +329,18 @@ impl Decoder {
         // Taken out and put back rather than cloned: a nested type is a tree of allocations.
         let last = match self.last_type.take() {
             Some(last) if last.0.as_slice() == view.type_json => last,
-            _ => (view.type_json.to_vec(), decode_type(view.type_json)?),
+            _ => {
+                let (data_type, extension) = decode_type(view.type_json)?;
+                (view.type_json.to_vec(), data_type, extension.map(Arc::new))
+            }
         };
-        let data_type = &self.last_type.insert(last).1;
+        let (_, data_type, extension) = self.last_type.insert(last);
         let parameters = if view.meta.is_empty() {
             Parameters::new()
         } else {
             serde_json::from_slice(view.meta).map_err(|e| ShmError::Malformed(format!("metadata: {e}")))?
         };
         let data = view.array_ref(data_type, buffer)?;
-        Ok((Metadata { timestamp: view.stamp, parameters }, data))
+        Ok((Metadata { timestamp: view.stamp, parameters, extension: extension.clone() }, data))
     }
 }

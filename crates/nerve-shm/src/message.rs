@@ -4,6 +4,7 @@
 //! Nothing is serialized per element: the layout is a few integers per buffer, so encoding and
 //! decoding cost the same for 8 bytes and 64 MiB.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::types::{
@@ -38,20 +39,88 @@ pub struct Frame {
     data_len: usize,
 }
 
-/// Serializes an Arrow type the way messages carry it.
+/// Name of Arrow's canonical fixed-shape tensor extension type.
+pub const FIXED_SHAPE_TENSOR: &str = "arrow.fixed_shape_tensor";
+
+/// The Arrow extension type a message's array stands for, the array being its storage: what an
+/// Arrow field carries as `ARROW:extension:name` and `ARROW:extension:metadata`. An n-D numpy
+/// array travels as [`FIXED_SHAPE_TENSOR`], so its shape arrives with it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Extension {
+    /// The extension's name (`ARROW:extension:name`).
+    pub name: String,
+    /// Its serialized parameters (`ARROW:extension:metadata`; empty when it has none).
+    pub metadata: String,
+}
+
+impl Extension {
+    /// Arrow's canonical fixed-shape tensor of `shape`, in row-major order: its storage is a
+    /// fixed-size list of the product of `shape` values, one list per tensor.
+    #[must_use]
+    pub fn fixed_shape_tensor(shape: &[usize]) -> Self {
+        Self { name: FIXED_SHAPE_TENSOR.to_owned(), metadata: serde_json::json!({ "shape": shape }).to_string() }
+    }
+
+    /// The shape of a [`FIXED_SHAPE_TENSOR`] (in its stored order: a permuted tensor's
+    /// `permutation` is not applied); `None` for another extension, or malformed metadata.
+    #[must_use]
+    pub fn tensor_shape(&self) -> Option<Vec<usize>> {
+        #[derive(serde::Deserialize)]
+        struct Params {
+            shape: Vec<usize>,
+        }
+        if self.name != FIXED_SHAPE_TENSOR {
+            return None;
+        }
+        serde_json::from_str::<Params>(&self.metadata).ok().map(|p| p.shape)
+    }
+
+    /// The Arrow field of a value of this extension whose storage type is `storage`: what
+    /// `arrow_schema`'s `Field::try_extension_type` and pyarrow read an extension from.
+    #[must_use]
+    pub fn field(&self, name: &str, storage: DataType) -> arrow_schema::Field {
+        let keys = [
+            ("ARROW:extension:name".to_owned(), self.name.clone()),
+            ("ARROW:extension:metadata".to_owned(), self.metadata.clone()),
+        ];
+        arrow_schema::Field::new(name, storage, true).with_metadata(std::collections::HashMap::from(keys))
+    }
+}
+
+/// The type of a message as it travels: a plain Arrow type as `serde` writes it, or a JSON
+/// object naming an extension and its storage type (no Arrow type serializes as such an
+/// object, so the two never mix).
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum TypeJson<'a> {
+    Extension { extension: Cow<'a, Extension>, storage: Cow<'a, DataType> },
+    Plain(Cow<'a, DataType>),
+}
+
+/// Serializes an Arrow type, and the extension type its array stands for if any, the way
+/// messages carry them.
 ///
 /// # Errors
 /// When the type cannot be represented.
-pub fn encode_type(t: &DataType) -> Result<Vec<u8>, ShmError> {
-    serde_json::to_vec(t).map_err(|e| ShmError::Unsupported(format!("type {t}: {e}")))
+pub fn encode_type(t: &DataType, extension: Option<&Extension>) -> Result<Vec<u8>, ShmError> {
+    let json = match extension {
+        Some(e) => TypeJson::Extension { extension: Cow::Borrowed(e), storage: Cow::Borrowed(t) },
+        None => TypeJson::Plain(Cow::Borrowed(t)),
+    };
+    serde_json::to_vec(&json).map_err(|e| ShmError::Unsupported(format!("type {t}: {e}")))
 }
 
 /// Parses a type written by [`encode_type`].
 ///
 /// # Errors
 /// When the bytes are not a type.
-pub fn decode_type(bytes: &[u8]) -> Result<DataType, ShmError> {
-    serde_json::from_slice(bytes).map_err(|e| ShmError::Malformed(format!("array type: {e}")))
+pub fn decode_type(bytes: &[u8]) -> Result<(DataType, Option<Extension>), ShmError> {
+    let json: TypeJson<'static> =
+        serde_json::from_slice(bytes).map_err(|e| ShmError::Malformed(format!("array type: {e}")))?;
+    Ok(match json {
+        TypeJson::Extension { extension, storage } => (storage.into_owned(), Some(extension.into_owned())),
+        TypeJson::Plain(t) => (t.into_owned(), None),
+    })
 }
 
 impl Frame {
@@ -64,6 +133,18 @@ impl Frame {
             word.copy_from_slice(&w.to_le_bytes());
         }
         Self { type_json: type_json.into(), layout: SmallVec::from_buf(layout), meta, data_len: byte_len }
+    }
+
+    /// Frame for one tensor of `items` values of a primitive type in a single buffer of
+    /// `byte_len` bytes, with no nulls: a fixed-size list array of one list (the storage of a
+    /// [`FIXED_SHAPE_TENSOR`]) around the values of [`Frame::primitive`], for n-D arrays.
+    #[must_use]
+    pub fn tensor(type_json: impl Into<Arc<[u8]>>, items: usize, byte_len: usize, meta: Vec<u8>) -> Self {
+        let mut frame = Self::primitive(type_json, items, byte_len, meta);
+        // One list, no offset, no nulls, no buffers of its own, and the values as its one child.
+        let list = [1u64, 0, 0, 0, 0, 1].map(u64::to_le_bytes);
+        frame.layout.insert_many(0, list.into_iter().flatten());
+        frame
     }
 
     /// Frame for any Arrow array, and the buffers to copy with their offsets in the data area.
@@ -461,7 +542,7 @@ mod tests {
     /// Encodes `array` into a fresh buffer, then decodes it in place.
     fn roundtrip(array: &ArrayRef, corrupt: impl FnOnce(&mut Vec<u8>)) -> Result<ArrayRef, ShmError> {
         let data = array.to_data();
-        let (frame, copies) = Frame::array(&data, encode_type(data.data_type())?, b"{}".to_vec())?;
+        let (frame, copies) = Frame::array(&data, encode_type(data.data_type(), None)?, b"{}".to_vec())?;
         let mut block = vec![0u8; frame.total_len() + ALIGN];
         // Place the message at a 64-byte aligned address, as a page-aligned block would.
         let shift = block.as_ptr().align_offset(ALIGN);
@@ -476,7 +557,8 @@ mod tests {
         let owned = Buffer::from_vec(owned);
         let view = MessageView::parse(owned.as_slice(), owned.len())?;
         assert_eq!(view.stamp, 42);
-        let t = decode_type(view.type_json)?;
+        let (t, extension) = decode_type(view.type_json)?;
+        assert_eq!(extension, None);
         let base = owned.clone();
         // The direct route for flat numbers and the generic one agree, in what they build and
         // in what they refuse.
@@ -553,5 +635,38 @@ mod tests {
         })
         .expect_err("ragged offsets");
         assert!(err.to_string().contains("not whole aligned 4-byte values"), "{err}");
+    }
+
+    #[test]
+    fn a_plain_type_travels_as_serde_writes_it_and_an_extension_beside_its_storage() {
+        assert_eq!(encode_type(&DataType::UInt8, None).ok(), Some(b"\"UInt8\"".to_vec()));
+        let tensor = Extension::fixed_shape_tensor(&[480, 640, 3]);
+        assert_eq!((tensor.name.as_str(), tensor.metadata.as_str()), (FIXED_SHAPE_TENSOR, r#"{"shape":[480,640,3]}"#));
+        assert_eq!(tensor.tensor_shape(), Some(vec![480, 640, 3]));
+        let storage = DataType::FixedSizeList(Arc::new(arrow_schema::Field::new("item", DataType::UInt8, true)), 6);
+        for (t, extension) in [(storage.clone(), Some(tensor)), (storage, None), (DataType::Float64, None)] {
+            let json = encode_type(&t, extension.as_ref()).expect("encodes");
+            assert_eq!(decode_type(&json).expect("decodes"), (t, extension));
+        }
+        assert!(decode_type(br#"{"extension": {"name": "x"}, "storage": "UInt8"}"#).is_err());
+    }
+
+    #[test]
+    fn a_tensor_frame_is_a_fixed_size_list_of_one_around_its_values() {
+        let values: Vec<u8> = (0..24).collect();
+        let storage = DataType::FixedSizeList(Arc::new(arrow_schema::Field::new("item", DataType::UInt8, true)), 24);
+        let frame = Frame::tensor(encode_type(&storage, None).expect("type"), 24, 24, Vec::new());
+        let mut message = arrow_buffer::MutableBuffer::from_len_zeroed(frame.total_len());
+        frame.write_head(message.as_slice_mut(), 7);
+        let start = frame.data_offset();
+        message.as_slice_mut()[start..].copy_from_slice(&values);
+        let message: Buffer = message.into();
+        let view = MessageView::parse(message.as_slice(), message.len()).expect("parses");
+        let array = view.array_ref(&storage, |offset, len| message.slice_with_length(offset, len)).expect("decodes");
+        let list = array.as_any().downcast_ref::<arrow_array::FixedSizeListArray>().expect("a fixed-size list");
+        assert_eq!((list.len(), list.null_count()), (1, 0));
+        let inner = list.value(0);
+        let inner = inner.as_any().downcast_ref::<UInt8Array>().expect("of bytes");
+        assert_eq!(inner.values().as_ref(), values.as_slice());
     }
 }

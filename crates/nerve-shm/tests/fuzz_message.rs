@@ -43,7 +43,7 @@ fn seeds() -> Vec<(&'static str, ArrayRef)> {
 fn encode(array: &ArrayRef) -> Vec<u8> {
     let data = array.to_data();
     let meta = br#"{"frame":"map","seq":7}"#.to_vec();
-    let (frame, copies) = Frame::array(&data, encode_type(data.data_type()).expect("type"), meta).expect("frame");
+    let (frame, copies) = Frame::array(&data, encode_type(data.data_type(), None).expect("type"), meta).expect("frame");
     let mut bytes = vec![0u8; frame.total_len()];
     let start = frame.data_offset();
     for (buffer, at) in &copies {

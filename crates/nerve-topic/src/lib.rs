@@ -52,6 +52,7 @@ pub use callback::{CallbackMode, Callbacks};
 pub use error::{Refusal, TopicError};
 pub use message::{InputId, Message};
 pub use nerve_shm::codec::{Metadata, Parameters};
+pub use nerve_shm::message::{Extension, FIXED_SHAPE_TENSOR};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
 pub use registry::Scope;
 pub use sample::{Sample, SendError, SendFailure};

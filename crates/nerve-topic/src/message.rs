@@ -7,6 +7,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, NullArray};
+use arrow_schema::Field;
 use nerve_shm::codec::Metadata;
 
 /// One received message: on an input of a dataflow node (`id` is the input's id) or from a
@@ -37,6 +38,19 @@ impl Message {
     #[must_use]
     pub fn of_object(id: InputId, metadata: Metadata, object: Arc<dyn Any + Send + Sync>) -> Self {
         Self { id, metadata, data: Arc::new(NullArray::new(0)), object: Some(object) }
+    }
+
+    /// The Arrow field of the value, named after `id`: its type and, in the field's metadata,
+    /// the extension type it stands for, if any. An n-D numpy array sent from Python reads as
+    /// Arrow's fixed-shape tensor of its shape (`field.extension_type_name()` is
+    /// `"arrow.fixed_shape_tensor"`, `metadata.extension` holds the shape too).
+    #[must_use]
+    pub fn field(&self) -> Field {
+        let data_type = self.data.data_type().clone();
+        match &self.metadata.extension {
+            Some(extension) => extension.field(&self.id, data_type),
+            None => Field::new(self.id.as_str(), data_type, true),
+        }
     }
 
     /// The sender's `CLOCK_MONOTONIC` at send, in nanoseconds.

@@ -13,6 +13,7 @@ use nerve_shm::channel::{FanOut, ReaderLink};
 use nerve_shm::clock::monotonic_ns;
 use nerve_shm::codec::{Decoder, Loan, Metadata, Outlet, Parameters, aligned_copy};
 use nerve_shm::inbox::Inbox;
+use nerve_shm::message::Extension;
 use nerve_shm::pool::{DEFAULT_CAPACITY, MAX_READERS, NewBlock, OutputPool};
 use nerve_shm::sync::lock;
 
@@ -439,7 +440,7 @@ impl Publisher {
     }
 
     fn hand_local(&self, message: impl Fn(crate::InputId, Metadata) -> Message, parameters: &Parameters) -> usize {
-        let metadata = || Metadata { timestamp: monotonic_ns(), parameters: parameters.clone() };
+        let metadata = || Metadata { timestamp: monotonic_ns(), parameters: parameters.clone(), extension: None };
         // Kept before this process's subscribers are listed: one joining meanwhile gets it
         // from the latch if not from this send.
         self.shared.record_local(|| message(self.shared.topic.clone().into(), metadata()));
@@ -465,7 +466,7 @@ impl Publisher {
     pub fn send(&self, data: &ArrayRef, parameters: &Parameters) -> Result<(), TopicError> {
         self.send_local(data, parameters);
         if self.encodes() {
-            let sample = self.loan_array(&data.to_data(), parameters)?;
+            let sample = self.loan_array(&data.to_data(), None, parameters)?;
             self.send_to_other_processes(sample);
         }
         Ok(())
@@ -504,13 +505,36 @@ impl Publisher {
         Ok(sample.with_local_copy(LocalCopy { data_type: data_type.clone(), items, parameters: parameters.clone() }))
     }
 
-    /// A sample already holding a copy of `data`, for [`Publisher::send_to_other_processes`]
-    /// (bindings serve this process's subscribers with their own objects first).
+    /// A sample already holding a copy of `data`, the storage of `extension` if one is given,
+    /// for [`Publisher::send_to_other_processes`] (bindings serve this process's subscribers
+    /// with their own objects first).
     ///
     /// # Errors
     /// As [`Publisher::send`].
-    pub fn loan_array(&self, data: &ArrayData, parameters: &Parameters) -> Result<Sample, TopicError> {
-        self.lease(|outlet| outlet.loan_array(data, parameters))
+    pub fn loan_array(
+        &self,
+        data: &ArrayData,
+        extension: Option<&Extension>,
+        parameters: &Parameters,
+    ) -> Result<Sample, TopicError> {
+        self.lease(|outlet| outlet.loan_array(data, extension, parameters))
+    }
+
+    /// A sample of `byte_len` bytes for one row-major tensor of `shape` with values of the
+    /// primitive type `value_type`, to fill and send with
+    /// [`Publisher::send_to_other_processes`]: other processes receive Arrow's fixed-shape
+    /// tensor, shape included (see [`Extension::fixed_shape_tensor`]).
+    ///
+    /// # Errors
+    /// As [`Publisher::loan`].
+    pub fn loan_tensor(
+        &self,
+        value_type: &DataType,
+        shape: &[usize],
+        byte_len: usize,
+        parameters: &Parameters,
+    ) -> Result<Sample, TopicError> {
+        self.lease(|outlet| outlet.loan_tensor(value_type, shape, byte_len, parameters))
     }
 
     /// Names the topic in a size error.

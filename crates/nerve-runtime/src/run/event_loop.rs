@@ -87,7 +87,6 @@ impl Run<'_> {
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
-            self.drops.check(&self.inboxes);
             self.restart_due();
             self.stop_idle_helpers();
             let now = Instant::now();
@@ -120,9 +119,9 @@ impl Run<'_> {
     }
 
     /// The next moment the event loop has work that no event brings: a restart's back-off ends,
-    /// a parameter request's node runs out of time, drops are due for a report, the stop's
-    /// grace period ends, or the wait for every node to be ready. `None`: nothing until the next
-    /// event, so an idle run does not wake the runtime.
+    /// a parameter request's node runs out of time, the stop's grace period ends, or the wait for
+    /// every node to be ready. `None`: nothing until the next event, so an idle run does not
+    /// wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
         let (grace, ready) = match self.phase {
@@ -130,7 +129,7 @@ impl Run<'_> {
             Phase::Running | Phase::Stopping { killed: true, .. } => (None, None),
             Phase::Stopping { since, killed: false, .. } => (Some(since + self.opts.grace), None),
         };
-        restarts.chain([self.params.next_deadline(), self.drops.next_check(), grace, ready].into_iter().flatten()).min()
+        restarts.chain([self.params.next_deadline(), grace, ready].into_iter().flatten()).min()
     }
 
     pub(super) fn register(&mut self, stream: UnixStream, node_id: &str, version: &str, pid: u32) -> Option<usize> {
@@ -211,6 +210,9 @@ impl Run<'_> {
             self.send(i, &RuntimeMessage::InputClosed { input });
         }
         self.tell_of_ended_servers(i);
+        if self.timers_closed {
+            self.send(i, &RuntimeMessage::TimersClosed);
+        }
         if self.phase.stopping_since().is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }

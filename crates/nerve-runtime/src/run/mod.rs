@@ -40,7 +40,6 @@ use self::server::spawn_acceptor;
 use self::state::{NodeRt, Phase};
 use crate::control::Readiness;
 use crate::cpu_latency::CpuLatency;
-use crate::drops::DropWatch;
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::inspect::RunRecord;
@@ -76,8 +75,9 @@ struct Run<'a> {
     phase: Phase,
     /// Helpers were told to stop because every other node finished.
     helpers_stopped: bool,
+    /// Whether the timers were closed because every node of [`RunOptions::end_with`] ended.
+    timers_closed: bool,
     aborted: Option<String>,
-    drops: DropWatch,
     params: ParamRelay,
 }
 
@@ -187,7 +187,6 @@ fn run_inner(
         control.attach(tx.clone());
     }
 
-    let drops = DropWatch::new(&plan, df);
     let mut run = Run {
         df,
         opts,
@@ -204,8 +203,8 @@ fn run_inner(
         events: tx,
         phase: Phase::Starting { go: opts.control.is_none() },
         helpers_stopped: false,
+        timers_closed: false,
         aborted: None,
-        drops,
         params: ParamRelay::default(),
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
@@ -226,7 +225,7 @@ fn run_inner(
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    let dropped = run.drops.totals(&run.inboxes);
+    let dropped = crate::drops::totals(&run.plan, df, &run.inboxes);
     let Run { nodes, reaper, aborted, .. } = run;
     reaper.disarm();
     Ok(RunReport {

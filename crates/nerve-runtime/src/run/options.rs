@@ -43,6 +43,11 @@ pub struct RunOptions {
     /// bridges to other hosts): the run starts only once they are ready too, and they are
     /// told to stop once every other node has finished.
     pub helpers: Vec<String>,
+    /// Ids of the nodes that drive the run (the replayers of `nerve replay`): once all of them
+    /// have ended, the timer inputs of every other node close, so each node ends as it does
+    /// when its last producer finishes, after reading all that reached it, instead of ticking
+    /// on forever.
+    pub end_with: Vec<String>,
     /// Hold the start until [`RunControl::start`], and let another thread stop the run.
     pub control: Option<Arc<RunControl>>,
     /// Also hands every line of node output to this.
@@ -73,6 +78,7 @@ impl Default for RunOptions {
             run_id: None,
             handle_signals: true,
             helpers: Vec::new(),
+            end_with: Vec::new(),
             control: None,
             log_tap: None,
             node_env: Vec::new(),

@@ -176,6 +176,7 @@ impl Run<'_> {
         self.release_reader(i);
         let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
         self.close_outputs(i, &all);
+        self.close_timers_once_driven();
         if failed_early && self.phase.stopping_since().is_none() {
             let rt = &self.nodes[i];
             let hint = if rt.pid.is_some() && !rt.registered {
@@ -188,6 +189,23 @@ impl Run<'_> {
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
+        }
+    }
+
+    /// Once every node the run ends with ([`RunOptions::end_with`](crate::RunOptions)) has
+    /// ended, closes the timers of the others (a node that connects later is told as it
+    /// registers): a node ticked by a timer would otherwise never see all its inputs closed,
+    /// and the run would outlast what drives it.
+    fn close_timers_once_driven(&mut self) {
+        let ended = |id: &String| self.nodes.iter().any(|n| &n.id == id && n.exited());
+        if self.timers_closed || self.opts.end_with.is_empty() || !self.opts.end_with.iter().all(ended) {
+            return;
+        }
+        self.timers_closed = true;
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].connected() {
+                self.send(i, &RuntimeMessage::TimersClosed);
+            }
         }
     }
 
