@@ -400,8 +400,10 @@ impl Node {
                     self.pa.received(py, &data, metadata.extension.as_deref())
                 });
                 #[cfg(not(feature = "profile-stages"))]
-                let value = self.pa.received(py, &data, metadata.extension.as_deref())?;
-                return input_event(py, self.ids.get(py, &id), &metadata, value);
+                {
+                    let value = self.pa.received(py, &data, metadata.extension.as_deref())?;
+                    return input_event(py, self.ids.get(py, &id), &metadata, value);
+                }
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),
             Event::Stop => (intern!(py, "STOP"), None, None),
