@@ -42,7 +42,7 @@ impl PyArrow {
         })
     }
 
-    fn py_type(&self, py: Python<'_>, t: &DataType, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
+    pub(crate) fn py_type(&self, py: Python<'_>, t: &DataType, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
         // Python runs while the lock is held (the import): waiting for it must let go of the GIL, or
         // another thread holding the lock and waiting for the GIL would never get either.
         let mut types = recover(self.types.lock_py_attached(py));

@@ -8,12 +8,12 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
 use arrow_array::ArrayRef;
-use arrow_array::ffi::FFI_ArrowSchema;
 use nerve_types::{
     Array as Count, BaseType, CdrError, Codec, Registry, TYPES_PATH_VAR, TypeName, TypesError, Value, type_hash,
 };
 use pyo3::exceptions::{PyLookupError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::arrow::PyArrow;
@@ -127,14 +127,16 @@ fn msg_definition<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDic
     Ok(out)
 }
 
+/// `pyarrow`'s entry points, looked up once for every `nerve.msg` call.
+fn pyarrow(py: Python<'_>) -> PyResult<&PyArrow> {
+    static PYARROW: PyOnceLock<PyArrow> = PyOnceLock::new();
+    PYARROW.get_or_try_init(py, || PyArrow::import(py))
+}
+
 /// The `pyarrow.DataType` of message type `name`.
 #[pyfunction]
 fn msg_arrow_type(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-    let codec = codec(name)?;
-    let schema = FFI_ArrowSchema::try_from(codec.data_type()).map_err(|e| PyTypeError::new_err(e.to_string()))?;
-    let import = py.import("pyarrow")?.getattr("DataType")?.getattr("_import_from_c")?;
-    // pyarrow copies the schema description; `schema` is released when it goes out of scope.
-    Ok(import.call1((std::ptr::addr_of!(schema) as usize,))?.unbind())
+    pyarrow(py)?.py_type(py, codec(name)?.data_type(), None)
 }
 
 /// Row `row` of `value` (a `pyarrow` array of message type `name`) as ROS 2 CDR bytes.
@@ -160,7 +162,7 @@ fn msg_from_cdr(py: Python<'_>, data: &[u8], name: &str) -> PyResult<Py<PyAny>> 
         CdrError::Type(t) => types_error(&t),
         bad_bytes => PyValueError::new_err(bad_bytes.to_string()),
     })?;
-    PyArrow::import(py)?.to_py(py, &array, None)
+    pyarrow(py)?.to_py(py, &array, None)
 }
 
 /// The ROS 2 type hash of `name` (`RIHS01_…`, REP 2011).

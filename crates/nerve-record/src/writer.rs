@@ -50,6 +50,27 @@ struct Typed {
     id: Option<u16>,
 }
 
+impl Typed {
+    /// The MCAP channel of `channel`'s CDR messages, added (with its `ros2msg` schema) at the
+    /// first one.
+    fn channel_id(
+        &mut self,
+        mcap: &mut mcap::Writer<BufWriter<File>>,
+        path: &Path,
+        channel: &str,
+    ) -> Result<u16, WriteError> {
+        if let Some(id) = self.id {
+            return Ok(id);
+        }
+        let error = |source| WriteError::Mcap { path: path.to_owned(), source };
+        let schema =
+            mcap.add_schema(&self.name.to_string(), ROS2_SCHEMA_ENCODING, self.definition.as_bytes()).map_err(error)?;
+        let id = mcap.add_channel(schema, channel, CDR_ENCODING, &BTreeMap::new()).map_err(error)?;
+        self.id = Some(id);
+        Ok(id)
+    }
+}
+
 impl RecordingWriter {
     /// Creates (or truncates) the file at `path`.
     ///
@@ -138,53 +159,25 @@ impl RecordingWriter {
         data: &dyn Array,
         log_time: u64,
     ) -> Result<(), WriteError> {
-        if let Some(typed) = self.typed.get(channel)
+        if let Some(typed) = self.typed.get_mut(channel)
             && same_layout(typed.codec.data_type(), data.data_type())
         {
-            return self.write_cdr(channel, metadata, data, log_time);
+            // Each row is one CDR message; all are encoded before any is written, so a value
+            // is recorded whole or not at all.
+            let rows = (0..data.len())
+                .map(|row| typed.codec.encode(data, row))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| WriteError::Cdr { channel: channel.to_owned(), source })?;
+            let channel_id = typed.channel_id(&mut self.mcap, &self.path, channel)?;
+            for bytes in rows {
+                self.write_message(channel, channel_id, metadata.timestamp, log_time, &bytes)?;
+            }
+            return Ok(());
         }
         let bytes = payload::encode(data, &metadata.parameters)
             .map_err(|source| WriteError::Encode { channel: channel.to_owned(), source })?;
         let channel_id = self.channel_id(channel, data.data_type())?;
         self.write_message(channel, channel_id, metadata.timestamp, log_time, &bytes)
-    }
-
-    /// Each row of a typed channel's value as one CDR message; all are encoded before any is
-    /// written, so a value is recorded whole or not at all.
-    fn write_cdr(
-        &mut self,
-        channel: &str,
-        metadata: &Metadata,
-        data: &dyn Array,
-        log_time: u64,
-    ) -> Result<(), WriteError> {
-        let Some(typed) = self.typed.get(channel) else { return Ok(()) };
-        let rows = (0..data.len())
-            .map(|row| typed.codec.encode(data, row))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| WriteError::Cdr { channel: channel.to_owned(), source })?;
-        let channel_id = match typed.id {
-            Some(id) => id,
-            None => {
-                let (name, definition) = (typed.name.to_string(), typed.definition.clone());
-                let schema = self
-                    .mcap
-                    .add_schema(&name, ROS2_SCHEMA_ENCODING, definition.as_bytes())
-                    .map_err(self.mcap_error())?;
-                let id = self
-                    .mcap
-                    .add_channel(schema, channel, CDR_ENCODING, &BTreeMap::new())
-                    .map_err(self.mcap_error())?;
-                if let Some(typed) = self.typed.get_mut(channel) {
-                    typed.id = Some(id);
-                }
-                id
-            }
-        };
-        for bytes in rows {
-            self.write_message(channel, channel_id, metadata.timestamp, log_time, &bytes)?;
-        }
-        Ok(())
     }
 
     fn write_message(

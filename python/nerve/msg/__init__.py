@@ -304,14 +304,13 @@ class _Package(types.ModuleType):
                 found = message_class(full) if kind == "msg" else _Interface(full, _PARTS[kind])
                 setattr(self, name, found)
                 return found
-        names = sorted(t.rsplit("/", 1)[1] for t in _known() if t.startswith(f"{package}/"))
+        names = [t.rsplit("/", 1)[1] for t in _types_of(package)]
         close = difflib.get_close_matches(name, names, n=1)
         hint = f"; did you mean `{close[0]}`?" if close else ""
         raise AttributeError(f"message package `{package}` has no type `{name}`{hint}")
 
     def __dir__(self) -> list[str]:
-        package = self.__name__.rsplit(".", 1)[1]
-        return sorted({t.rsplit("/", 1)[1] for t in _known() if t.startswith(f"{package}/")})
+        return sorted({t.rsplit("/", 1)[1] for t in _types_of(self.__name__.rsplit(".", 1)[1])})
 
 
 _types: dict[tuple[str | None, str | None], frozenset[str]] = {}
@@ -327,6 +326,11 @@ def _known() -> frozenset[str]:
 
 def _packages() -> set[str]:
     return {t.split("/", 1)[0] for t in _known()}
+
+
+def _types_of(package: str) -> list[str]:
+    """The full names of ``package``'s types (messages, services, actions), sorted."""
+    return sorted(t for t in _known() if t.startswith(f"{package}/"))
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

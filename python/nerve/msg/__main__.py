@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from nerve.msg import _known
+from nerve.msg import _packages
 from nerve.msg._stubs import stub
 
 
@@ -16,7 +16,7 @@ def main() -> None:
     stubs.add_argument("packages", nargs="*", help="packages to write (default: every package found)")
     stubs.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder (default: nerve/msg)")
     args = parser.parse_args()
-    known = sorted({t.split("/", 1)[0] for t in _known()})
+    known = sorted(_packages())
     for package in args.packages or known:
         if package not in known:
             parser.error(f"no message package `{package}` (NERVE_TYPES_PATH, AMENT_PREFIX_PATH, shipped)")

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from nerve import _nerve
+from nerve.msg import _PARTS, _types_of
 
 _PY = {"bool": "bool", "float32": "float", "float64": "float"}
-_PARTS = {"srv": ("Request", "Response"), "action": ("Goal", "Result", "Feedback")}
 
 
 def _element(base: tuple[str, Any], package: str, used: set[str]) -> str:
@@ -67,7 +67,7 @@ def stub(package: str) -> str:
     """The ``.pyi`` text of message package ``package``."""
     used: set[str] = set()
     body: list[str] = []
-    for full in sorted(t for t in _nerve.msg_types() if t.startswith(f"{package}/")):
+    for full in _types_of(package):
         _, kind, name = full.split("/")
         if kind == "msg":
             body += _class(name, _nerve.msg_definition(full), package, used)
