@@ -17,6 +17,7 @@ def main() -> None:
     stubs.add_argument("--out", type=Path, default=Path(__file__).parent, help="folder (default: nerve/msg)")
     args = parser.parse_args()
     known = sorted(_packages())
+    args.out.mkdir(parents=True, exist_ok=True)
     for package in args.packages or known:
         if package not in known:
             parser.error(f"no message package `{package}` (NERVE_TYPES_PATH, AMENT_PREFIX_PATH, shipped)")
