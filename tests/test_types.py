@@ -110,6 +110,24 @@ def test_an_unknown_type_or_a_broken_file_is_named(tmp_path: Path) -> None:
     assert "`Image` is not a type name" in name.stderr
 
 
+
+def test_rust_code_is_written_for_a_users_package_and_a_wrong_name_is_named(tmp_path: Path) -> None:
+    package = tmp_path / "my_msgs" / "msg"
+    package.mkdir(parents=True)
+    (package / "Track.msg").write_text("uint8 LOST=3\nstd_msgs/Header header\nfloat64[] speeds\nint32 type 2\n")
+    out = tmp_path / "my_msgs.rs"
+    made = nerve("types", "--types", str(tmp_path), "rust", "my_msgs", "--out", str(out), env=clean_env())
+    assert made.returncode == 0, made.stderr
+    code = out.read_text()
+    # The shipped Header is nerve_node's; the user's sequence of numbers a shared-memory view.
+    assert "pub header: ::nerve_node::msg::std_msgs::msg::Header," in code
+    assert "pub speeds: rt::Seq<f64>," in code
+    assert "pub r#type: i32," in code and "r#type: 2_i32," in code
+    assert "pub const LOST: u8 = 3_u8;" in code
+    assert 'const TYPE_NAME: &\'static str = "my_msgs/msg/Track";' in code
+    typo = nerve("types", "--types", str(tmp_path), "rust", "my_msg", env=clean_env())
+    assert typo.returncode != 0 and "no package `my_msg` defines any type; did you mean `my_msgs`?" in typo.stderr
+
 TYPED_DATAFLOW = """
 types: [interfaces]
 nodes:

@@ -1,10 +1,12 @@
-//! `nerve types list|show`: the message, service and action types this machine knows.
+//! `nerve types list|show|rust`: the message, service and action types this machine knows, and
+//! Rust code for them.
 
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::Context;
 use clap::Subcommand;
-use nerve_types::{Kind, Registry, TypeName, arrow_type, type_hash};
+use nerve_types::{Kind, NODE_ROOT, Registry, TypeName, arrow_type, rust_code, type_hash};
 
 /// `nerve types`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +31,21 @@ enum TypesCommand {
     Show {
         /// `package/msg/Name` or `package/Name` (also `package/srv/Name`, `package/action/Name`).
         name: String,
+    },
+    /// Rust code for packages of your own: a struct per message, service and action part, sent
+    /// with `Node::send_message` and read with `Type::from_arrow` (the packages nerve ships are
+    /// in `nerve_node::msg` already).
+    Rust {
+        /// The packages (`my_msgs`); the packages they use that nerve does not ship come too.
+        #[arg(required = true)]
+        packages: Vec<String>,
+        /// Where the code goes (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// The path of the `nerve-msgs` crate in the code that includes it: `::nerve_msgs` for
+        /// a crate depending on `nerve-msgs` rather than `nerve-node`.
+        #[arg(long, value_name = "PATH", default_value = NODE_ROOT)]
+        root: String,
     },
 }
 
@@ -73,6 +90,13 @@ pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
                 for line in part.to_string().lines() {
                     writeln!(out, "  {line}")?;
                 }
+            }
+        }
+        TypesCommand::Rust { packages, out: file, root } => {
+            let code = rust_code(&registry, packages, root)?;
+            match file {
+                Some(path) => std::fs::write(path, code).with_context(|| format!("cannot write {}", path.display()))?,
+                None => out.write_all(code.as_bytes())?,
             }
         }
     }

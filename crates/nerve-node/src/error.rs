@@ -148,6 +148,15 @@ pub enum NodeError {
         /// Why it cannot be used.
         reason: String,
     },
+    /// A typed message that cannot be made into its Arrow value.
+    #[error("cannot send the message on output `{output}`: {source}")]
+    Message {
+        /// Output id.
+        output: String,
+        /// Why.
+        #[source]
+        source: nerve_msgs::MessageError,
+    },
     /// A message larger than the run allows.
     #[error("message of {len} bytes on output `{output}` exceeds the limit of {limit} bytes")]
     TooLarge {

@@ -22,6 +22,11 @@
 //! }
 //! # Ok::<(), nerve_node::NodeError>(())
 //! ```
+//!
+//! Typed messages: [`msg`] holds every ROS 2 interface nerve ships as a Rust struct
+//! (`msg::sensor_msgs::msg::Image`); [`Node::send_message`] sends one and
+//! `Image::from_arrow(&message.data)` reads one back, its `data` a view of shared memory.
+//! `nerve types rust my_msgs` writes the same code for packages of your own.
 
 mod calls;
 mod clock;
@@ -39,6 +44,7 @@ pub use arrow_array;
 pub use clock::Clock;
 pub use error::NodeError;
 pub use event::{Event, InputId, Message, Metadata, Next, Parameters};
+pub use nerve_msgs as msg;
 pub use nerve_shm::clock::monotonic_ns;
 pub use nerve_topic::{Extension, FIXED_SHAPE_TENSOR, Refusal};
 pub use nerve_topic::{Sample, SendError, SendFailure};

@@ -277,6 +277,22 @@ impl Node {
         self.send_extension(output, parameters, data, None)
     }
 
+    /// Sends a typed message ([`crate::msg`]: `sensor_msgs::msg::Image`, or a package of your
+    /// own), as the Arrow value of its type, so an output declared with its type in
+    /// `output_types` accepts it and readers in any language read the same message.
+    ///
+    /// # Errors
+    /// As [`Node::send_output`], and a message Arrow cannot hold (over 2³¹ elements in a list).
+    pub fn send_message<M: crate::msg::Message>(
+        &self,
+        output: &str,
+        parameters: &Parameters,
+        message: &M,
+    ) -> Result<(), NodeError> {
+        let value = message.to_arrow().map_err(|source| NodeError::Message { output: output.to_owned(), source })?;
+        self.send_output(output, parameters, &value)
+    }
+
     /// Sends `storage` as a value of the extension type `extension` (readers find it in
     /// [`Message::field`](crate::Message::field)), or as a plain array without one: how a
     /// received extension array is sent on. For an n-D array, [`Node::send_tensor`] is simpler.

@@ -36,9 +36,10 @@ pub(crate) fn to_py(e: &NodeError) -> PyErr {
         | NodeError::NoDataflow { .. }
         | NodeError::Refused { .. } => ConnectError::new_err(msg),
         NodeError::UnknownOutput { .. } => PyKeyError::new_err(msg),
-        NodeError::TooLarge { .. } | NodeError::DeclaredType { .. } | NodeError::TimerId { .. } => {
-            PyValueError::new_err(msg)
-        }
+        NodeError::TooLarge { .. }
+        | NodeError::DeclaredType { .. }
+        | NodeError::TimerId { .. }
+        | NodeError::Message { .. } => PyValueError::new_err(msg),
         NodeError::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),
         NodeError::LockMemory(_)
         | NodeError::NotSimTime

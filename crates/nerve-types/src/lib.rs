@@ -23,6 +23,7 @@ mod parse;
 mod port;
 mod registry;
 mod ros2msg;
+mod rust;
 
 pub use arrow::{arrow_type, primitive};
 pub use cdr::{CdrError, Codec, from_cdr, to_cdr};
@@ -33,6 +34,7 @@ pub use parse::{ParseError, parse_file, parts};
 pub use port::{PortKind, PortType, PortTypeError, same_layout};
 pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType};
 pub use ros2msg::{registry_of, ros2msg};
+pub use rust::{NODE_ROOT, rust_code};
 
 /// The candidate closest to `given`, if it is close enough to be a typo of it.
 fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {

@@ -55,6 +55,17 @@ pub enum TypesError {
         /// Why.
         source: std::io::Error,
     },
+    /// No folder defines a type of this package.
+    #[error("no package `{package}` defines any type; {}", match crate::nearest(package, known.iter().map(String::as_str)) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!("the packages found are {}", known.join(", ")),
+    })]
+    UnknownPackage {
+        /// The package asked for.
+        package: String,
+        /// Every package that defines a type.
+        known: Vec<String>,
+    },
     /// A message that contains itself could never be sent.
     #[error("`{name}` contains itself: {chain}")]
     Cycle {
