@@ -24,14 +24,14 @@ import sys
 import time
 from pathlib import Path
 
-from benches import cpu_latency, impl_floor, impl_lan, impl_nerve, impl_topics
+from benches import cpu_latency, impl_floor, impl_lan, impl_nerve, impl_topics, impl_types
 from benches.impl_baseline import Baseline
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
 ROOT = Path(__file__).resolve().parent.parent
-#: Scenarios only one implementation runs.
-OWN_SCENARIOS = {"topics": impl_topics, "lan": impl_lan}
+#: Scenarios only implementations of their own run.
+OWN_SCENARIOS = {"topics": (impl_topics,), "lan": (impl_lan,), "types": impl_types.IMPLEMENTATIONS}
 
 
 def stress(case: Case) -> subprocess.Popen[bytes] | None:
@@ -64,7 +64,7 @@ def in_turn(impls: list, turn: int) -> list:
 def implementations(peers: str | None, baseline: str | None = None) -> list:
     """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
     peers named in `peers` ("all" for every one; None for none)."""
-    impls = [impl_nerve, impl_topics, impl_lan, impl_floor]
+    impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS]
     if baseline:
         impls.append(Baseline(baseline))
     if peers:
@@ -80,10 +80,12 @@ def runs_case(impl, case: Case) -> bool:
         return impl.supports(case)
     if case.lang != "python" and impl is not impl_nerve:
         return False
-    # The topic and LAN scenarios have implementations of their own; the peers are compared with
-    # nerve in every other scenario.
+    # The topic, LAN and types scenarios have implementations of their own; the peers are
+    # compared with nerve in every other scenario.
     own = OWN_SCENARIOS.get(case.scenario)
-    if impl is not own and (own is not None or impl in OWN_SCENARIOS.values()):
+    if own is not None and impl not in own:
+        return False
+    if own is None and any(impl in mine for mine in OWN_SCENARIOS.values()):
         return False
     return impl.supports(case)
 
@@ -171,7 +173,10 @@ def main() -> None:
                         samples.run = run
                         samples.save(out)
                         results.append(samples)
-                        status = samples.error or f"{len(samples.latencies_us())} samples"
+                        count = f"{len(samples.latencies_us())} samples"
+                        if samples.cdr:
+                            count = f"{len(samples.cdr['encode_ns'])} encodes"
+                        status = samples.error or count
                         print(
                             f"{case.key:45s} {samples.implementation:28s} run {run + 1}/{repeat} {status} "
                             f"({time.monotonic() - started:.0f} s)",

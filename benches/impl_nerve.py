@@ -22,7 +22,7 @@ CPU_LATENCY = "cpu_latency_us: 0"
 
 
 def supports(case: Case) -> bool:
-    return case.scenario not in ("topics", "lan")
+    return case.scenario not in ("topics", "lan", "types")
 
 
 def _node(case: Case, role: str, *args: object) -> str:

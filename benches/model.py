@@ -44,6 +44,10 @@ class Case:
     # Idle CPUs poll instead of halting (a CPU latency request of 0 µs): nerve's nodes ask for it
     # with `realtime: {cpu_latency_us: 0}`, the harness holds it for every other implementation.
     cpu_latency: bool = False
+    # types: the ROS 2 message type of the payload (`sensor_msgs/msg/Image`); `codec` cases time
+    # its CDR encode and decode in one process instead of sending it.
+    message: str = ""
+    codec: bool = False
 
     @property
     def key(self) -> str:
@@ -60,6 +64,10 @@ class Case:
             parts.append("rt")
         if self.cpu_latency:
             parts.append("cpu-latency")
+        if self.message:
+            parts.append(self.message.rsplit("/", 1)[1])
+        if self.codec:
+            parts.append("cdr")
         return "-".join(parts)
 
 
@@ -90,6 +98,15 @@ class Samples:
     note: str | None = None
     # Which of the repeated runs of this case this is (``--repeat``), from 0.
     run: int = 0
+    # types: messages whose numpy view of the payload was the received shared memory itself
+    # (no copy), of `messages`.
+    views: int | None = None
+    # types, latency: medians in µs of the producer's send (stamp to the return of send_output,
+    # `send`) and of the consumer's read (value in hand to the stamp read from the view, `read`).
+    steps_us: dict | None = None
+    # types, codec cases: what benches/nodes/types_node.py measured (`encode_ns` and `decode_ns`
+    # per call, `cdr_bytes`, page faults per call).
+    cdr: dict | None = None
 
     def latencies_us(self) -> np.ndarray:
         if self.rtt_ns:

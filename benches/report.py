@@ -91,7 +91,7 @@ def stats(runs: list[Samples]) -> dict[str, float] | None:
 
 
 def describe(c: Case) -> str:
-    desc = human_size(c.size)
+    desc = f"{c.size:,} B" if c.scenario == "types" else human_size(c.size)
     desc += f" @ {c.rate_hz:g} Hz" if c.rate_hz else " unpaced"
     if c.producers > 1 or c.consumers > 1:
         desc += f", {c.producers}→{c.consumers}"
@@ -132,7 +132,15 @@ def notes(runs: list[Samples]) -> list[str]:
         slowest = median_of([us for s in ok if (us := slowest_reader_p50_us(s)) is not None])
         if slowest is not None:
             extra.append(f"slowest reader p50 {fmt(slowest)} µs")
-    if c.scenario == "cpu":
+    if c.scenario == "types" and not c.codec:
+        views, messages = sum(s.views or 0 for s in ok), sum(s.messages for s in ok)
+        said = f"numpy views of the received shared memory: {views} of {messages} messages"
+        extra.append(said if views == messages and messages else f"**{said}**")
+        for step, what in (("send", "send call (stamp to return)"), ("read", "read (value to stamp)")):
+            us = median_of([s.steps_us[step] for s in ok if s.steps_us and s.steps_us.get(step) is not None])
+            if us is not None:
+                extra.append(f"{what} p50 {fmt(us)} µs")
+    if c.scenario in ("cpu", "types"):
         producer = median_of([us for s in ok if (us := s.producer_cpu_us_per_message()) is not None])
         consumer = median_of([us for s in ok if (us := s.consumer_cpu_us_per_message()) is not None])
         if producer is not None:
@@ -219,6 +227,8 @@ SCENARIO_TITLES = {
     "topics": "Topic API (no dataflow), 50 Hz: in one process, between processes (shm), between hosts (Zenoh)",
     "lan": "Two hosts on a 1 Gbit/s link, 50 Hz: nerve's cluster (one stream per host, the bridge) against a "
     "plain Zenoh pair; 1→4 spread with the bridge and without it",
+    "types": "Typed messages: a 1920x1080x3 `sensor_msgs/msg/Image` against the same bytes as a plain array "
+    "(1→1, 50 Hz, the same run), and CDR encode / decode against rclpy",
 }
 
 
@@ -271,13 +281,19 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
     order = {name: i for i, name in enumerate(SCENARIOS)}
     for scenario, items in sorted(by_scenario.items(), key=lambda kv: order.get(kv[0], len(order))):
         items = sorted(items, key=lambda runs: table_order(runs[0]))
+        # The types scenario's CDR cases time a codec: a table of their own.
+        codecs = [runs for runs in items if runs[0].case.codec]
+        items = [runs for runs in items if not runs[0].case.codec]
         lines += [f"## {SCENARIO_TITLES.get(scenario, scenario)}", ""]
-        lines += [
-            "| implementation | case | n | p50 | p90 | p99 | p99.9 | max | notes |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        lines += ["| " + " | ".join(row(runs)) + " |" for runs in items]
-        lines.append("")
+        if items:
+            lines += [
+                "| implementation | case | n | p50 | p90 | p99 | p99.9 | max | notes |",
+                "|---|---|---|---|---|---|---|---|---|",
+            ]
+            lines += ["| " + " | ".join(row(runs)) + " |" for runs in items]
+            lines.append("")
+        if scenario == "types":
+            lines += typed_against_plain(items) + codec_table(codecs)
         # Another report (`--report`) gets plots of its own name, so it never overwrites
         # benchmarks.md's.
         prefix = "" if out.stem == "benchmarks" else f"{out.stem}-"
@@ -290,6 +306,87 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
     if 0 <= soak_start < soak_end:
         lines += [previous[soak_start : soak_end + len("<!-- soak:end -->")], ""]
     out.write_text("\n".join(lines))
+
+
+def typed_against_plain(items: list[list[Samples]]) -> list[str]:
+    """The types scenario's latency: what the typed image costs beyond the same bytes sent plain."""
+    typed = next((stats(r) for r in items if r[0].implementation.startswith("nerve typed")), None)
+    plain = next((stats(r) for r in items if r[0].implementation.startswith("nerve plain")), None)
+    if typed is None or plain is None:
+        return []
+    diff = ", ".join(f"{k} {typed[k] - plain[k]:+.1f} µs" for k in ("p50", "p90", "p99", "max"))
+    return [
+        f"Typed minus plain: {diff}. Both consumers read the pixels as a numpy view of the received "
+        'shared memory (typed: `sensor_msgs.Image.from_arrow(event["value"]).data`; plain: '
+        '`event["value"].to_numpy(zero_copy_only=True)`) and take the stamp from it; the typed '
+        "producer's time includes building the `sensor_msgs.Image` around the frame.",
+        "",
+    ]
+
+
+def codec_message(c: Case) -> str:
+    name = c.message.rsplit("/", 1)[1]
+    if name == "Image" and c.size % 5760 == 0:
+        return f"Image 1920x{c.size // 5760} rgb8 ({c.size:,} B of pixels)"
+    if name == "PointCloud2" and c.size % 16 == 0:
+        return f"PointCloud2, {c.size // 16:,} points of 16 B ({c.size:,} B)"
+    return f"{name} ({c.size:,} B of data)"
+
+
+def codec_table(items: list[list[Samples]]) -> list[str]:
+    """CDR encode and decode: per run the median call, then the median of the runs."""
+    if not items:
+        return []
+    lines = [
+        "CDR (ROS 2's wire format), one message encoded, then decoded, one call timed at a time, "
+        "for at least a second each, in a process per implementation and run; MB/s of CDR bytes "
+        "(10^6 B). Page faults per call: an output written into memory fresh from the kernel "
+        "touches each of its pages for the first time (glibc maps a big block afresh at each "
+        "allocation unless earlier frees raised its thresholds); the notes give the same calls "
+        "again once the process has told glibc to keep freed blocks (`mallopt`).",
+        "",
+        "| implementation | message | CDR bytes | encode MB/s | encode msg/s | decode MB/s | decode msg/s | notes |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for runs in sorted(items, key=lambda r: (r[0].case.message, not r[0].implementation.startswith("nerve"))):
+        s, c = runs[0], runs[0].case
+        ok = [r.cdr for r in runs if not r.error and r.cdr]
+        if not ok:
+            lines.append(f"| {s.implementation} | {codec_message(c)} | - | - | - | - | - | could not run: {s.error} |")
+            continue
+        size = ok[0]["cdr_bytes"]
+        rates = {op: [1e9 / float(np.median(r[f"{op}_ns"])) for r in ok] for op in ("encode", "decode")}
+        cells = []
+        for op in ("encode", "decode"):
+            rate = float(np.median(rates[op]))
+            cells += [f"{rate * size / 1e6:,.0f}", f"{rate:,.0f}"]
+        extra = []
+        if len(ok) < len(runs):
+            failed = next(r for r in runs if r.error)
+            extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {failed.error}**")
+        faults = {op: median_of([r[f"{op}_faults"] for r in ok if f"{op}_faults" in r]) for op in ("encode", "decode")}
+        if faults["encode"] is not None and faults["decode"] is not None:
+            extra.append(f"page faults per call: encode {faults['encode']:,.0f}, decode {faults['decode']:,.0f}")
+        kept = [r for r in ok if "kept_encode_ns" in r]
+        if kept:
+            mbs = {
+                op: float(np.median([size / float(np.median(r[f"kept_{op}_ns"])) * 1e3 for r in kept]))
+                for op in ("encode", "decode")
+            }
+            kept_mbs = f"encode {mbs['encode']:,.0f} MB/s, decode {mbs['decode']:,.0f}"
+            extra.append(f"with glibc keeping freed memory: {kept_mbs}")
+        calls = sum(len(r["encode_ns"]) + len(r["decode_ns"]) for r in ok)
+        extra.append(f"{calls:,} calls")
+        if len(ok) > 1:
+            extra.append(
+                f"{len(ok)} runs, encode {min(rates['encode']):,.0f} to {max(rates['encode']):,.0f} msg/s, "
+                f"decode {min(rates['decode']):,.0f} to {max(rates['decode']):,.0f}"
+            )
+        if s.note:
+            extra.append(s.note)
+        cells = [s.implementation, codec_message(c), f"{size:,}", *cells, "; ".join(extra)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return [*lines, ""]
 
 
 #: Topic transports from nearest to farthest; LAN ways across, nerve's first.

@@ -1,7 +1,8 @@
 """The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
-load), nerve's topic API on its three transports, and two hosts on a shaped link (DORA's LAN experiment,
-RIMAOS2C's bridge), in a full and a quick version."""
+load), nerve's topic API on its three transports, two hosts on a shaped link (DORA's LAN experiment,
+RIMAOS2C's bridge) and typed messages (a ROS 2 image against plain bytes, CDR), in a full and a
+quick version."""
 
 from __future__ import annotations
 
@@ -23,7 +24,11 @@ SCENARIOS = [
     "cpu-latency",
     "topics",
     "lan",
+    "types",
 ]
+#: The types scenario's messages: a 1080p rgb8 image and a 100 000-point cloud (16-byte points).
+IMAGE_BYTES = 1920 * 1080 * 3
+CLOUD_BYTES = 100_000 * 16
 
 
 def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]:
@@ -83,4 +88,15 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
         four = [(t, s) for t in both for s in (8, MIB)]
         spread = [Case(scenario, s, n, rate_hz=20.0, consumers=4, transport=t) for t, s in four]
         return by_size + fits + latest + spread
+    if scenario == "types":
+        # A 1080p image sent typed and sent as plain bytes (two implementations taking turns in
+        # the one case), then CDR encode and decode of an image and a point cloud, each at least
+        # `count` times and for a second (benches/impl_types.py).
+        image = "sensor_msgs/msg/Image"
+        k = 5 if quick else 20
+        return [
+            Case(scenario, IMAGE_BYTES, n, message=image),
+            Case(scenario, IMAGE_BYTES, k, rate_hz=0, message=image, codec=True),
+            Case(scenario, CLOUD_BYTES, k, rate_hz=0, message="sensor_msgs/msg/PointCloud2", codec=True),
+        ]
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
