@@ -6,7 +6,10 @@ C functions too: the extension leaves libpython's symbols for the interpreter to
 C program could not link against it.
 
 The wheel gets ``nerve/lib/libnerve.so`` (and ``lib/pkgconfig/nerve.pc``), ``nerve/include/``
-(``nerve.h``, ``node_api.h``) and ``nerve/cmake/`` (``find_package(nerve)``). The library is built
+(``nerve.h``, ``node_api.h``) and ``nerve/cmake/`` (``find_package(nerve)``), and the source of
+the Rust crates a Rust node builds on (``nerve/rust/``: ``nerve-node``, ``nerve-tf`` and the
+workspace crates they use, in a Cargo workspace of their own, with the ``Cargo.lock`` nerve was
+tested with), which ``nerve new --lang rust`` points the new project at: no registry has them. The library is built
 by cargo in the same target folder and profile as the extension module, so it shares its
 compiled dependencies; it is added to the finished wheel (its RECORD rewritten) rather than
 left in the source tree for maturin to find, so nothing generated lands in ``python/nerve``.
@@ -20,6 +23,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 import zipfile
 from pathlib import Path
@@ -68,6 +72,43 @@ def cdylib() -> Path:
     raise RuntimeError(f"`{' '.join(command)}` built no libnerve.so")
 
 
+# The crates a Rust node depends on; the wheel carries them and every workspace crate they use.
+RUST_ROOTS = ("nerve-node", "nerve-tf")
+
+
+def rust_sources() -> dict[str, bytes]:
+    """``nerve/rust/``: the crates of ``RUST_ROOTS`` and their workspace dependencies, in a
+    workspace of their own (the repository's manifest with only these members), and its lock."""
+    command = [os.environ.get("CARGO", "cargo"), "metadata", "--format-version", "1", "--locked"]
+    metadata = json.loads(subprocess.run(command, cwd=ROOT, check=True, stdout=subprocess.PIPE, text=True).stdout)
+    local = {p["id"]: p for p in metadata["packages"] if p["source"] is None}
+    deps = {n["id"]: n["deps"] for n in metadata["resolve"]["nodes"]}
+    todo = [i for i, p in local.items() if p["name"] in RUST_ROOTS]
+    needed: set[str] = set()
+    while todo:
+        package = todo.pop()
+        if package in needed:
+            continue
+        needed.add(package)
+        for dep in deps[package]:
+            # What building the crate needs: its dependencies and build-dependencies, not its tests'.
+            if dep["pkg"] in local and any(k["kind"] != "dev" for k in dep["dep_kinds"]):
+                todo.append(dep["pkg"])
+    folders = sorted(Path(local[i]["manifest_path"]).parent.relative_to(ROOT) for i in needed)
+    files = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.is_file() and "target" not in path.relative_to(ROOT / folder).parts:
+                files[f"nerve/rust/{path.relative_to(ROOT)}"] = path.read_bytes()
+    manifest = (ROOT / "Cargo.toml").read_text()
+    members = "".join(f'    "{f}",\n' for f in folders)
+    manifest = re.sub(r"^members = \[\n(?:.*\n)*?\]\n", f"members = [\n{members}]\n", manifest, count=1, flags=re.M)
+    manifest = re.sub(r"^(#.*\n)*default-members = \[\n(?:.*\n)*?\]\n", "", manifest, count=1, flags=re.M)
+    files["nerve/rust/Cargo.toml"] = manifest.encode()
+    files["nerve/rust/Cargo.lock"] = (ROOT / "Cargo.lock").read_bytes()
+    return files
+
+
 def add_c_library(wheel: Path) -> None:
     version = wheel.name.split("-")[1]
     files: dict[str, bytes] = {
@@ -79,6 +120,7 @@ def add_c_library(wheel: Path) -> None:
     files = {k: v.replace(b"@VERSION@", version.encode()) for k, v in files.items()}
     for header in sorted((C_CRATE / "include").glob("*.h")):
         files[f"nerve/include/{header.name}"] = header.read_bytes()
+    files.update(rust_sources())
 
     with zipfile.ZipFile(wheel) as old:
         entries = [(info, old.read(info)) for info in old.infolist()]

@@ -52,6 +52,8 @@ mod tpl {
     pub(super) const PY_DATAFLOW_README: &str = include_str!("../templates/python/dataflow-README.md");
     pub(super) const PY_GITIGNORE: &str = include_str!("../templates/python/gitignore");
     pub(super) const RS_CARGO: &str = include_str!("../templates/rust/Cargo.toml");
+    pub(super) const RS_WORKSPACE: &str = include_str!("../templates/rust/workspace-Cargo.toml");
+    pub(super) const RS_MEMBER: &str = include_str!("../templates/rust/member-Cargo.toml");
     pub(super) const RS_NODE: &str = include_str!("../templates/rust/node-main.rs");
     pub(super) const RS_NODE_README: &str = include_str!("../templates/rust/node-README.md");
     pub(super) const RS_TALKER: &str = include_str!("../templates/rust/talker-main.rs");
@@ -76,8 +78,24 @@ pub struct File {
 /// A bad name, an existing folder, or a file that cannot be written.
 pub fn run(args: &NewArgs) -> anyhow::Result<i32> {
     check_name(&args.name, args.kind, args.lang)?;
-    let nerve_node = nerve_node_dependency(std::env::var_os(NERVE_NODE_PATH))?;
-    let files = files(&args.name, args.kind, args.lang, &nerve_node);
+    let installed = crate::sdk::installed_rust();
+    let local = std::env::var_os(NERVE_NODE_PATH)
+        .filter(|p| !p.is_empty())
+        .or_else(|| installed.as_ref().map(|rust| rust.join("crates/nerve-node").into_os_string()));
+    if args.lang == Lang::Rust && local.is_none() {
+        tracing::warn!(
+            "no nerve-node crate installed beside this `nerve` (it comes with the Python package, `pip install .`), \
+             nor named by {NERVE_NODE_PATH}: the project depends on nerve-node 0.1 from crates.io"
+        );
+    }
+    let nerve_node = nerve_node_dependency(local)?;
+    let mut files = files(&args.name, args.kind, args.lang, &nerve_node);
+    // The versions of every dependency nerve was built and tested with: a fresh machine resolves
+    // the same ones.
+    if let Some(lock) = installed.filter(|_| args.lang == Lang::Rust).map(|rust| rust.join("Cargo.lock")) {
+        let text = std::fs::read_to_string(&lock).with_context(|| format!("cannot read {}", lock.display()))?;
+        files.push(File { path: PathBuf::from("Cargo.lock"), text });
+    }
     let root = args.path.as_ref().map_or_else(|| PathBuf::from(&args.name), |dir| dir.join(&args.name));
     create(&root, &files)?;
 
@@ -148,9 +166,10 @@ pub fn files(name: &str, kind: Kind, lang: Lang, nerve_node: &str) -> Vec<File> 
         ],
         (Kind::Dataflow, Lang::Rust) => vec![
             file("dataflow.yml", tpl::RS_DATAFLOW, name),
-            file("talker/Cargo.toml", tpl::RS_CARGO, "talker"),
+            file("Cargo.toml", tpl::RS_WORKSPACE, name),
+            file("talker/Cargo.toml", tpl::RS_MEMBER, "talker"),
             file("talker/src/main.rs", tpl::RS_TALKER, "talker"),
-            file("listener/Cargo.toml", tpl::RS_CARGO, "listener"),
+            file("listener/Cargo.toml", tpl::RS_MEMBER, "listener"),
             file("listener/src/main.rs", tpl::RS_LISTENER, "listener"),
             file("README.md", tpl::RS_DATAFLOW_README, name),
             file(".gitignore", tpl::RS_GITIGNORE, name),
@@ -296,12 +315,13 @@ mod tests {
     }
 
     #[test]
-    fn rust_dataflow_has_two_packages() {
+    fn rust_dataflow_has_two_packages_in_one_workspace() {
         let files = files("demo", Kind::Dataflow, Lang::Rust, "{ path = \"/x\" }");
         assert_eq!(
             paths(&files),
             [
                 "dataflow.yml",
+                "Cargo.toml",
                 "talker/Cargo.toml",
                 "talker/src/main.rs",
                 "listener/Cargo.toml",
@@ -310,10 +330,12 @@ mod tests {
                 ".gitignore"
             ]
         );
-        assert!(files[1].text.contains("name = \"talker\""));
-        assert!(files[3].text.contains("name = \"listener\""));
+        assert!(files[1].text.contains("members = [\"talker\", \"listener\"]"));
         assert!(files[1].text.contains("nerve-node = { path = \"/x\" }"));
-        assert!(files[0].text.contains("path: listener/target/release/listener"));
+        assert!(files[2].text.contains("name = \"talker\""));
+        assert!(files[4].text.contains("name = \"listener\""));
+        assert!(files[2].text.contains("nerve-node = { workspace = true }"));
+        assert!(files[0].text.contains("path: target/release/listener"));
     }
 
     #[test]

@@ -239,6 +239,7 @@ fn new_rust_dataflow_is_valid() {
         &project,
         &[
             "dataflow.yml",
+            "Cargo.toml",
             "talker/Cargo.toml",
             "talker/src/main.rs",
             "listener/Cargo.toml",
@@ -247,8 +248,8 @@ fn new_rust_dataflow_is_valid() {
         ],
     );
     let yaml = read(&project.join("dataflow.yml"));
-    assert!(yaml.contains("build: cargo build --release --manifest-path talker/Cargo.toml"), "{yaml}");
-    assert!(yaml.contains("path: talker/target/release/talker"), "{yaml}");
+    assert!(yaml.contains("build: cargo build --release -p talker"), "{yaml}");
+    assert!(yaml.contains("path: target/release/talker"), "{yaml}");
     assert!(read(&project.join("talker/Cargo.toml")).contains("name = \"talker\""));
     validate(&project.join("dataflow.yml"));
 }
