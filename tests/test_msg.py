@@ -199,6 +199,32 @@ def test_mistakes_name_the_type_and_the_field():
         nerve.msg.from_cdr(b"\x00\x01\x00\x00\x05", "sensor_msgs/msg/Image")
 
 
+
+def test_values_set_after_construction_are_checked_when_sent_and_read_back_checked():
+    image = sensor_msgs.Image(height=2, width=1, encoding="mono8", step=1, data=np.array([5, 6], np.uint8))
+    image.header = {"frame_id": "cam", "stamp": {"sec": 3, "nanosec": 4}}  # a dict stands for a message
+    image.data = [7, 8]  # a list of ints for uint8[]
+    seen = sensor_msgs.Image.from_arrow(image.to_arrow())
+    assert (seen.header.frame_id, seen.header.stamp.nanosec, seen.data.tolist()) == ("cam", 4, [7, 8])
+    assert not seen.data.flags.writeable, "a received message is read-only: others read the same memory"
+    image.data = [7, 300]
+    with pytest.raises(TypeError, match=r"sensor_msgs/msg/Image\.data\[\]: 300 does not fit"):
+        image.to_arrow()
+    image.data, image.encoding = [1, 2], 8
+    with pytest.raises(TypeError, match=r"Image\.encoding: a str is expected, not int"):
+        image.to_arrow()
+    info = sensor_msgs.CameraInfo()
+    info.k = [1.0]
+    with pytest.raises(ValueError, match=r"CameraInfo\.k: exactly 9 elements are expected, not 1"):
+        info.to_arrow()
+    pose = geometry_msgs.Pose().to_arrow()
+    with pytest.raises(TypeError, match=r"sensor_msgs/msg/Image\.from_arrow: the value is a Struct.*position"):
+        sensor_msgs.Image.from_arrow(pose)
+    with pytest.raises(IndexError, match="row 1 of a value of 1 rows"):
+        geometry_msgs.Pose.from_arrow(pose, 1)
+    rows = pa.concat_arrays([geometry_msgs.Point(x=float(i)).to_arrow() for i in range(3)])
+    assert geometry_msgs.Point.from_arrow(rows, 2).x == 2.0
+
 def test_shipped_stubs_are_current_and_editors_read_them(tmp_path):
     """Each shipped package's stub is what `python -m nerve.msg stubs` writes today, and a type
     checker reading them catches a misspelt field."""

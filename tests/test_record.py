@@ -296,8 +296,12 @@ def test_typed_outputs_are_recorded_as_ros_2_does_and_replay(tmp_path):
     camera's images drives the detector as the camera did."""
     from mcap_ros2.decoder import DecoderFactory
 
-    example = tmp_path / "typed"
+    # The copy sits two folders below a `target` that is the workspace's, as the example does,
+    # so its Rust detector's `path: ../../target/release/…` finds the binary built here.
+    example = tmp_path / "examples" / "typed"
     shutil.copytree(REPO / "examples" / "typed", example, ignore=shutil.ignore_patterns("out"))
+    (tmp_path / "target").symlink_to(REPO / "target")
+    subprocess.run(["cargo", "build", "--release", "-p", "typed-detector"], cwd=REPO, check=True, timeout=900)
     recording = tmp_path / "typed.mcap"
     run = nerve("record", str(recording), str(example / "dataflow.yml"), "--log-dir", str(tmp_path / "logs1"))
     assert run.returncode == 0, run.stdout + run.stderr
@@ -312,15 +316,17 @@ def test_typed_outputs_are_recorded_as_ros_2_does_and_replay(tmp_path):
     assert kinds == {
         ("camera/image", "sensor_msgs/msg/Image", "ros2msg", "cdr"),
         ("detector/detections", "detection_msgs/msg/DetectionArray", "ros2msg", "cdr"),
+        ("detector-rs/detections", "detection_msgs/msg/DetectionArray", "ros2msg", "cdr"),
     }
     images = [m for topic, *_, m in decoded if topic == "camera/image"]
     assert len(images) == 60 and images[0].encoding == "rgb8" and len(images[0].data) == 480 * 640 * 3
     frames = [int(m.header.frame_id.rsplit("/", 1)[1]) for m in images]
     assert frames == list(range(60))
-    boxes = [m.detections[0] for topic, *_, m in decoded if topic == "detector/detections"]
-    assert len(boxes) == 60 and {b.label for b in boxes} == {"square"} and {b.width for b in boxes} == {40}
+    for detector in ("detector", "detector-rs"):  # Python's and Rust's, recorded alike
+        boxes = [m.detections[0] for topic, *_, m in decoded if topic == f"{detector}/detections"]
+        assert len(boxes) == 60 and {b.label for b in boxes} == {"square"} and {b.width for b in boxes} == {40}
 
     replay = nerve("replay", str(recording), str(example / "dataflow.yml"), "--log-dir", str(tmp_path / "logs2"))
     assert replay.returncode == 0, replay.stdout + replay.stderr
     assert "nerve: replaying camera from" in replay.stderr, replay.stderr
-    assert "sink checked 60 detections" in replay.stdout + replay.stderr
+    assert "sink checked 60 detections from Python and 60 from Rust" in replay.stdout + replay.stderr

@@ -9,6 +9,7 @@ mod arrow;
 mod convert;
 mod errors;
 mod msg;
+mod msg_value;
 mod node;
 mod outgoing;
 mod params;

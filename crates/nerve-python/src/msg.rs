@@ -133,6 +133,25 @@ fn pyarrow(py: Python<'_>) -> PyResult<&PyArrow> {
     PYARROW.get_or_try_init(py, || PyArrow::import(py))
 }
 
+/// The Arrow type of message type `name`.
+pub(crate) fn arrow_type(name: &str) -> PyResult<arrow_schema::DataType> {
+    Ok(codec(name)?.data_type().clone())
+}
+
+/// The one-row `pyarrow` value of `message`, an instance of a `nerve.msg` class.
+#[pyfunction]
+fn msg_to_arrow(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    pyarrow(py)?.import_data(py, &crate::msg_value::message_data(message)?)
+}
+
+/// Row `row` of a `pyarrow` value of message type `name` as plain values (see
+/// `msg_value::read`): what `Type.from_arrow` makes its instance of.
+#[pyfunction]
+#[pyo3(signature = (value, name, row = 0))]
+fn msg_read<'py>(value: &Bound<'py, PyAny>, name: &str, row: usize) -> PyResult<Bound<'py, PyAny>> {
+    crate::msg_value::read(value, row, name)
+}
+
 /// The `pyarrow.DataType` of message type `name`.
 #[pyfunction]
 fn msg_arrow_type(py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
@@ -181,6 +200,8 @@ fn msg_types() -> PyResult<Vec<String>> {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(msg_definition, m)?)?;
     m.add_function(wrap_pyfunction!(msg_arrow_type, m)?)?;
+    m.add_function(wrap_pyfunction!(msg_to_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(msg_read, m)?)?;
     m.add_function(wrap_pyfunction!(msg_to_cdr, m)?)?;
     m.add_function(wrap_pyfunction!(msg_from_cdr, m)?)?;
     m.add_function(wrap_pyfunction!(msg_type_hash, m)?)?;

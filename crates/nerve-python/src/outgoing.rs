@@ -65,6 +65,9 @@ impl Outgoing {
         {
             return Ok(Self::Array(new_empty_array(t), None));
         }
+        if crate::msg_value::is_message(py, data)? {
+            return Ok(Self::Array(make_array(crate::msg_value::message_data(data)?), None));
+        }
         let is_array = pa.is_array(py, data)?;
         if is_array && let Some(message) = pa.message_of(py, data) {
             return Ok(Self::Array(make_array(message), None));
@@ -205,7 +208,7 @@ fn is_empty_sequence(obj: &Bound<'_, PyAny>) -> bool {
     obj.cast_exact::<PyList>().is_ok_and(|l| l.is_empty()) || obj.cast_exact::<PyTuple>().is_ok_and(|t| t.is_empty())
 }
 
-fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
+pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {
     obj.get_type().name().is_ok_and(|n| n == "ndarray")
 }
 
@@ -215,7 +218,7 @@ pub(crate) struct RawBuffer {
 }
 
 impl RawBuffer {
-    fn get(obj: &Bound<'_, PyAny>) -> Option<Self> {
+    pub(crate) fn get(obj: &Bound<'_, PyAny>) -> Option<Self> {
         let mut view: Box<ffi::Py_buffer> = Box::new(ffi::Py_buffer::new());
         // SAFETY: `obj` is a live object and `view` a writable Py_buffer.
         let rc = unsafe {
@@ -255,7 +258,7 @@ impl RawBuffer {
     }
 
     /// The Arrow primitive type of the items, when it has one and is stored natively.
-    fn arrow_type(&self) -> Option<DataType> {
+    pub(crate) fn arrow_type(&self) -> Option<DataType> {
         let format = if self.view.format.is_null() {
             "B"
         } else {

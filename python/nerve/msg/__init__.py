@@ -121,17 +121,7 @@ class Message:
     def to_arrow(self) -> pa.StructArray:
         """This message as a one-row Arrow struct array; numeric arrays given as numpy arrays
         of the field's type are not copied."""
-        struct = self.arrow_type()
-        if not self._fields:
-            # No column to carry the row count: ROS 2 still sends one (dummy) byte per message.
-            return pa.array([{}], type=struct)
-        columns = []
-        for f, arrow_field in zip(self._fields, struct, strict=True):
-            try:
-                columns.append(_column(f, getattr(self, f.name), arrow_field.type))
-            except (pa.ArrowException, OverflowError, TypeError, ValueError) as e:
-                raise TypeError(f"{self.TYPE}.{f.name}: {e}") from e
-        return pa.StructArray.from_arrays(columns, fields=list(struct))
+        return _nerve.msg_to_arrow(self)
 
     def __arrow_array__(self, type: pa.DataType | None = None) -> pa.StructArray:
         return self.to_arrow()
@@ -144,17 +134,20 @@ class Message:
         is returned as it is."""
         if isinstance(value, cls):
             return value
-        if not isinstance(value, pa.StructArray):
-            raise TypeError(f"{cls.TYPE}.from_arrow: a struct array is expected, not {value.type}")
-        if not 0 <= row < len(value):
-            raise IndexError(f"{cls.TYPE}.from_arrow: row {row} of a value of {len(value)} rows")
-        names = [value.type.field(i).name for i in range(value.type.num_fields)]
-        wanted = [f.name for f in cls._fields]
-        if names != wanted:
-            raise TypeError(f"{cls.TYPE}.from_arrow: the value's fields are {names}, not {wanted}")
+        if not isinstance(value, pa.Array):
+            raise TypeError(f"{cls.TYPE}.from_arrow: a pyarrow struct array is expected, not {type(value).__name__}")
+        return cls._from_plain(_nerve.msg_read(value, cls.TYPE, row))
+
+    @classmethod
+    def _from_plain(cls, plain: dict[str, Any]) -> Any:
+        """An instance of the dict ``_nerve.msg_read`` gives (nested messages dicts too)."""
         out = cls.__new__(cls)
-        for f, child in zip(cls._fields, value.slice(row, 1).flatten(), strict=True):
-            setattr(out, f.name, _read(f, child))
+        for f in cls._fields:
+            v = plain[f.name]
+            if f.kind == "message":
+                nested = f.nested()
+                v = [nested._from_plain(i) for i in v] if f.count else nested._from_plain(v)
+            setattr(out, f.name, v)
         return out
 
     def to_cdr(self) -> bytes:
@@ -196,36 +189,6 @@ def _one(f: _Field, value: Any, where: str) -> Any:
         if f.bound is not None and len(value) > f.bound:
             raise ValueError(f"{where}: at most {f.bound} characters are allowed, not {len(value)}")
     return value
-
-
-def _column(f: _Field, value: Any, t: pa.DataType) -> pa.Array:
-    """A one-row array of type ``t`` holding ``value``."""
-    if f.count is None:
-        return value.to_arrow() if f.kind == "message" else pa.array([value], type=t)
-    item = t.value_type
-    if f.kind == "message":
-        values = pa.concat_arrays([v.to_arrow() for v in value]) if value else pa.array([], type=item)
-    elif isinstance(value, np.ndarray) and item != pa.bool_():
-        # A view of the numpy buffer; `cast` (a no-op at the same type) refuses lossy values.
-        values = pa.array(np.ascontiguousarray(value).reshape(-1)).cast(item)
-    else:
-        values = pa.array(list(value), type=item)
-    if f.count == "fixed":
-        return pa.FixedSizeListArray.from_arrays(values, type=t)
-    return pa.ListArray.from_arrays(pa.array([0, len(values)], pa.int32()), values, type=t)
-
-
-def _read(f: _Field, child: pa.Array) -> Any:
-    """Field ``f``'s value from its one-row column."""
-    if f.count is None:
-        return f.nested().from_arrow(child) if f.kind == "message" else child[0].as_py()
-    items = child.flatten()
-    if f.kind == "message":
-        cls = f.nested()
-        return [cls.from_arrow(items, i) for i in range(len(items))]
-    if f.kind == "primitive" and f.base != "bool":
-        return items.to_numpy(zero_copy_only=True)
-    return items.to_pylist()
 
 
 def _plain(v: Any) -> Any:
