@@ -117,3 +117,50 @@ def test_a_bad_range_is_refused_naming_the_setting(dataflows):
     flag = [sys.executable, "-m", "nerve", "topic", "list", "--discovery-range", "lan"]
     done = subprocess.run(flag, capture_output=True, text=True)
     assert done.returncode != 0 and "subnet" in done.stderr, done.stderr
+
+
+NETWORK_DATAFLOW = """
+network:
+  discovery_range: subnet
+nodes:
+  - id: probe
+    path: probe.py
+"""
+
+# A node that says the range it was given, opens a publisher, and says whether it listens on
+# an IP socket of its own (its sockets' inodes found among the kernel's listening TCP ones).
+PROBE = """
+import os
+import nerve
+
+print("range", os.environ.get("NERVE_DISCOVERY_RANGE"), flush=True)
+publisher = nerve.Publisher("probe")
+mine = set()
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        link = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        continue
+    if link.startswith("socket:["):
+        mine.add(link[8:-1])
+listening = False
+for table in ("tcp", "tcp6"):
+    with open(f"/proc/self/net/{table}") as f:
+        for line in f.readlines()[1:]:
+            cols = line.split()
+            listening |= cols[3] == "0A" and cols[9] in mine
+print("listens", listening, flush=True)
+"""
+
+
+def test_a_dataflows_network_key_opens_its_nodes_unless_the_environment_says_otherwise(dataflows, hosts):
+    # On a host of the test's own: a node that listens on every interface reaches nothing real.
+    path = dataflows.write(NETWORK_DATAFLOW, {"probe.py": PROBE})
+    plain = {k: v for k, v in os.environ.items() if k not in ("NERVE_DISCOVERY_RANGE", "NERVE_ZENOH_CONFIG")}
+    argv = hosts.on(0, [sys.executable, "-m", "nerve", "run", str(path)])
+    cases = [(plain, "subnet", "True"), ({**plain, "NERVE_DISCOVERY_RANGE": "host"}, "host", "False")]
+    for env, range_, listens in cases:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, cwd=path.parent)
+        run = Run(done.returncode, done.stdout, done.stderr, path.parent)
+        assert run.returncode == 0, run.stderr
+        assert run.node_lines("probe") == [f"range {range_}", f"listens {listens}"], run.stderr

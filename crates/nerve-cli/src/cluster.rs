@@ -271,6 +271,12 @@ fn print_check(status: &ClusterStatus) {
 /// Runs a dataflow on the cluster; with `--attach`, follows it until it ends.
 pub fn start(args: &StartArgs) -> anyhow::Result<i32> {
     let df = crate::load(&args.dataflow)?;
+    if df.network != nerve_spec::NetworkSpec::default() {
+        tracing::warn!(
+            "the dataflow's `network:` is for `nerve run`: on a cluster, each daemon's own network options \
+             (`nerve daemon --discovery-range …`) say how its nodes reach other hosts"
+        );
+    }
     let millis = |s: f64, what| crate::secs(s, what).map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
     let options = StartOptions {
         grace_ms: millis(args.grace, "grace")?,

@@ -268,6 +268,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
     if let Some(name) = &args.name {
         nerve_runtime::inspect::check_name_free(name)?;
     }
+    let network = network::with_dataflow(&df.network)?;
     let opts = nerve_runtime::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,
@@ -279,7 +280,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
         pool_capacity: args.pool_capacity,
         name: args.name.clone(),
         sim_time: args.sim_time,
-        node_env: network::current()?.to_env(),
+        node_env: network.to_env(),
         end_with,
         ..nerve_runtime::RunOptions::default()
     };

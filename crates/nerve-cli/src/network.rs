@@ -82,3 +82,35 @@ impl NetworkArgs {
 pub fn current() -> anyhow::Result<NetworkOptions> {
     Ok(session::options()?)
 }
+
+/// This process's options with the dataflow's `network:` filling what neither a flag nor the
+/// environment set, made this process's: what `nerve run` and its nodes use.
+///
+/// # Errors
+/// As [`current`], or this process's session already open with other options.
+pub fn with_dataflow(spec: &nerve_spec::NetworkSpec) -> anyhow::Result<NetworkOptions> {
+    let mut options = current()?;
+    let mut changed = false;
+    if options.range.is_none()
+        && let Some(range) = spec.discovery_range
+    {
+        options.range = Some(match range {
+            nerve_spec::DiscoveryRange::Host => DiscoveryRange::Host,
+            nerve_spec::DiscoveryRange::Subnet => DiscoveryRange::Subnet,
+        });
+        changed = true;
+    }
+    if options.connect.is_empty() && !spec.connect.is_empty() {
+        options.connect.clone_from(&spec.connect);
+        changed = true;
+    }
+    if changed {
+        session::use_options(options.clone())?;
+        tracing::info!(
+            range = spec.discovery_range.map_or("(unchanged)", nerve_spec::DiscoveryRange::as_str),
+            connect = ?spec.connect,
+            "the dataflow's `network:` applies: no flag or environment variable says otherwise"
+        );
+    }
+    Ok(options)
+}

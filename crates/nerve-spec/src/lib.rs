@@ -58,7 +58,9 @@
 //! # Format
 //!
 //! Top level: `nodes:` (required, a non-empty list), `deploy: {machine: ID}`
-//! (the default machine; dora's `_unstable_deploy` too), and dora's
+//! (the default machine; dora's `_unstable_deploy` too), `types:` (folders of message
+//! definitions), `network: {discovery_range: host | subnet, connect: [ENDPOINT, ...]}` (see
+//! [`NetworkSpec`]), and dora's
 //! `communication` and `version`, which are ignored with a warning.
 //!
 //! A node: `id` (required; letters, digits, `_`, `.`, `-`), `path` (required:
@@ -111,8 +113,9 @@ pub use error::{Problem, SpecError};
 pub use param::ParamValue;
 pub use parse::{IdError, check_id};
 pub use spec::{
-    DEFAULT_QUEUE_SIZE, Dataflow, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT,
-    NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, Dataflow, DiscoveryRange, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE,
+    MAX_READERS_PER_OUTPUT, NetworkSpec, NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec,
+    SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 
@@ -160,6 +163,7 @@ pub fn parse_str(text: &str, file: &Path) -> Result<Dataflow, SpecError> {
         base_dir,
         nodes: parsed.nodes.into_iter().map(|n| n.spec).collect(),
         types: parsed.types,
+        network: parsed.network,
         descriptor: root.to_json(),
     })
 }

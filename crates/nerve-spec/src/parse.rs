@@ -14,13 +14,15 @@ use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::spec::{
-    DEFAULT_QUEUE_SIZE, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NodePath, NodeSpec, QueuePolicy,
-    RestartPolicy, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, DiscoveryRange, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NetworkSpec, NodePath,
+    NodeSpec, QueuePolicy, RestartPolicy, ServicesSpec,
 };
 use crate::topic_name;
 use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
-const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types"];
+const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network"];
+
+const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
 
 const NODE_KEYS: &[&str] = &[
     "id",
@@ -67,12 +69,13 @@ pub(crate) struct ParsedNode {
     pub(crate) port_types: Vec<PortDecl>,
 }
 
-/// The parsed document: its nodes and its `types:` folders.
+/// The parsed document: its nodes, its `types:` folders and its `network:`.
 #[derive(Debug)]
 pub(crate) struct ParsedDocument {
     pub(crate) nodes: Vec<ParsedNode>,
     /// Folders of message definitions, absolute.
     pub(crate) types: Vec<std::path::PathBuf>,
+    pub(crate) network: NetworkSpec,
 }
 
 /// Where an input's source was written.
@@ -125,11 +128,17 @@ const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 /// The nodes of a document, and the dataflow-level default machine applied.
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> ParsedDocument {
     let mut types = Vec::new();
-    let nodes = parse_nodes(root, base_dir, &mut types, p);
-    ParsedDocument { nodes, types }
+    let mut network = NetworkSpec::default();
+    let nodes = parse_nodes(root, base_dir, (&mut types, &mut network), p);
+    ParsedDocument { nodes, types, network }
 }
 
-fn parse_nodes(root: &Node, base_dir: &Path, types: &mut Vec<std::path::PathBuf>, p: &mut Problems) -> Vec<ParsedNode> {
+fn parse_nodes(
+    root: &Node,
+    base_dir: &Path,
+    (types, network): (&mut Vec<std::path::PathBuf>, &mut NetworkSpec),
+    p: &mut Problems,
+) -> Vec<ParsedNode> {
     let Value::Map(entries) = &root.value else {
         p.push(root.mark, "(document)", format!("expected a mapping with a `nodes:` list, found {}", root.describe()));
         return Vec::new();
@@ -140,6 +149,7 @@ fn parse_nodes(root: &Node, base_dir: &Path, types: &mut Vec<std::path::PathBuf>
         match key_str(key) {
             "nodes" => nodes_value = Some(value),
             "types" => *types = parse_type_folders(p, value, base_dir),
+            "network" => *network = parse_network(p, value),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);
             }
@@ -190,6 +200,50 @@ fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
         }
     }
     machine
+}
+
+/// `network: {discovery_range: host | subnet, connect: [ENDPOINT, ...]}`.
+fn parse_network(p: &mut Problems, value: &Node) -> NetworkSpec {
+    let mut spec = NetworkSpec::default();
+    let example = "a mapping like `{discovery_range: subnet, connect: [tcp/10.0.0.2:7447]}`";
+    for (key, v) in mapping(p, value, "network", example).unwrap_or_default() {
+        let field = join_field("network", key_str(key));
+        match key_str(key) {
+            "discovery_range" => match v.text() {
+                Some("host") => spec.discovery_range = Some(DiscoveryRange::Host),
+                Some("subnet") => spec.discovery_range = Some(DiscoveryRange::Subnet),
+                other => {
+                    let found = other.map_or_else(|| v.describe().to_owned(), |t| format!("`{t}`"));
+                    p.push(v.mark, field, format!("expected host or subnet, found {found}"));
+                }
+            },
+            "connect" => match &v.value {
+                Value::Seq(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let item_field = format!("{field}[{i}]");
+                        match string_field(p, item, &item_field) {
+                            // A Zenoh endpoint: `tcp/10.0.0.2:7447`, `tls/robot.local:7447`.
+                            Some(e)
+                                if e.split_once('/')
+                                    .is_some_and(|(proto, addr)| !proto.is_empty() && !addr.is_empty()) =>
+                            {
+                                spec.connect.push(e);
+                            }
+                            Some(e) => p.push(
+                                item.mark,
+                                item_field,
+                                format!("`{e}` is not an endpoint like `tcp/10.0.0.2:7447`"),
+                            ),
+                            None => {}
+                        }
+                    }
+                }
+                _ => p.push(v.mark, field, format!("expected a list of endpoints, found {}", v.describe())),
+            },
+            _ => unknown_key(p, key, &field, NETWORK_KEYS),
+        }
+    }
+    spec
 }
 
 /// `on_host_lost: close | wait`.

@@ -32,6 +32,9 @@ pub struct Dataflow {
     /// Folders of message definitions (`types:`), absolute, searched before
     /// `NERVE_TYPES_PATH`, installed ROS 2 packages and the shipped interfaces.
     pub types: Vec<PathBuf>,
+    /// How `nerve run` lets the dataflow's processes reach other hosts (`network:`).
+    #[serde(default)]
+    pub network: NetworkSpec,
     /// The whole document as JSON, plain scalars read with the YAML 1.2 core
     /// schema (null, booleans, integers, floats; everything else a string).
     pub descriptor: serde_json::Value,
@@ -57,6 +60,37 @@ impl Dataflow {
                 })
             })
             .collect()
+    }
+}
+
+/// The dataflow's `network:` key: how far its processes' topics, services and actions reach,
+/// the dataflow's own default where neither a `nerve run` flag nor the environment says.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkSpec {
+    /// `discovery_range: host | subnet`; `None` when not written.
+    pub discovery_range: Option<DiscoveryRange>,
+    /// `connect: [ENDPOINT, ...]`: peers to connect to whatever the range (`tcp/10.0.0.2:7447`).
+    pub connect: Vec<String>,
+}
+
+/// How far discovery reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiscoveryRange {
+    /// This machine only.
+    Host,
+    /// The local network, by multicast scouting.
+    Subnet,
+}
+
+impl DiscoveryRange {
+    /// How it is written: `host`, `subnet`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Host => "host",
+            Self::Subnet => "subnet",
+        }
     }
 }
 

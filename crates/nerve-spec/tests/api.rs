@@ -345,3 +345,15 @@ fn topic_problems_point_at_the_source() {
         ]
     );
 }
+
+#[test]
+fn network_is_read_and_absent_means_unset() {
+    let df = parse(
+        "network:\n  discovery_range: subnet\n  connect: [tcp/10.0.0.2:7447]\nnodes:\n  - id: n\n    path: dynamic\n",
+    )
+    .expect("valid");
+    assert_eq!(df.network.discovery_range, Some(nerve_spec::DiscoveryRange::Subnet));
+    assert_eq!(df.network.connect, ["tcp/10.0.0.2:7447"]);
+    let plain = parse("nodes:\n  - id: n\n    path: dynamic\n").expect("valid");
+    assert_eq!(plain.network, nerve_spec::NetworkSpec::default());
+}
