@@ -199,7 +199,6 @@ def test_mistakes_name_the_type_and_the_field():
         nerve.msg.from_cdr(b"\x00\x01\x00\x00\x05", "sensor_msgs/msg/Image")
 
 
-
 def test_values_set_after_construction_are_checked_when_sent_and_read_back_checked():
     image = sensor_msgs.Image(height=2, width=1, encoding="mono8", step=1, data=np.array([5, 6], np.uint8))
     image.header = {"frame_id": "cam", "stamp": {"sec": 3, "nanosec": 4}}  # a dict stands for a message
@@ -224,6 +223,7 @@ def test_values_set_after_construction_are_checked_when_sent_and_read_back_check
         geometry_msgs.Pose.from_arrow(pose, 1)
     rows = pa.concat_arrays([geometry_msgs.Point(x=float(i)).to_arrow() for i in range(3)])
     assert geometry_msgs.Point.from_arrow(rows, 2).x == 2.0
+
 
 def test_shipped_stubs_are_current_and_editors_read_them(tmp_path):
     """Each shipped package's stub is what `python -m nerve.msg stubs` writes today, and a type

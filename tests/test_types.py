@@ -110,7 +110,6 @@ def test_an_unknown_type_or_a_broken_file_is_named(tmp_path: Path) -> None:
     assert "`Image` is not a type name" in name.stderr
 
 
-
 def test_rust_code_is_written_for_a_users_package_and_a_wrong_name_is_named(tmp_path: Path) -> None:
     package = tmp_path / "my_msgs" / "msg"
     package.mkdir(parents=True)
@@ -127,6 +126,7 @@ def test_rust_code_is_written_for_a_users_package_and_a_wrong_name_is_named(tmp_
     assert 'const TYPE_NAME: &\'static str = "my_msgs/msg/Track";' in code
     typo = nerve("types", "--types", str(tmp_path), "rust", "my_msg", env=clean_env())
     assert typo.returncode != 0 and "no package `my_msg` defines any type; did you mean `my_msgs`?" in typo.stderr
+
 
 TYPED_DATAFLOW = """
 types: [interfaces]
@@ -204,5 +204,6 @@ def test_validate_refuses_an_edge_whose_ends_disagree(dataflows) -> None:
     assert (
         f"{path}:10:" in checked.stderr
         and "node `viewer` reads `camera/image` as `sensor_msgs/msg/CompressedImage`, "
-        "but node `camera` declares it `sensor_msgs/msg/Image` (line 6)" in checked.stderr
+        "but node `camera` declares it `sensor_msgs/msg/Image` (line 6)"
+        in checked.stderr
     ), checked.stderr
