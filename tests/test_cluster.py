@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import NODES, free_port, nerve_cmd, wait_for
+from test_restart import FAILING, WATCHER
 
 COORDINATOR = "10.231.0.1"
 
@@ -561,3 +562,24 @@ def test_check_shows_the_port_a_daemon_was_given():
         for proc in (daemon, coordinator):
             proc.send_signal(signal.SIGINT)
             proc.communicate(timeout=30)
+
+
+def test_a_failure_with_on_failure_stop_all_stops_every_machines_nodes(cluster, tmp_path):
+    path = write(
+        tmp_path,
+        """
+        on_failure: stop_all
+        nodes:
+          - {id: fail, path: fail.py, deploy: {machine: m0}, outputs: [out]}
+          - {id: watch, path: watch.py, deploy: {machine: m1}, inputs: {tick: dora/timer/millis/50}}
+        """,
+        **{"fail.py": FAILING, "watch.py": WATCHER},
+    )
+    cluster.up(2)
+    started = cluster.nerve("start", str(path), "--name", "failing", "--attach")
+    assert started.returncode != 0
+    # The node on the other machine was stopped, not left running.
+    assert "[watch] saw STOP" in started.stdout, started.stdout + started.stderr
+    done = cluster.dataflow("failing")
+    assert done["state"] == "failed" and "`on_failure: stop_all`" in done["error"], done
+    assert not node_processes(tmp_path)

@@ -1,4 +1,5 @@
-"""`restart:` policies: crashed nodes come back, wired in again, without restarting others."""
+"""`restart:` policies: crashed nodes come back, wired in again, without restarting others; and
+`on_failure:`, what a node's failure for good does to the others."""
 
 import re
 import signal
@@ -94,3 +95,68 @@ def test_a_stop_during_the_back_off_cancels_the_restart(dataflows):
     assert "ticker (killed by signal 9)" in err
     log = next((path.parent / "out").glob("*/ticker.log")).read_text()
     assert "restart 1 of this node" not in log, "the restart went ahead"
+
+
+# A node that says it runs, sends one message and fails; and one that says how it was ended.
+FAILING = """
+import sys
+from nerve import Node
+
+node = Node()
+print("run", flush=True)
+node.send_output("out", [1])
+sys.exit(3)
+"""
+WATCHER = """
+from nerve import Node
+
+for event in Node():
+    if event["type"] in ("STOP", "INPUT_CLOSED"):
+        print("saw", event["type"], flush=True)
+        break
+"""
+
+
+def test_on_failure_stop_all_stops_every_node_once_restarts_give_up(dataflows):
+    path = dataflows.write(
+        """
+        on_failure: stop_all
+        nodes:
+          - id: fail
+            path: fail.py
+            outputs: [out]
+            restart: {policy: on-failure, max_restarts: 1, delay: 0.01}
+          - id: watch
+            path: watch.py
+            inputs: {tick: dora/timer/millis/50}
+        """,
+        {"fail.py": FAILING, "watch.py": WATCHER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode != 0
+    # Restarted once; its second failure is final, and stops the run.
+    assert run.node_lines("fail") == ["run", "--- nerve: restart 1 of this node ---", "run"], run.stderr
+    assert run.node_lines("watch") == ["saw STOP"], run.stderr
+    assert "node `fail` failed (exit code 3); `on_failure: stop_all` stops every node" in run.stderr
+
+
+def test_with_on_failure_continue_the_others_keep_running(dataflows):
+    # The node's own `continue` overrides the dataflow's `stop_all`.
+    path = dataflows.write(
+        """
+        on_failure: stop_all
+        nodes:
+          - id: fail
+            path: fail.py
+            outputs: [out]
+            on_failure: continue
+          - id: watch
+            path: watch.py
+            inputs: {x: fail/out}
+        """,
+        {"fail.py": FAILING, "watch.py": WATCHER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode != 0 and "fail (exit code 3)" in run.stderr
+    assert run.node_lines("watch") == ["saw INPUT_CLOSED"], run.stderr
+    assert "the other nodes keep running (`on_failure: continue`" in run.stderr

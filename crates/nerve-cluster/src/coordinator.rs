@@ -189,8 +189,20 @@ impl Coordinator {
                 protocol::answer(query, &Ok(()));
             }
             CoordinatorRequest::PartEnded(PartEnded { uuid, machine, report }) => {
-                self.part_ended(&uuid, &machine, report);
+                let stop_all = self.part_ended(&uuid, &machine, report);
+                // Answered first: the daemon waits for the answer, and is asked to stop next.
                 protocol::answer(query, &Ok(()));
+                if let Some(node) = stop_all {
+                    tracing::warn!(
+                        dataflow = uuid,
+                        machine,
+                        node,
+                        "`on_failure: stop_all`: stopping every machine's part"
+                    );
+                    if let Err(e) = self.stop(&uuid) {
+                        tracing::warn!(dataflow = uuid, error = %e, "could not stop the dataflow");
+                    }
+                }
             }
         }
     }
@@ -246,15 +258,18 @@ impl Coordinator {
         }
     }
 
-    fn part_ended(&self, uuid: &str, machine: &str, report: PartReport) {
+    /// Records how a machine's part ended; returns the node whose failure asks every other
+    /// part to stop (`on_failure: stop_all`), if the dataflow still runs.
+    fn part_ended(&self, uuid: &str, machine: &str, report: PartReport) -> Option<String> {
+        let stopped_by = report.stopped_by.clone();
         let mut records = lock(&self.records);
-        if let Some(record) = records.iter_mut().find(|r| r.assignment.uuid == uuid) {
-            record.parts.insert(machine.to_owned(), (PartState::Ended, Some(report)));
-            record.settle();
-            if record.state.is_over() {
-                tracing::info!(dataflow = %record.assignment.label(), state = record.state.as_str(), "dataflow ended");
-            }
+        let record = records.iter_mut().find(|r| r.assignment.uuid == uuid)?;
+        record.parts.insert(machine.to_owned(), (PartState::Ended, Some(report)));
+        record.settle();
+        if record.state.is_over() {
+            tracing::info!(dataflow = %record.assignment.label(), state = record.state.as_str(), "dataflow ended");
         }
+        stopped_by.filter(|_| !record.state.is_over() && record.state != RunState::Stopping)
     }
 
     fn daemon_who(machine: &str) -> String {

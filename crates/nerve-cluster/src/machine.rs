@@ -423,8 +423,9 @@ impl Daemon {
                 success: report.success(),
                 nodes: report.nodes.iter().map(|(id, o)| (id.clone(), outcome_text(o))).collect(),
                 aborted: report.aborted.clone(),
+                stopped_by: report.stopped_by.clone(),
             },
-            Err(e) => PartReport { success: false, nodes: Vec::new(), aborted: Some(e.to_string()) },
+            Err(e) => PartReport { success: false, nodes: Vec::new(), aborted: Some(e.to_string()), stopped_by: None },
         };
         {
             let mut parts = lock(&self.parts);

@@ -216,6 +216,8 @@ fn stand_in(node: &NodeSpec, outputs: Vec<String>) -> NodeSpec {
         services: ServicesSpec::default(),
         params: BTreeMap::new(),
         actions: ServicesSpec::default(),
+        // The node's failure is its own machine's to act on.
+        on_failure: None,
         ..node.clone()
     }
 }

@@ -88,6 +88,10 @@ pub struct PartReport {
     pub nodes: Vec<(String, String)>,
     /// Why the part was aborted, if it was.
     pub aborted: Option<String>,
+    /// The node whose failure stopped the part (`on_failure: stop_all`): the coordinator stops
+    /// the other machines' parts too.
+    #[serde(default)]
+    pub stopped_by: Option<String>,
 }
 
 /// One machine's part of a dataflow, now.

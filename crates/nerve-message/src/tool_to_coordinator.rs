@@ -79,7 +79,12 @@ mod tests {
         let ended = CoordinatorRequest::PartEnded(PartEnded {
             uuid: "u".into(),
             machine: "m".into(),
-            report: PartReport { success: true, nodes: vec![("a".into(), "finished".into())], aborted: None },
+            report: PartReport {
+                success: true,
+                nodes: vec![("a".into(), "finished".into())],
+                aborted: None,
+                stopped_by: None,
+            },
         });
         for (msg, json) in [
             (CoordinatorRequest::Check, r#""Check""#),

@@ -60,7 +60,8 @@
 //! Top level: `nodes:` (required, a non-empty list), `deploy: {machine: ID}`
 //! (the default machine; dora's `_unstable_deploy` too), `types:` (folders of message
 //! definitions), `network: {discovery_range: host | subnet, connect: [ENDPOINT, ...]}` (see
-//! [`NetworkSpec`]), and dora's
+//! [`NetworkSpec`]), `on_failure: continue | stop_all` (every node's default, see
+//! [`FailurePolicy`]), and dora's
 //! `communication` and `version`, which are ignored with a warning.
 //!
 //! A node: `id` (required; letters, digits, `_`, `.`, `-`), `path` (required:
@@ -69,7 +70,7 @@
 //! shell would, or a list), `env` (a mapping of scalars), `build` (a shell
 //! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`, and
 //! `on_host_lost` (`close` or `wait`: what its inputs fed from another machine do when that
-//! machine is lost; see [`HostLossPolicy`]).
+//! machine is lost; see [`HostLossPolicy`]), and `on_failure`.
 //! The ids `timer`, `dora` and `topic` are reserved.
 //!
 //! An input is `node/output`, a topic (`topic/<name>`, any process's
@@ -113,9 +114,9 @@ pub use error::{Problem, SpecError};
 pub use param::ParamValue;
 pub use parse::{IdError, check_id};
 pub use spec::{
-    DEFAULT_QUEUE_SIZE, Dataflow, DiscoveryRange, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE,
-    MAX_READERS_PER_OUTPUT, NetworkSpec, NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy, RestartSpec,
-    SchedPolicy, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, Dataflow, DiscoveryRange, FailurePolicy, HostLossPolicy, InputSource, InputSpec,
+    MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NetworkSpec, NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy,
+    RestartSpec, SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 

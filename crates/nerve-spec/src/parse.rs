@@ -14,13 +14,14 @@ use crate::parse_process::{parse_realtime, parse_restart};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::spec::{
-    DEFAULT_QUEUE_SIZE, DiscoveryRange, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE, NetworkSpec, NodePath,
-    NodeSpec, QueuePolicy, RestartPolicy, ServicesSpec,
+    DEFAULT_QUEUE_SIZE, DiscoveryRange, FailurePolicy, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE,
+    NetworkSpec, NodePath, NodeSpec, QueuePolicy, RestartPolicy, ServicesSpec,
 };
 use crate::topic_name;
 use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
-const TOP_KEYS: &[&str] = &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network"];
+const TOP_KEYS: &[&str] =
+    &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network", "on_failure"];
 
 const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
 
@@ -42,6 +43,7 @@ const NODE_KEYS: &[&str] = &[
     "params",
     "actions",
     "on_host_lost",
+    "on_failure",
     "output_types",
     "input_types",
 ];
@@ -145,11 +147,13 @@ fn parse_nodes(
     };
     let mut nodes_value = None;
     let mut default_machine = None;
+    let mut default_on_failure = None;
     for (key, value) in entries {
         match key_str(key) {
             "nodes" => nodes_value = Some(value),
             "types" => *types = parse_type_folders(p, value, base_dir),
             "network" => *network = parse_network(p, value),
+            "on_failure" => default_on_failure = parse_failure(p, value, "on_failure"),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);
             }
@@ -179,6 +183,11 @@ fn parse_nodes(
     if let Some(machine) = default_machine {
         for node in &mut nodes {
             node.spec.machine.get_or_insert_with(|| machine.clone());
+        }
+    }
+    if let Some(policy) = default_on_failure {
+        for node in &mut nodes {
+            node.spec.on_failure.get_or_insert(policy);
         }
     }
     nodes
@@ -244,6 +253,19 @@ fn parse_network(p: &mut Problems, value: &Node) -> NetworkSpec {
         }
     }
     spec
+}
+
+/// `on_failure: continue | stop_all`.
+fn parse_failure(p: &mut Problems, value: &Node, field: &str) -> Option<FailurePolicy> {
+    match value.text() {
+        Some("continue") => Some(FailurePolicy::Continue),
+        Some("stop_all") => Some(FailurePolicy::StopAll),
+        other => {
+            let found = other.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
+            p.push(value.mark, field, format!("expected continue or stop_all, found {found}"));
+            None
+        }
+    }
 }
 
 /// `on_host_lost: close | wait`.
@@ -391,6 +413,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "actions" => spec.actions = parse_served(p, value, &f(k), "action"),
             "params" => spec.params = parse_params(p, value, &f(k), base_dir),
             "on_host_lost" => spec.on_host_lost = parse_host_loss(p, value, &f(k)).unwrap_or_default(),
+            "on_failure" => spec.on_failure = parse_failure(p, value, &f(k)),
             "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
             "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
             _ => match unsupported(k) {

@@ -63,6 +63,19 @@ impl Dataflow {
     }
 }
 
+/// What a node's failure (a non-zero exit or a signal, once its `restart:` policy gave up)
+/// does to the other nodes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailurePolicy {
+    /// The others keep running; its readers see its outputs close (the default, as in dora-rs
+    /// and ROS 2's launch).
+    #[default]
+    Continue,
+    /// Every node of the dataflow is stopped, and the run fails naming this node.
+    StopAll,
+}
+
 /// The dataflow's `network:` key: how far its processes' topics, services and actions reach,
 /// the dataflow's own default where neither a `nerve run` flag nor the environment says.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -147,6 +160,10 @@ pub struct NodeSpec {
     /// (`on_host_lost:`).
     #[serde(default)]
     pub on_host_lost: HostLossPolicy,
+    /// What its failure does to the rest of the dataflow (`on_failure:`, the node's own or the
+    /// dataflow's); `None`: [`FailurePolicy::Continue`].
+    #[serde(default)]
+    pub on_failure: Option<FailurePolicy>,
     /// Output id → the type declared for it (`output_types:`), as written.
     pub output_types: BTreeMap<String, String>,
     /// Input id → the type declared for it (`input_types:`), as written.
@@ -180,6 +197,7 @@ impl NodeSpec {
             params: BTreeMap::new(),
             actions: ServicesSpec::default(),
             on_host_lost: HostLossPolicy::default(),
+            on_failure: None,
             output_types: BTreeMap::new(),
             input_types: BTreeMap::new(),
             config: serde_json::json!({ "id": id }),

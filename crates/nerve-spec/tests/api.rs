@@ -357,3 +357,21 @@ fn network_is_read_and_absent_means_unset() {
     let plain = parse("nodes:\n  - id: n\n    path: dynamic\n").expect("valid");
     assert_eq!(plain.network, nerve_spec::NetworkSpec::default());
 }
+
+#[test]
+fn on_failure_is_the_dataflows_default_unless_a_node_says_its_own() {
+    let df = parse(
+        "on_failure: stop_all\nnodes:\n  - id: a\n    path: dynamic\n  - id: b\n    path: dynamic\n    on_failure: continue\n",
+    )
+    .expect("valid");
+    let policies: Vec<_> = df.nodes.iter().map(|n| n.on_failure).collect();
+    assert_eq!(policies, [Some(nerve_spec::FailurePolicy::StopAll), Some(nerve_spec::FailurePolicy::Continue)]);
+    assert_eq!(parse("nodes:\n  - id: a\n    path: dynamic\n").expect("valid").nodes[0].on_failure, None);
+    assert_eq!(
+        problems("on_failure: stop\nnodes:\n  - id: a\n    path: dynamic\n    on_failure: [x]\n"),
+        [
+            "1:13: on_failure: expected continue or stop_all, found `stop`",
+            "5:17: nodes[a].on_failure: expected continue or stop_all, found a list"
+        ]
+    );
+}

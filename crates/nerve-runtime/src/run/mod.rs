@@ -78,6 +78,8 @@ struct Run<'a> {
     /// Whether the timers were closed because every node of [`RunOptions::end_with`] ended.
     timers_closed: bool,
     aborted: Option<String>,
+    /// The node whose failure stopped the run (`on_failure: stop_all`).
+    stopped_by: Option<String>,
     params: ParamRelay,
 }
 
@@ -205,6 +207,7 @@ fn run_inner(
         helpers_stopped: false,
         timers_closed: false,
         aborted: None,
+        stopped_by: None,
         params: ParamRelay::default(),
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
@@ -226,7 +229,7 @@ fn run_inner(
         }
     }
     let dropped = crate::drops::totals(&run.plan, df, &run.inboxes);
-    let Run { nodes, reaper, aborted, .. } = run;
+    let Run { nodes, reaper, aborted, stopped_by, .. } = run;
     reaper.disarm();
     Ok(RunReport {
         run_id: run_id.to_owned(),
@@ -234,6 +237,7 @@ fn run_inner(
         restarts: nodes.iter().filter(|n| n.restarts > 0).map(|n| (n.id.clone(), n.restarts)).collect(),
         nodes: nodes.into_iter().map(|n| (n.id.clone(), n.outcome())).collect(),
         aborted,
+        stopped_by,
         dropped,
     })
 }

@@ -26,6 +26,9 @@ pub struct RunReport {
     pub nodes: Vec<(String, Outcome)>,
     /// Why the run was aborted, if it was.
     pub aborted: Option<String>,
+    /// The node whose failure stopped every node (`on_failure: stop_all`), if one did: on a
+    /// cluster, the other machines' parts are stopped too.
+    pub stopped_by: Option<String>,
     /// Inputs that dropped messages (drop_oldest with a full queue): node, input, messages.
     pub dropped: Vec<(String, String, u64)>,
     /// Nodes their `restart:` policy started again, and how many times.

@@ -1,6 +1,7 @@
 //! Node processes: starting one, what its exit means, restarts by its `restart:` policy, and
 //! what a node that is gone (or restarting) means for the nodes it reads from and writes to.
 
+use nerve_spec::FailurePolicy;
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Instant;
@@ -169,6 +170,11 @@ impl Run<'_> {
     /// start (or must abort) without it.
     pub(super) fn finish_node(&mut self, i: usize, outcome: Outcome) {
         let failed_early = !self.phase.started() && !matches!(outcome, Outcome::Finished);
+        // A failure while the run runs (not one Ctrl-C or a stop caused).
+        let failed_running = match &outcome {
+            Outcome::Failed(how) if self.phase.started() && self.phase.stopping_since().is_none() => Some(how.clone()),
+            _ => None,
+        };
         self.nodes[i].state = NodeState::Exited(outcome);
         let (id, state) = (self.nodes[i].id.clone(), self.node_state(i));
         self.params.node_gone(i, &id, &state);
@@ -189,6 +195,25 @@ impl Run<'_> {
         } else {
             // A node that finished without connecting may have been the last one awaited.
             self.maybe_start();
+        }
+        if let Some(how) = failed_running {
+            self.on_failure(i, &how);
+        }
+    }
+
+    /// Node `i` failed for good (`how`) while the run ran: its `on_failure:` says whether the
+    /// others go on.
+    fn on_failure(&mut self, i: usize, how: &str) {
+        let id = self.nodes[i].id.clone();
+        match self.df.nodes[i].on_failure.unwrap_or_default() {
+            FailurePolicy::StopAll => {
+                self.stopped_by.get_or_insert_with(|| id.clone());
+                self.abort(format!("node `{id}` failed ({how}); `on_failure: stop_all` stops every node"));
+            }
+            FailurePolicy::Continue => tracing::warn!(
+                node = %id,
+                "the other nodes keep running (`on_failure: continue`, the default; `on_failure: stop_all` stops them all)"
+            ),
         }
     }
 
