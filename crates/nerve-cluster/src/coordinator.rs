@@ -562,10 +562,19 @@ fn connected(daemons: &BTreeMap<String, DaemonInfo>) -> String {
 }
 
 /// Where nodes without `deploy: machine` run: on the daemon of the host `nerve start` runs
-/// on, else on the only daemon there is.
+/// on (of several there, the first machine id in alphabetical order, whichever joined first),
+/// else on the only daemon there is.
 fn default_machine(daemons: &BTreeMap<String, DaemonInfo>, dataflow: &Dataflow, host: &str) -> Result<String, String> {
-    if let Some((machine, _)) = daemons.iter().find(|(_, d)| d.process.host == host) {
-        return Ok(machine.clone());
+    let here: Vec<&String> = daemons.iter().filter(|(_, d)| d.process.host == host).map(|(m, _)| m).collect();
+    if let Some(machine) = here.first() {
+        if here.len() > 1 && dataflow.nodes.iter().any(|n| n.machine.is_none()) {
+            tracing::info!(
+                machine = %machine,
+                daemons_here = ?here,
+                "nodes without `deploy:` go to the first of this host's daemons, by machine id"
+            );
+        }
+        return Ok((*machine).clone());
     }
     if let [(machine, _)] = daemons.iter().collect::<Vec<_>>().as_slice() {
         return Ok((*machine).clone());
@@ -581,4 +590,28 @@ fn default_machine(daemons: &BTreeMap<String, DaemonInfo>, dataflow: &Dataflow, 
         unplaced.join(", "),
         connected(daemons)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn daemon(machine: &str, host: &str) -> (String, DaemonInfo) {
+        let process =
+            ProcessInfo { hostname: "h".into(), host: host.into(), pid: 1, version: String::new(), listen: Vec::new() };
+        (machine.into(), DaemonInfo { machine: machine.into(), process, running: 0 })
+    }
+
+    #[test]
+    fn unplaced_nodes_go_to_this_hosts_first_daemon_by_machine_id() -> Result<(), String> {
+        let df = nerve_spec::parse_str("nodes:\n  - id: a\n    path: dynamic\n", std::path::Path::new("/tmp/d.yml"))
+            .map_err(|e| e.to_string())?;
+        // Two daemons on this host: the first machine id wins, whatever order they came in.
+        let daemons: BTreeMap<_, _> =
+            [daemon("zeta", "here"), daemon("other", "there"), daemon("alpha", "here")].into();
+        assert_eq!(default_machine(&daemons, &df, "here")?, "alpha");
+        let err = default_machine(&daemons, &df, "elsewhere").err().ok_or("placed on a daemon of another host")?;
+        assert!(err.contains("node(s) a have no `deploy"), "{err}");
+        Ok(())
+    }
 }
