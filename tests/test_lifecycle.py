@@ -89,6 +89,31 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
     assert "stubborn (did not stop within the grace period)" in err
 
 
+def test_a_second_interrupt_kills_at_once_and_says_so(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: stubborn
+            path: sleeper.py
+            env: {IGNORE_STOP: "1"}
+        """
+    )
+    copy_nodes(path, "sleeper.py")
+    # A grace period far longer than the test's bound: only the second interrupt ends the run.
+    proc = dataflows.start(path, "--grace", "3600")
+    wait_for(lambda: "ready" in node_log(path, "stubborn") or proc.poll() is not None, what="the node to run")
+    proc.send_signal(signal.SIGINT)
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if "interrupt again to kill at once" in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=30)
+    assert proc.returncode != 0
+    assert "stubborn (killed at the second interrupt)" in err, err
+    assert "grace period" not in err, err
+
+
 def voluntary_switches(pid: int, tid: int) -> int:
     status = Path(f"/proc/{pid}/task/{tid}/status").read_text()
     return int(re.search(r"^voluntary_ctxt_switches:\s+(\d+)", status, re.M).group(1))

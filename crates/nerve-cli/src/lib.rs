@@ -301,6 +301,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
         .filter_map(|(id, o)| match o {
             nerve_runtime::Outcome::Failed(how) => Some(format!("{id} ({how})")),
             nerve_runtime::Outcome::KilledAfterGrace => Some(format!("{id} (did not stop within the grace period)")),
+            nerve_runtime::Outcome::KilledOnInterrupt => Some(format!("{id} (killed at the second interrupt)")),
             nerve_runtime::Outcome::Finished | nerve_runtime::Outcome::NotRun => None,
         })
         .collect();

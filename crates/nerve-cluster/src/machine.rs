@@ -498,6 +498,7 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::Finished => "finished".into(),
         Outcome::Failed(how) => format!("failed ({how})"),
         Outcome::KilledAfterGrace => "killed after the grace period".into(),
+        Outcome::KilledOnInterrupt => "killed at the second interrupt".into(),
         Outcome::NotRun => "not run".into(),
     }
 }

@@ -13,7 +13,7 @@ use nerve_spec::NodePath;
 
 use super::Run;
 use super::report::Outcome;
-use super::state::{NodeRt, NodeState, Phase};
+use super::state::{Kill, NodeRt, NodeState, Phase};
 use crate::control::Readiness;
 use crate::event::Ev;
 
@@ -78,7 +78,7 @@ impl Run<'_> {
                 Ok(Ev::Signal) => {
                     if self.phase.stopping_since().is_some() {
                         eprintln!("nerve: second interrupt, killing every node");
-                        self.kill_all();
+                        self.kill_all(Kill::OnInterrupt);
                     } else {
                         eprintln!("nerve: stopping (interrupt again to kill at once)");
                         self.stop();
@@ -95,7 +95,7 @@ impl Run<'_> {
             if let Phase::Stopping { since, killed: false, .. } = self.phase
                 && now >= since + self.opts.grace
             {
-                self.kill_all();
+                self.kill_all(Kill::AfterGrace);
             }
             if matches!(self.phase, Phase::Starting { .. }) && now >= ready_deadline {
                 let late: Vec<&str> = self
@@ -335,22 +335,26 @@ impl Run<'_> {
     }
 
     /// Kills what is left of a stopping run: the grace period ended, or a second interrupt came.
-    pub(super) fn kill_all(&mut self) {
+    pub(super) fn kill_all(&mut self, why: Kill) {
         if let Phase::Stopping { killed, .. } = &mut self.phase {
             *killed = true;
         }
         let lingering: Vec<usize> =
             (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].connected()).collect();
         for i in lingering {
-            tracing::warn!(node = %self.nodes[i].id, "node started by hand did not leave within the grace period");
-            self.finish_node(i, Outcome::Failed("started by hand; still connected after the grace period".into()));
+            let when = match why {
+                Kill::AfterGrace => "after the grace period",
+                Kill::OnInterrupt => "at the second interrupt",
+            };
+            tracing::warn!(node = %self.nodes[i].id, "node started by hand still connected {when}");
+            self.finish_node(i, Outcome::Failed(format!("started by hand; still connected {when}")));
         }
         for n in &mut self.nodes {
             if let Some(pid) = n.pid
                 && !n.exited()
-                && !n.killed
+                && n.killed.is_none()
             {
-                n.killed = true;
+                n.killed = Some(why);
                 if let Some(pgid) = rustix::process::Pid::from_raw(pid.try_into().unwrap_or(0)) {
                     let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
                 }

@@ -11,6 +11,8 @@ pub enum Outcome {
     Failed(String),
     /// Did not exit within the grace period after stop, and was killed.
     KilledAfterGrace,
+    /// Still running at a second interrupt (Ctrl-C), and killed then.
+    KilledOnInterrupt,
     /// A dynamic node that never connected, or a node not started because the run aborted.
     NotRun,
 }

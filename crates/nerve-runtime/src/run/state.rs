@@ -71,6 +71,24 @@ pub(super) enum NodeState {
     Exited(Outcome),
 }
 
+/// Why nerve killed the nodes of a stopping run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kill {
+    /// The grace period after the stop ended.
+    AfterGrace,
+    /// A second interrupt (Ctrl-C) asked for it.
+    OnInterrupt,
+}
+
+impl Kill {
+    pub(super) fn outcome(self) -> Outcome {
+        match self {
+            Self::AfterGrace => Outcome::KilledAfterGrace,
+            Self::OnInterrupt => Outcome::KilledOnInterrupt,
+        }
+    }
+}
+
 /// What the runtime keeps of each node while the run lasts.
 pub(super) struct NodeRt {
     pub(super) id: String,
@@ -85,9 +103,9 @@ pub(super) struct NodeRt {
     /// Inputs closed for good from outside ([`RunControl::close_inputs`](crate::RunControl::close_inputs)).
     pub(super) closed_inputs: HashSet<String>,
     pub(super) pending_closed: Vec<String>,
-    /// nerve killed its process group: its exit is [`Outcome::KilledAfterGrace`], never a
-    /// reason to restart.
-    pub(super) killed: bool,
+    /// nerve killed its process group, and why: its exit is not its own, never a reason to
+    /// restart.
+    pub(super) killed: Option<Kill>,
     /// When the current process was started.
     pub(super) spawned_at: Option<Instant>,
     /// Restarts in a row (the back-off and the limit count these).
@@ -110,7 +128,7 @@ impl NodeRt {
             closed_outputs: HashSet::new(),
             closed_inputs: HashSet::new(),
             pending_closed: Vec::new(),
-            killed: false,
+            killed: None,
             spawned_at: None,
             restarts_in_a_row: 0,
             restarts: 0,
@@ -155,6 +173,7 @@ impl NodeRt {
             NodeState::Exited(Outcome::Finished) => "finished".to_owned(),
             NodeState::Exited(Outcome::Failed(how)) => format!("failed ({how})"),
             NodeState::Exited(Outcome::KilledAfterGrace) => "killed after the grace period".to_owned(),
+            NodeState::Exited(Outcome::KilledOnInterrupt) => "killed at the second interrupt".to_owned(),
             NodeState::Exited(Outcome::NotRun) => "not run".to_owned(),
             NodeState::Restarting { .. } => "restarting".to_owned(),
             NodeState::Unconnected if self.pid.is_none() => "waiting".to_owned(),

@@ -55,8 +55,8 @@ impl Run<'_> {
 
     pub(super) fn exited(&mut self, i: usize, status: ExitStatus) {
         let rt = &mut self.nodes[i];
-        let outcome = if rt.killed {
-            Outcome::KilledAfterGrace
+        let outcome = if let Some(kill) = rt.killed {
+            kill.outcome()
         } else if status.success() {
             Outcome::Finished
         } else if let Some(sig) = status.signal() {
@@ -64,7 +64,7 @@ impl Run<'_> {
         } else {
             Outcome::Failed(format!("exit code {}", status.code().unwrap_or(-1)))
         };
-        if !rt.registered && !rt.killed {
+        if !rt.registered && rt.killed.is_none() {
             let how = match &outcome {
                 Outcome::Failed(how) => how.as_str(),
                 _ => "exit code 0",
@@ -76,6 +76,7 @@ impl Run<'_> {
             Outcome::KilledAfterGrace => {
                 tracing::warn!(node = %rt.id, "killed after the grace period")
             }
+            Outcome::KilledOnInterrupt => tracing::warn!(node = %rt.id, "killed at the second interrupt"),
             Outcome::Failed(how) => tracing::error!(node = %rt.id, "failed: {how}"),
             Outcome::NotRun => {}
         }
@@ -91,7 +92,7 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         // A stopping run, or a node nerve killed, is not restarted whatever its policy.
         if self.phase.stopping_since().is_some()
-            || rt.killed
+            || rt.killed.is_some()
             || rt.schedule_restart(&policy, outcome, Instant::now()).is_none()
         {
             return false;
