@@ -89,6 +89,38 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
     assert "stubborn (did not stop within the grace period)" in err
 
 
+def test_a_failure_before_the_start_blames_only_the_node_that_failed(dataflows, tmp_path):
+    # `slow` is still importing when `early` fails: it may connect before or after the runtime
+    # sees the failure; either way it is stopped at once, not left to hang or blamed.
+    mark = tmp_path / "early-failed"
+    path = dataflows.write(
+        """
+        nodes:
+          - id: early
+            path: early.py
+          - id: slow
+            path: slow.py
+            inputs: {tick: dora/timer/millis/50}
+        """,
+        {
+            "early.py": f"import pathlib, sys\npathlib.Path({str(mark)!r}).touch()\nsys.exit(3)\n",
+            "slow.py": f"""
+                import pathlib, time
+                while not pathlib.Path({str(mark)!r}).exists():
+                    time.sleep(0.01)
+                from nerve import Node
+                for event in Node():
+                    print(event["type"], flush=True)
+            """,
+        },
+    )
+    run = dataflows.run(path, "--ready-timeout", "600")
+    assert run.returncode == 1, run.output
+    assert "dataflow aborted: node `early` exited before the dataflow started" in run.stderr, run.stderr
+    assert "node(s) failed: early (exit code 3)\n" in run.stderr, run.stderr
+    assert "slow" not in run.stderr.split("node(s) failed:")[1], run.stderr
+
+
 def test_a_second_interrupt_kills_at_once_and_says_so(dataflows):
     path = dataflows.write(
         """
