@@ -70,7 +70,8 @@ def test_ctrl_c_stops_every_node_cleanly(dataflows):
     assert not (nerve_shm_objects() & ours)
 
 
-def test_node_ignoring_stop_is_killed_after_grace(dataflows):
+def start_stubborn(dataflows, grace: str) -> subprocess.Popen[str]:
+    """A run of one node that ignores STOP, once the node runs."""
     path = dataflows.write(
         """
         nodes:
@@ -80,8 +81,13 @@ def test_node_ignoring_stop_is_killed_after_grace(dataflows):
         """
     )
     copy_nodes(path, "sleeper.py")
-    proc = dataflows.start(path, "--grace", "1")
+    proc = dataflows.start(path, "--grace", grace)
     wait_for(lambda: "ready" in node_log(path, "stubborn") or proc.poll() is not None, what="the node to run")
+    return proc
+
+
+def test_node_ignoring_stop_is_killed_after_grace(dataflows):
+    proc = start_stubborn(dataflows, "1")
     proc.send_signal(signal.SIGINT)
     # The node would sleep an hour: the run ends (within the bound here) only by killing it.
     _out, err = proc.communicate(timeout=30)
@@ -122,18 +128,8 @@ def test_a_failure_before_the_start_blames_only_the_node_that_failed(dataflows, 
 
 
 def test_a_second_interrupt_kills_at_once_and_says_so(dataflows):
-    path = dataflows.write(
-        """
-        nodes:
-          - id: stubborn
-            path: sleeper.py
-            env: {IGNORE_STOP: "1"}
-        """
-    )
-    copy_nodes(path, "sleeper.py")
     # A grace period far longer than the test's bound: only the second interrupt ends the run.
-    proc = dataflows.start(path, "--grace", "3600")
-    wait_for(lambda: "ready" in node_log(path, "stubborn") or proc.poll() is not None, what="the node to run")
+    proc = start_stubborn(dataflows, "3600")
     proc.send_signal(signal.SIGINT)
     assert proc.stderr is not None
     for line in proc.stderr:

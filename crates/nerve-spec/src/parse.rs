@@ -218,14 +218,10 @@ fn parse_network(p: &mut Problems, value: &Node) -> NetworkSpec {
     for (key, v) in mapping(p, value, "network", example).unwrap_or_default() {
         let field = join_field("network", key_str(key));
         match key_str(key) {
-            "discovery_range" => match v.text() {
-                Some("host") => spec.discovery_range = Some(DiscoveryRange::Host),
-                Some("subnet") => spec.discovery_range = Some(DiscoveryRange::Subnet),
-                other => {
-                    let found = other.map_or_else(|| v.describe().to_owned(), |t| format!("`{t}`"));
-                    p.push(v.mark, field, format!("expected host or subnet, found {found}"));
-                }
-            },
+            "discovery_range" => {
+                spec.discovery_range =
+                    choice(p, v, &field, &[("host", DiscoveryRange::Host), ("subnet", DiscoveryRange::Subnet)]);
+            }
             "connect" => match &v.value {
                 Value::Seq(items) => {
                     for (i, item) in items.iter().enumerate() {
@@ -255,30 +251,26 @@ fn parse_network(p: &mut Problems, value: &Node) -> NetworkSpec {
     spec
 }
 
+/// One of the words of `choices`, or a problem naming them.
+fn choice<T: Copy>(p: &mut Problems, value: &Node, field: &str, choices: &[(&str, T)]) -> Option<T> {
+    let written = value.text();
+    if let Some(&(_, v)) = choices.iter().find(|(word, _)| Some(*word) == written) {
+        return Some(v);
+    }
+    let found = written.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
+    let words: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+    p.push(value.mark, field, format!("expected {}, found {found}", words.join(" or ")));
+    None
+}
+
 /// `on_failure: continue | stop_all`.
 fn parse_failure(p: &mut Problems, value: &Node, field: &str) -> Option<FailurePolicy> {
-    match value.text() {
-        Some("continue") => Some(FailurePolicy::Continue),
-        Some("stop_all") => Some(FailurePolicy::StopAll),
-        other => {
-            let found = other.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
-            p.push(value.mark, field, format!("expected continue or stop_all, found {found}"));
-            None
-        }
-    }
+    choice(p, value, field, &[("continue", FailurePolicy::Continue), ("stop_all", FailurePolicy::StopAll)])
 }
 
 /// `on_host_lost: close | wait`.
 fn parse_host_loss(p: &mut Problems, value: &Node, field: &str) -> Option<HostLossPolicy> {
-    match value.text() {
-        Some("close") => Some(HostLossPolicy::Close),
-        Some("wait") => Some(HostLossPolicy::Wait),
-        other => {
-            let found = other.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
-            p.push(value.mark, field, format!("expected close or wait, found {found}"));
-            None
-        }
-    }
+    choice(p, value, field, &[("close", HostLossPolicy::Close), ("wait", HostLossPolicy::Wait)])
 }
 
 /// `services:` or `actions:` (`kind` names which): `{serve: [names], call: [names]}`, names
