@@ -89,8 +89,9 @@ pub struct PartReport {
     /// Why the part was aborted, if it was.
     pub aborted: Option<String>,
     /// The node whose failure stopped the part (`on_failure: stop_all`): the coordinator stops
-    /// the other machines' parts too.
-    #[serde(default)]
+    /// the other machines' parts too. Left out when `None`: the encoding of every other report
+    /// stays what it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_by: Option<String>,
 }
 
