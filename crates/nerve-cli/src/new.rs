@@ -206,20 +206,13 @@ fn check_name(name: &str, kind: Kind, lang: Lang) -> anyhow::Result<()> {
                  or `_`"
             );
         }
-        if RUST_KEYWORDS.contains(&name) {
+        // The keywords `cargo new` refuses as package names: they cannot name the binary's crate.
+        if nerve_types::RUST_KEYWORDS.contains(&name) {
             anyhow::bail!("`{name}` cannot name a Rust node: it is a Rust keyword");
         }
     }
     Ok(())
 }
-
-/// Keywords `cargo new` refuses as package names: they cannot name the binary's crate.
-const RUST_KEYWORDS: &[&str] = &[
-    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
-    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
-    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
-    "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-];
 
 /// The `nerve-node` dependency: the published crate, or the local one at `local` (made
 /// absolute, as Cargo reads a relative path from the generated `Cargo.toml`).

@@ -34,7 +34,7 @@ pub use parse::{ParseError, parse_file, parts};
 pub use port::{PortKind, PortType, PortTypeError, same_layout};
 pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType};
 pub use ros2msg::{registry_of, ros2msg};
-pub use rust::{NODE_ROOT, rust_code};
+pub use rust::{NODE_ROOT, RUST_KEYWORDS, rust_code};
 
 /// The candidate closest to `given`, if it is close enough to be a typo of it.
 fn nearest<'a>(given: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {

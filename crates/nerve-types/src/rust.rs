@@ -292,18 +292,20 @@ fn string_literal(v: &Value) -> String {
     }
 }
 
+/// Rust's keywords, strict and reserved: no field or package can be named one as it is.
+pub const RUST_KEYWORDS: &[&str] = &[
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+    "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
 /// A field name as a Rust identifier: a keyword gets the `r#` prefix, the few that cannot an
 /// underscore.
 fn ident(name: &str) -> String {
-    const KEYWORDS: &[&str] = &[
-        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn", "else", "enum",
-        "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod",
-        "move", "mut", "override", "priv", "pub", "ref", "return", "static", "struct", "trait", "true", "try", "type",
-        "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
-    ];
     match name {
         "self" | "super" | "crate" | "Self" | "_" => format!("{name}_"),
-        n if KEYWORDS.contains(&n) => format!("r#{n}"),
+        n if RUST_KEYWORDS.contains(&n) => format!("r#{n}"),
         n => n.to_owned(),
     }
 }
