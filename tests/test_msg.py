@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 from conftest import REPO
-from nerve.msg import geometry_msgs, sensor_msgs, std_srvs
+from nerve.msg import geometry_msgs, sensor_msgs, std_srvs, visualization_msgs
 from rclpy import serialization  # real ROS 2, from the `ros-rclpy` wheel (the test extra)
 from rosidl_parser import definition
 
@@ -197,6 +197,28 @@ def test_mistakes_name_the_type_and_the_field():
         nerve.msg.type_hash("no_such_msgs/msg/Thing")
     with pytest.raises(ValueError, match="past the end"):
         nerve.msg.from_cdr(b"\x00\x01\x00\x00\x05", "sensor_msgs/msg/Image")
+
+
+def test_fields_named_like_python_keywords_and_builtins(tmp_path, monkeypatch):
+    """A field may be named `type` (visualization_msgs/Marker) or, in a user's package, like a
+    Python keyword: it is still a keyword argument, an attribute and a field of the value."""
+    folder = tmp_path / "kw_msgs" / "msg"
+    folder.mkdir(parents=True)
+    (folder / "Odd.msg").write_text("int32 from\nint32 type\nstring unknown\nint8 self\n")
+    monkeypatch.setenv("NERVE_TYPES_PATH", str(tmp_path))
+    odd = nerve.msg.message_class("kw_msgs/msg/Odd")(**{"from": 1, "type": 2, "unknown": "u", "self": 3})
+    assert odd.to_arrow().to_pylist() == [{"from": 1, "type": 2, "unknown": "u", "self": 3}]
+    with pytest.raises(TypeError, match="no field `typ`; did you mean `type`"):
+        nerve.msg.message_class("kw_msgs/msg/Odd")(typ=2)
+    marker = visualization_msgs.Marker(type=visualization_msgs.Marker.SPHERE, ns="n")
+    assert visualization_msgs.Marker.from_arrow(marker.to_arrow()).type == visualization_msgs.Marker.SPHERE
+
+
+def test_a_strided_array_field_is_made_contiguous():
+    frame = np.arange(4 * 6 * 3, dtype=np.uint8).reshape(4, 6, 3)
+    half = frame[:, ::2]  # every other column: not contiguous
+    image = sensor_msgs.Image(height=4, width=3, encoding="rgb8", step=9, data=half)
+    assert sensor_msgs.Image.from_arrow(image.to_arrow()).data.tolist() == half.reshape(-1).tolist()
 
 
 def test_values_set_after_construction_are_checked_when_sent_and_read_back_checked():

@@ -114,7 +114,7 @@ impl PyArrow {
     /// The received message's data behind `obj`, if `obj` is an array this node was just handed
     /// for it (see `prebuilt`): sent on without an export.
     pub(crate) fn message_of(&self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
-        self.lock_prebuilt(py).message_of(py, obj)
+        self.lock_prebuilt(py).send_on(py, obj)
     }
 
     /// How many arrays were sent on with the data of the message they came in.

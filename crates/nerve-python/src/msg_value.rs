@@ -25,7 +25,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
-use crate::outgoing::{RawBuffer, is_ndarray};
+use crate::outgoing::{RawBuffer, contiguous, is_ndarray};
 
 /// Whether `obj` is an instance of a `nerve.msg` message class.
 pub(crate) fn is_message(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -41,19 +41,42 @@ pub(crate) fn is_message(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<boo
 pub(crate) fn message_data(message: &Bound<'_, PyAny>) -> PyResult<ArrayData> {
     let name: String = message.getattr("TYPE")?.extract()?;
     let data_type = crate::msg::arrow_type(&name)?;
-    column(std::slice::from_ref(message), &data_type, &name)
+    column(std::slice::from_ref(message), &data_type, &Path::Root(&name))
+}
+
+/// Where a value lies in a message, spelled out only for an error
+/// (`sensor_msgs/msg/Image.header.frame_id`): formatting it for every field would cost more
+/// than taking most fields' values.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    /// The message's type.
+    Root(&'a str),
+    /// A field of the value at the inner path.
+    Field(&'a Path<'a>, &'a str),
+    /// The elements of the sequence at the inner path.
+    Items(&'a Path<'a>),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Root(name) => f.write_str(name),
+            Self::Field(inner, name) => write!(f, "{inner}.{name}"),
+            Self::Items(inner) => write!(f, "{inner}[]"),
+        }
+    }
 }
 
 /// The array of `values`, a row each, of Arrow type `t`; `path` names them in errors
 /// (`sensor_msgs/msg/Image.header.frame_id`).
-fn column(values: &[Bound<'_, PyAny>], t: &DataType, path: &str) -> PyResult<ArrayData> {
+fn column(values: &[Bound<'_, PyAny>], t: &DataType, path: &Path<'_>) -> PyResult<ArrayData> {
     let n = values.len();
     let data = match t {
         DataType::Struct(fields) => {
             let mut children = Vec::with_capacity(fields.len());
             for field in fields {
                 let items = values.iter().map(|v| member(v, field.name(), path)).collect::<PyResult<Vec<_>>>()?;
-                children.push(column(&items, field.data_type(), &format!("{path}.{}", field.name()))?);
+                children.push(column(&items, field.data_type(), &Path::Field(path, field.name()))?);
             }
             ArrayData::builder(t.clone()).len(n).child_data(children)
         }
@@ -114,23 +137,23 @@ fn column(values: &[Bound<'_, PyAny>], t: &DataType, path: &str) -> PyResult<Arr
 }
 
 /// Field `name` of a message given as an instance or a dict.
-fn member<'py>(value: &Bound<'py, PyAny>, name: &str, path: &str) -> PyResult<Bound<'py, PyAny>> {
+fn member<'py>(value: &Bound<'py, PyAny>, name: &str, path: &Path<'_>) -> PyResult<Bound<'py, PyAny>> {
     if let Ok(dict) = value.cast::<PyDict>() {
         return dict.get_item(name)?.ok_or_else(|| PyTypeError::new_err(format!("{path}: the dict has no `{name}`")));
     }
     value.getattr(name).map_err(|_| expected("a message", value, path))
 }
 
-fn expected(what: &str, value: &Bound<'_, PyAny>, path: &str) -> PyErr {
+fn expected(what: &str, value: &Bound<'_, PyAny>, path: &Path<'_>) -> PyErr {
     let given = value.get_type().name().map_or_else(|_| "?".to_owned(), |n| n.to_string());
     PyTypeError::new_err(format!("{path}: {what} is expected, not {given}"))
 }
 
-fn offset(len: usize, path: &str) -> PyResult<i32> {
+fn offset(len: usize, path: &Path<'_>) -> PyResult<i32> {
     i32::try_from(len).map_err(|_| PyValueError::new_err(format!("{path}: over 2^31 elements or bytes")))
 }
 
-fn scalar<'py, T: FromPyObjectOwned<'py>>(value: &Bound<'py, PyAny>, path: &str) -> PyResult<T> {
+fn scalar<'py, T: FromPyObjectOwned<'py>>(value: &Bound<'py, PyAny>, path: &Path<'_>) -> PyResult<T> {
     value.extract::<T>().map_err(|e| {
         let e: PyErr = e.into();
         let given = value.repr().map_or_else(|_| "?".to_owned(), |r| r.to_string());
@@ -139,7 +162,7 @@ fn scalar<'py, T: FromPyObjectOwned<'py>>(value: &Bound<'py, PyAny>, path: &str)
 }
 
 /// The little-endian bytes of Python numbers as Arrow primitive type `t`.
-fn numbers(values: &[Bound<'_, PyAny>], t: &DataType, path: &str) -> PyResult<Buffer> {
+fn numbers(values: &[Bound<'_, PyAny>], t: &DataType, path: &Path<'_>) -> PyResult<Buffer> {
     macro_rules! each {
         ($($arrow:ident => $rust:ty),*) => {
             match t {
@@ -165,10 +188,19 @@ enum Row<'py> {
 }
 
 impl<'py> Row<'py> {
-    fn of(value: &Bound<'py, PyAny>, item: &DataType, path: &str) -> PyResult<Self> {
+    fn of(value: &Bound<'py, PyAny>, item: &DataType, path: &Path<'_>) -> PyResult<Self> {
         if item.is_primitive() && is_ndarray(value) {
-            let contiguous = value.py().import("numpy")?.call_method1("ascontiguousarray", (value,))?;
-            if let Some(buffer) = RawBuffer::get(&contiguous).filter(|b| b.arrow_type().as_ref() == Some(item)) {
+            // A C-contiguous array (what a camera hands over) is taken as it is; a strided one
+            // is made contiguous first.
+            let (contiguous, buffer) = match RawBuffer::get(value) {
+                Some(buffer) => (value.clone(), Some(buffer)),
+                None => {
+                    let contiguous = contiguous(value)?;
+                    let buffer = RawBuffer::get(&contiguous);
+                    (contiguous, buffer)
+                }
+            };
+            if let Some(buffer) = buffer.filter(|b| b.arrow_type().as_ref() == Some(item)) {
                 let count = buffer.bytes().len() / item.primitive_width().unwrap_or(1).max(1);
                 return Ok(Self::Numbers(shared(&contiguous, &buffer), count));
             }
@@ -198,8 +230,8 @@ impl<'py> Row<'py> {
 
     /// The elements of every row, one after the other, as one array of type `item`: a single
     /// numpy array's own bytes, or the rows' numbers gathered into one buffer.
-    fn concat(rows: Vec<Self>, item: &DataType, path: &str) -> PyResult<ArrayData> {
-        let path = format!("{path}[]");
+    fn concat(rows: Vec<Self>, item: &DataType, path: &Path<'_>) -> PyResult<ArrayData> {
+        let path = Path::Items(path);
         if !item.is_primitive() {
             let items: Vec<_> =
                 rows.into_iter().flat_map(|r| if let Self::Items(i) = r { i } else { Vec::new() }).collect();
@@ -245,7 +277,11 @@ fn shared(array: &Bound<'_, PyAny>, buffer: &RawBuffer) -> Buffer {
 /// message a dict of its fields, a numeric sequence a read-only numpy view of the value's
 /// buffer (no copy), any other sequence a list.
 pub(crate) fn read<'py>(value: &Bound<'py, PyAny>, row: usize, name: &str) -> PyResult<Bound<'py, PyAny>> {
-    let (array, _) = crate::arrow::PyArrow::from_py(value)?;
+    // A message just received comes with its data at hand: no export from pyarrow.
+    let array = match crate::prebuilt::message_of(value.py(), value) {
+        Some(data) => arrow_array::make_array(data),
+        None => crate::arrow::PyArrow::from_py(value)?.0,
+    };
     let expected = crate::msg::arrow_type(name)?;
     if !nerve_types::same_layout(&expected, array.data_type()) {
         return Err(PyTypeError::new_err(format!(

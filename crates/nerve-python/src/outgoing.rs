@@ -12,6 +12,7 @@ use nerve_shm::codec::tensor_storage;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::arrow::PyArrow;
@@ -80,7 +81,7 @@ impl Outgoing {
             // contiguous first; a contiguous one was taken as it is above, without a call into
             // numpy on the send path.
             if is_ndarray(data) {
-                let contiguous = py.import("numpy")?.call_method1("ascontiguousarray", (data,))?;
+                let contiguous = contiguous(data)?;
                 if let Some(primitive) = Self::primitive(&contiguous) {
                     return Ok(primitive);
                 }
@@ -206,6 +207,16 @@ fn exact_float(v: i64) -> Option<f64> {
 /// Whether `obj` is an empty list or tuple (which pyarrow makes a `null` array of).
 fn is_empty_sequence(obj: &Bound<'_, PyAny>) -> bool {
     obj.cast_exact::<PyList>().is_ok_and(|l| l.is_empty()) || obj.cast_exact::<PyTuple>().is_ok_and(|t| t.is_empty())
+}
+
+/// `numpy.ascontiguousarray(array)`: `array` itself when it is C-contiguous already.
+pub(crate) fn contiguous<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static ASCONTIGUOUSARRAY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let py = array.py();
+    // Looked up once: an import on every message costs more than the rest of taking an array.
+    let function = ASCONTIGUOUSARRAY
+        .get_or_try_init(py, || -> PyResult<_> { Ok(py.import("numpy")?.getattr("ascontiguousarray")?.unbind()) })?;
+    function.bind(py).call1((array,))
 }
 
 pub(crate) fn is_ndarray(obj: &Bound<'_, PyAny>) -> bool {

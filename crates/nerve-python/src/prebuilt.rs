@@ -2,16 +2,17 @@
 //!
 //! Importing an array into `pyarrow` is the largest single cost of receiving a message in
 //! Python, and a node that sleeps between messages pays it with cold caches: several times its
-//! warm cost, all of it on the latency path. Yet the array of a flat message of numbers is fully
-//! given by where its values lie, their type and their count, and a steady stream keeps coming
-//! back to the same few shared-memory blocks. So, while a node is between messages (warm, and
+//! warm cost, all of it on the latency path. Yet an array without nulls (a flat one of numbers,
+//! a typed message) is fully given by its type, where its buffers lie and how long its parts
+//! are, and a steady stream keeps coming back to the same few shared-memory blocks with
+//! messages laid out alike. So, while a node is between messages (warm, and
 //! off the latency path), an array is imported for each place recent messages came from more
 //! than once; a message that arrives at such a place is handed that array, and its block is
 //! attached to the array's buffer at that moment. Every other message is imported as it comes.
 //!
 //! A node that sends such an array on as it got it (a relay, an echo) has its data at hand here:
 //! the send takes it from the message rather than exporting it back out of pyarrow, which costs
-//! tens of microseconds with cold caches.
+//! tens of microseconds with cold caches; so does `Message.from_arrow` reading a typed one.
 
 use std::collections::VecDeque;
 use std::ptr::NonNull;
@@ -37,51 +38,103 @@ pub(crate) trait Import {
 /// inputs (8 → 1), and a reader that holds on to a few messages while the next arrive.
 const REMEMBERED: usize = 32;
 
-/// How many arrays handed out last can be sent on without an export: a relay sends on the
-/// message it just got, or one of the last few it keeps.
-const HANDED: usize = 8;
+/// How many arrays handed out last can be sent on or read without an export: a relay sends on
+/// the message it just got, or one of the last few it keeps, and a typed reader reads the one
+/// it just got (several nodes or subscribers may share a process).
+const HANDED: usize = 16;
 
-/// Where a flat array of numbers lies: two messages at one place have equal arrays.
+/// The arrays imported ahead that this process handed out last, newest first. Process-wide:
+/// where one is used (sent on by a node, read by `Message.from_arrow`) the endpoint that
+/// received it is not known.
+static HANDED_OUT: Mutex<VecDeque<Handed>> = Mutex::new(VecDeque::new());
+
+/// The received message behind `obj`, when `obj` is one of the arrays imported ahead that this
+/// process was handed last and still holds: its data without an export from pyarrow, which
+/// costs tens of microseconds with cold caches.
+pub(crate) fn message_of(py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
+    // The weak reference, not the address, says it is the same object: an address can be
+    // reused by a new array once the old one is gone.
+    let owner = {
+        let handed = lock(&HANDED_OUT);
+        handed.iter().find(|h| h.weak.bind(py).upgrade().is_some_and(|o| o.is(obj)))?.owner.upgrade()?
+    };
+    lock(&owner.0).clone()
+}
+
+/// Where an array's buffers lie and how its nodes are laid out: two messages at one place have
+/// equal arrays. The array is any without nulls, a flat one of numbers or a nested message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Place {
-    // First: the field that tells places apart soonest.
-    values: usize,
-    bytes: usize,
-    len: usize,
-    offset: usize,
+    /// Each buffer's address and length, a node's own before its children's, nodes in
+    /// depth-first order. First: the field that tells places apart soonest.
+    buffers: Vec<(usize, usize)>,
+    /// Each node's length, offset, and how many buffers and children it has, in that order.
+    nodes: Vec<[usize; 4]>,
     data_type: DataType,
 }
 
+/// How deep a nested array is taken apart; deeper ones (no message is) are imported as they come.
+const MAX_DEPTH: usize = 16;
+
 impl Place {
-    /// The place of `data` when it is one buffer of numbers without nulls or children.
+    /// The place of `data` when neither it nor any of its children has nulls (messages have
+    /// none; a validity bitmap would be one more buffer whose bits must be read to compare).
     fn of(data: &ArrayData) -> Option<Self> {
-        let [values] = data.buffers() else { return None };
-        (data.data_type().primitive_width().is_some() && data.nulls().is_none() && data.child_data().is_empty()).then(
-            || Self {
-                values: values.as_ptr() as usize,
-                bytes: values.len(),
-                len: data.len(),
-                offset: data.offset(),
-                data_type: data.data_type().clone(),
-            },
-        )
+        let mut place = Self { buffers: Vec::new(), nodes: Vec::new(), data_type: data.data_type().clone() };
+        place.add(data, 0).then_some(place).filter(|p| !p.buffers.is_empty())
+    }
+
+    fn add(&mut self, data: &ArrayData, depth: usize) -> bool {
+        if data.nulls().is_some() || depth > MAX_DEPTH {
+            return false;
+        }
+        self.nodes.push([data.len(), data.offset(), data.buffers().len(), data.child_data().len()]);
+        self.buffers.extend(data.buffers().iter().map(|b| (b.as_ptr() as usize, b.len())));
+        data.child_data().iter().all(|child| self.add(child, depth + 1))
+    }
+
+    /// The address a lookup compares first.
+    fn first(&self) -> usize {
+        self.buffers[0].0
     }
 
     /// An array at this place whose memory is kept alive by whatever `owner` will hold.
-    fn array(&self, owner: Arc<Owner>) -> PyResult<ArrayData> {
-        let values = NonNull::new(self.values as *mut u8).ok_or_else(|| PyValueError::new_err("null buffer"))?;
-        // SAFETY: nothing reads these bytes until `Prebuilt::array` hands the array out, and it
-        // does so only after putting into `owner` a received array whose buffer has this very
-        // address and length (and which keeps its block mapped). Until then the array lives
-        // only in `Prebuilt`, and neither Arrow's layout checks nor pyarrow's import read
-        // values.
-        let buffer = unsafe { Buffer::from_custom_allocation(values, self.bytes, owner) };
-        ArrayData::builder(self.data_type.clone())
-            .len(self.len)
-            .offset(self.offset)
-            .add_buffer(buffer)
-            .build()
-            .map_err(|e| PyValueError::new_err(e.to_string()))
+    fn array(&self, owner: &Arc<Owner>) -> PyResult<ArrayData> {
+        let mut nodes = self.nodes.iter();
+        let mut buffers = self.buffers.iter();
+        let data = Self::node(&self.data_type, &mut nodes, &mut buffers, owner)?;
+        Ok(data)
+    }
+
+    fn node<'a>(
+        data_type: &DataType,
+        nodes: &mut impl Iterator<Item = &'a [usize; 4]>,
+        buffers: &mut impl Iterator<Item = &'a (usize, usize)>,
+        owner: &Arc<Owner>,
+    ) -> PyResult<ArrayData> {
+        let malformed = || PyValueError::new_err("a place that does not match its type");
+        let &[len, offset, n_buffers, n_children] = nodes.next().ok_or_else(malformed)?;
+        let mut builder = ArrayData::builder(data_type.clone()).len(len).offset(offset);
+        for &(address, bytes) in buffers.take(n_buffers) {
+            let values = NonNull::new(address as *mut u8).ok_or_else(|| PyValueError::new_err("null buffer"))?;
+            // SAFETY: nothing reads these bytes until `Prebuilt::array` hands the array out, and
+            // it does so only after putting into `owner` a received array whose buffers have
+            // these very addresses and lengths (and which keeps its block mapped). Until then
+            // the array lives only in `Prebuilt`, and pyarrow's import reads no values.
+            builder = builder.add_buffer(unsafe { Buffer::from_custom_allocation(values, bytes, owner.clone()) });
+        }
+        let child_types = nerve_shm::message::child_types(data_type);
+        if child_types.len() != n_children {
+            return Err(malformed());
+        }
+        for t in &child_types {
+            builder = builder.add_child_data(Self::node(t, nodes, buffers, owner)?);
+        }
+        // SAFETY: not validated here, which would read the values (the offsets of a list or a
+        // string) before the message they belong to has arrived: the array is handed out only
+        // in the stead of a received array of this very layout, buffers and type, validated
+        // when it was read from shared memory.
+        Ok(unsafe { builder.build_unchecked() })
     }
 }
 
@@ -124,9 +177,7 @@ pub(crate) struct Prebuilt {
     received: u64,
     /// Messages handed an array imported ahead.
     used: u64,
-    /// The arrays imported ahead handed out last, newest first.
-    handed: VecDeque<Handed>,
-    /// Arrays sent on with the data of their message ([`Prebuilt::message_of`]).
+    /// Arrays sent on with the data of their message ([`Prebuilt::send_on`]).
     sent_on: u64,
 }
 
@@ -143,7 +194,7 @@ impl Prebuilt {
         let Some(place) = Place::of(&data) else { return pa.import_data(py, &data) };
         self.received += 1;
         let found =
-            (0..self.addresses.len()).find(|&i| self.addresses[i] == place.values && self.seen[i].place == place);
+            (0..self.addresses.len()).find(|&i| self.addresses[i] == place.first() && self.seen[i].place == place);
         let Some(i) = found else {
             self.remember(place);
             return pa.import_data(py, &data);
@@ -154,21 +205,17 @@ impl Prebuilt {
         let Some(ready) = seen.ready.take() else { return pa.import_data(py, &data) };
         *lock(&ready.owner.0) = Some(data);
         self.used += 1;
-        if self.handed.len() == HANDED {
-            self.handed.pop_back();
+        let mut handed = lock(&HANDED_OUT);
+        if handed.len() == HANDED {
+            handed.pop_back();
         }
-        self.handed.push_front(Handed { weak: ready.weak, owner: Arc::downgrade(&ready.owner) });
+        handed.push_front(Handed { weak: ready.weak, owner: Arc::downgrade(&ready.owner) });
         Ok(ready.array)
     }
 
-    /// The received message behind `obj`, when `obj` is one of the arrays imported ahead that
-    /// this node was handed last and still holds: sending it on needs no export from pyarrow.
-    pub(crate) fn message_of(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
-        // The weak reference, not the address, says it is the same object: an address can be
-        // reused by a new array once the old one is gone.
-        let handed = self.handed.iter().find(|h| h.weak.bind(py).upgrade().is_some_and(|o| o.is(obj)))?;
-        let owner = handed.owner.upgrade()?;
-        let data = lock(&owner.0).clone()?;
+    /// The received message behind `obj` (see [`message_of`]), counted as sent on.
+    pub(crate) fn send_on(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> Option<ArrayData> {
+        let data = message_of(py, obj)?;
         self.sent_on += 1;
         Some(data)
     }
@@ -183,7 +230,7 @@ impl Prebuilt {
     pub(crate) fn prepare(&mut self, py: Python<'_>, pa: &impl Import) -> PyResult<()> {
         for seen in self.seen.iter_mut().filter(|s| s.count >= 2 && s.ready.is_none()) {
             let owner = Arc::new(Owner::default());
-            let array = pa.import_data(py, &seen.place.array(owner.clone())?)?;
+            let array = pa.import_data(py, &seen.place.array(&owner)?)?;
             let weak = PyWeakrefReference::new(array.bind(py))?.unbind();
             seen.ready = Some(Ready { array, owner, weak });
         }
@@ -199,12 +246,12 @@ impl Prebuilt {
     fn remember(&mut self, place: Place) {
         let entry = Seen { place, count: 1, last: self.received, ready: None };
         if self.seen.len() < REMEMBERED {
-            self.addresses.push(entry.place.values);
+            self.addresses.push(entry.place.first());
             self.seen.push(entry);
             return;
         }
         let oldest = (0..self.seen.len()).min_by_key(|&i| self.seen[i].last).unwrap_or(0);
-        self.addresses[oldest] = entry.place.values;
+        self.addresses[oldest] = entry.place.first();
         self.seen[oldest] = entry;
     }
 }

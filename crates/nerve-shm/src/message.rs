@@ -416,7 +416,9 @@ impl Words<'_> {
     }
 }
 
-fn child_types(t: &DataType) -> Vec<DataType> {
+/// The types of the children of an array of type `t`, in the order Arrow keeps them.
+#[must_use]
+pub fn child_types(t: &DataType) -> Vec<DataType> {
     match t {
         DataType::List(f)
         | DataType::LargeList(f)
