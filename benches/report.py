@@ -227,8 +227,8 @@ SCENARIO_TITLES = {
     "topics": "Topic API (no dataflow), 50 Hz: in one process, between processes (shm), between hosts (Zenoh)",
     "lan": "Two hosts on a 1 Gbit/s link, 50 Hz: nerve's cluster (one stream per host, the bridge) against a "
     "plain Zenoh pair; 1→4 spread with the bridge and without it",
-    "types": "Typed messages: a 1920x1080x3 `sensor_msgs/msg/Image` against the same bytes as a plain array "
-    "(1→1, 50 Hz, the same run), and CDR encode / decode against rclpy",
+    "types": "Typed messages: `sensor_msgs/msg/Image`s of 1920x1080 and 1920x160 rgb8 against the same bytes as "
+    "plain arrays (1→1, 50 Hz, the same run), and CDR encode / decode against rclpy",
 }
 
 
@@ -309,15 +309,21 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
 
 
 def typed_against_plain(items: list[list[Samples]]) -> list[str]:
-    """The types scenario's latency: what the typed image costs beyond the same bytes sent plain."""
-    typed = next((stats(r) for r in items if r[0].implementation.startswith("nerve typed")), None)
-    plain = next((stats(r) for r in items if r[0].implementation.startswith("nerve plain")), None)
-    if typed is None or plain is None:
+    """The types scenario's latency: what a typed image costs beyond the same bytes sent plain,
+    at each size."""
+    diffs = []
+    for size in sorted({r[0].case.size for r in items}, reverse=True):
+        of_size = [r for r in items if r[0].case.size == size]
+        typed = next((stats(r) for r in of_size if r[0].implementation.startswith("nerve typed")), None)
+        plain = next((stats(r) for r in of_size if r[0].implementation.startswith("nerve plain")), None)
+        if typed is not None and plain is not None:
+            diff = ", ".join(f"{k} {typed[k] - plain[k]:+.1f} µs" for k in ("p50", "p90", "p99", "max"))
+            diffs.append(f"{size:,} B: {diff}")
+    if not diffs:
         return []
-    diff = ", ".join(f"{k} {typed[k] - plain[k]:+.1f} µs" for k in ("p50", "p90", "p99", "max"))
     return [
-        f"Typed minus plain: {diff}. Both consumers read the pixels as a numpy view of the received "
-        'shared memory (typed: `sensor_msgs.Image.from_arrow(event["value"]).data`; plain: '
+        f"Typed minus plain: {'; '.join(diffs)}. Both consumers read the pixels as a numpy view of the "
+        'received shared memory (typed: `sensor_msgs.Image.from_arrow(event["value"]).data`; plain: '
         '`event["value"].to_numpy(zero_copy_only=True)`) and take the stamp from it; the typed '
         "producer's time includes building the `sensor_msgs.Image` around the frame.",
         "",

@@ -26,8 +26,10 @@ SCENARIOS = [
     "lan",
     "types",
 ]
-#: The types scenario's messages: a 1080p rgb8 image and a 100 000-point cloud (16-byte points).
+#: The types scenario's messages: a 1080p rgb8 image, one of a sixth of its height (the bytes of a
+#: 640x480 one), and a 100 000-point cloud (16-byte points).
 IMAGE_BYTES = 1920 * 1080 * 3
+SMALL_IMAGE_BYTES = 1920 * 160 * 3
 CLOUD_BYTES = 100_000 * 16
 
 
@@ -89,13 +91,15 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
         spread = [Case(scenario, s, n, rate_hz=20.0, consumers=4, transport=t) for t, s in four]
         return by_size + fits + latest + spread
     if scenario == "types":
-        # A 1080p image sent typed and sent as plain bytes (two implementations taking turns in
-        # the one case), then CDR encode and decode of an image and a point cloud, each at least
+        # Images sent typed and sent as plain bytes (two implementations taking turns in each
+        # case; two sizes, so that what typing costs shows whether it grows with the size, as a
+        # copy would), then CDR encode and decode of an image and a point cloud, each at least
         # `count` times and for a second (benches/impl_types.py).
         image = "sensor_msgs/msg/Image"
         k = 5 if quick else 20
         return [
             Case(scenario, IMAGE_BYTES, n, message=image),
+            Case(scenario, SMALL_IMAGE_BYTES, n, message=image),
             Case(scenario, IMAGE_BYTES, k, rate_hz=0, message=image, codec=True),
             Case(scenario, CLOUD_BYTES, k, rate_hz=0, message="sensor_msgs/msg/PointCloud2", codec=True),
         ]

@@ -221,6 +221,26 @@ def test_a_strided_array_field_is_made_contiguous():
     assert sensor_msgs.Image.from_arrow(image.to_arrow()).data.tolist() == half.reshape(-1).tolist()
 
 
+def test_a_message_read_from_arrow_reads_each_field_once_on_use_and_copies_stand_alone():
+    import copy
+    import pickle
+
+    sent = visualization_msgs.MarkerArray(markers=[{"ns": "a", "points": [{"x": 1.5}]}, {"ns": "b", "id": 7}])
+    value = sent.to_arrow()
+    seen = visualization_msgs.MarkerArray.from_arrow(value)
+    del value  # the instance keeps what it reads from
+    assert [m.ns for m in seen.markers] == ["a", "b"] and seen.markers[0].points[0].x == 1.5
+    assert seen.markers is seen.markers, "read once, then an attribute"
+    seen.markers[1].id = 8  # set like any attribute, read from Arrow or not
+    assert seen.markers[1].id == 8 and seen != sent
+    for twin in (copy.deepcopy(seen), pickle.loads(pickle.dumps(seen))):
+        assert twin == seen and twin.markers[1].id == 8
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = seen.nope
+    image = sensor_msgs.Image.from_arrow(sensor_msgs.Image(header={"frame_id": "cam"}, encoding="rgb8").to_arrow())
+    assert copy.copy(image).header.frame_id == "cam"
+
+
 def test_values_set_after_construction_are_checked_when_sent_and_read_back_checked():
     image = sensor_msgs.Image(height=2, width=1, encoding="mono8", step=1, data=np.array([5, 6], np.uint8))
     image.header = {"frame_id": "cam", "stamp": {"sec": 3, "nanosec": 4}}  # a dict stands for a message

@@ -144,12 +144,12 @@ fn msg_to_arrow(py: Python<'_>, message: &Bound<'_, PyAny>) -> PyResult<Py<PyAny
     pyarrow(py)?.import_data(py, &crate::msg_value::message_data(message)?)
 }
 
-/// Row `row` of a `pyarrow` value of message type `name` as plain values (see
-/// `msg_value::read`): what `Type.from_arrow` makes its instance of.
+/// Row `row` of a `pyarrow` value of message type `name`, its fields read as asked for (see
+/// `msg_value::MessageFields`): what `Type.from_arrow` makes its instance of.
 #[pyfunction]
 #[pyo3(signature = (value, name, row = 0))]
-fn msg_read<'py>(value: &Bound<'py, PyAny>, name: &str, row: usize) -> PyResult<Bound<'py, PyAny>> {
-    crate::msg_value::read(value, row, name)
+fn msg_fields(value: &Bound<'_, PyAny>, name: &str, row: usize) -> PyResult<crate::msg_value::MessageFields> {
+    crate::msg_value::fields(value, row, name)
 }
 
 /// The `pyarrow.DataType` of message type `name`.
@@ -201,7 +201,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(msg_definition, m)?)?;
     m.add_function(wrap_pyfunction!(msg_arrow_type, m)?)?;
     m.add_function(wrap_pyfunction!(msg_to_arrow, m)?)?;
-    m.add_function(wrap_pyfunction!(msg_read, m)?)?;
+    m.add_function(wrap_pyfunction!(msg_fields, m)?)?;
     m.add_function(wrap_pyfunction!(msg_to_cdr, m)?)?;
     m.add_function(wrap_pyfunction!(msg_from_cdr, m)?)?;
     m.add_function(wrap_pyfunction!(msg_type_hash, m)?)?;

@@ -273,26 +273,57 @@ fn shared(array: &Bound<'_, PyAny>, buffer: &RawBuffer) -> Buffer {
     unsafe { Buffer::from_custom_allocation(ptr, bytes.len(), owner) }
 }
 
-/// Row `row` of `value` (a `pyarrow` array of message type `name`) as plain Python values: a
-/// message a dict of its fields, a numeric sequence a read-only numpy view of the value's
-/// buffer (no copy), any other sequence a list.
-pub(crate) fn read<'py>(value: &Bound<'py, PyAny>, row: usize, name: &str) -> PyResult<Bound<'py, PyAny>> {
+/// Row `row` of `value` (a `pyarrow` array of message type `name`), its fields read as they
+/// are asked for (see [`MessageFields`]).
+pub(crate) fn fields(value: &Bound<'_, PyAny>, row: usize, name: &str) -> PyResult<MessageFields> {
     // A message just received comes with its data at hand: no export from pyarrow.
-    let array = match crate::prebuilt::message_of(value.py(), value) {
-        Some(data) => arrow_array::make_array(data),
-        None => crate::arrow::PyArrow::from_py(value)?.0,
+    let data = match crate::prebuilt::message_of(value.py(), value) {
+        Some(data) => data,
+        None => crate::arrow::PyArrow::from_py(value)?.0.to_data(),
     };
     let expected = crate::msg::arrow_type(name)?;
-    if !nerve_types::same_layout(&expected, array.data_type()) {
+    if !nerve_types::same_layout(&expected, data.data_type()) {
         return Err(PyTypeError::new_err(format!(
             "{name}.from_arrow: the value is a {}, not a {name} ({expected})",
-            array.data_type()
+            data.data_type()
         )));
     }
-    if row >= array.len() {
-        return Err(PyIndexError::new_err(format!("{name}.from_arrow: row {row} of a value of {} rows", array.len())));
+    if row >= data.len() {
+        return Err(PyIndexError::new_err(format!("{name}.from_arrow: row {row} of a value of {} rows", data.len())));
     }
-    plain(value.py(), &array, row, name)
+    Ok(MessageFields { data, row, path: name.to_owned() })
+}
+
+/// One message of a struct array, whose fields are read only when asked for: a program that
+/// reads an image's pixels does not pay for turning its header into Python objects. A number
+/// or a string is a Python value, a numeric sequence a read-only numpy view of the array's
+/// buffer (no copy), a nested message another `MessageFields`, any other sequence a list.
+#[pyclass(frozen, module = "nerve._nerve")]
+pub(crate) struct MessageFields {
+    /// The struct array (checked of the message's type where reading began).
+    data: ArrayData,
+    /// The message's row, not counting the array's offset.
+    row: usize,
+    /// Where the message lies, for errors (`sensor_msgs/msg/Image.header`).
+    path: String,
+}
+
+#[pymethods]
+impl MessageFields {
+    /// The value of field `name`.
+    fn get<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let DataType::Struct(fields) = self.data.data_type() else {
+            return Err(PyTypeError::new_err(format!("{}: not a message", self.path)));
+        };
+        let (index, _) = fields.find(name).ok_or_else(|| {
+            pyo3::exceptions::PyAttributeError::new_err(format!("{} has no field `{name}`", self.path))
+        })?;
+        let child = &self.data.child_data()[index];
+        // A struct's offset applies to its children: row `row` of the struct is row
+        // `offset + row` of each of them.
+        let row = self.data.offset() + self.row;
+        plain(py, &arrow_array::make_array(child.clone()), row, &format!("{}.{name}", self.path))
+    }
 }
 
 fn malformed(path: &str) -> PyErr {
@@ -306,13 +337,8 @@ fn plain<'py>(py: Python<'py>, array: &ArrayRef, row: usize, path: &str) -> PyRe
         };
     }
     Ok(match array.data_type() {
-        DataType::Struct(fields) => {
-            let s = array.as_struct();
-            let dict = PyDict::new(py);
-            for (field, column) in fields.iter().zip(s.columns()) {
-                dict.set_item(field.name(), plain(py, column, row, path)?)?;
-            }
-            dict.into_any()
+        DataType::Struct(_) => {
+            Bound::new(py, MessageFields { data: array.to_data(), row, path: path.to_owned() })?.into_any()
         }
         DataType::Boolean => array.as_boolean().value(row).into_pyobject(py)?.to_owned().into_any(),
         DataType::Utf8 => PyString::new(py, array.as_string::<i32>().value(row)).into_any(),

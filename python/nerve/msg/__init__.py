@@ -83,6 +83,9 @@ class Message:
     #: The canonical type name, ``pkg/msg/Type``.
     TYPE: ClassVar[str]
     _fields: ClassVar[tuple[_Field, ...]]
+    _by_name: ClassVar[dict[str, _Field]]
+    #: Where a message read from Arrow takes the fields not used yet (see ``from_arrow``).
+    _source: Any
     _arrow: ClassVar[pa.DataType | None]
 
     def __init__(self, /, **values: Any) -> None:
@@ -128,26 +131,50 @@ class Message:
     @classmethod
     def from_arrow(cls, value: pa.Array, row: int = 0) -> Any:
         """Row ``row`` of ``value`` (a struct array of this type, as an input event's
-        ``value``) as an instance: numeric array fields are numpy views of its buffers. A
-        subscriber in the publisher's own process is handed the very object sent: an instance
-        is returned as it is."""
+        ``value``) as an instance. Its fields are read from the value as they are first
+        used (numeric array fields as numpy views of its buffers), so the instance keeps
+        the value, and the message's shared memory, while it lives. A subscriber in the
+        publisher's own process is handed the very object sent: an instance is returned as
+        it is."""
         if isinstance(value, cls):
             return value
         if not isinstance(value, pa.Array):
             raise TypeError(f"{cls.TYPE}.from_arrow: a pyarrow struct array is expected, not {type(value).__name__}")
-        return cls._from_plain(_nerve.msg_read(value, cls.TYPE, row))
+        return cls._reading(_nerve.msg_fields(value, cls.TYPE, row))
 
     @classmethod
-    def _from_plain(cls, plain: dict[str, Any]) -> Any:
-        """An instance of the dict ``_nerve.msg_read`` gives (nested messages dicts too)."""
+    def _reading(cls, source: Any) -> Any:
+        """An instance whose fields ``source`` (a ``_nerve.msg_fields`` value) gives on first use."""
         out = cls.__new__(cls)
-        for f in cls._fields:
-            v = plain[f.name]
-            if f.kind == "message":
-                nested = f.nested()
-                v = [nested._from_plain(i) for i in v] if f.count else nested._from_plain(v)
-            setattr(out, f.name, v)
+        out._source = source
         return out
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for a slot not set yet: a field of a message read from Arrow, on its
+        # first use (set then, so the next use is a plain attribute read).
+        f = self._by_name.get(name)
+        if f is not None:
+            try:
+                source = object.__getattribute__(self, "_source")
+            except AttributeError:
+                source = None
+            if source is not None:
+                value = source.get(name)
+                if f.kind == "message":
+                    nested = f.nested()
+                    value = [nested._reading(v) for v in value] if f.count else nested._reading(value)
+                setattr(self, name, value)
+                return value
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Every field, read from the Arrow value if not yet: a copy or a pickle of a message
+        # read from Arrow stands on its own, without the value (nor its shared memory).
+        return {f.name: getattr(self, f.name) for f in self._fields}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def to_cdr(self) -> bytes:
         """This message in ROS 2's wire format (CDR, little-endian, with its header)."""
@@ -266,11 +293,12 @@ def message_class(name: str) -> type[Message]:
     if canonical not in _classes:
         fields = tuple(_Field(f) for f in spec["fields"])
         attrs: dict[str, Any] = {
-            "__slots__": tuple(f.name for f in fields),
+            "__slots__": (*(f.name for f in fields), "_source"),
             "__module__": f"nerve.msg.{canonical.split('/')[0]}",
             "__doc__": f"``{canonical}``: fields {', '.join(f.name for f in fields) or '(none)'}.",
             "TYPE": canonical,
             "_fields": fields,
+            "_by_name": {f.name: f for f in fields},
             "_arrow": None,
             **spec["constants"],
         }
