@@ -291,9 +291,10 @@ def test_dataflow_with_topics_until_ctrl_c_then_looped_replay(dataflows, tmp_pat
 
 
 def test_typed_outputs_are_recorded_as_ros_2_does_and_replay(tmp_path):
-    """Declared ROS 2 types are recorded as CDR under a `ros2msg` schema: ROS 2's own decoder
-    (`mcap-ros2-support`) reads them, a type of the example's own included, and a replay of the
-    camera's images drives the detector as the camera did."""
+    """Declared ROS 2 types are recorded as CDR under a `ros2msg` schema, in zstd-compressed
+    chunks (what Foxglove and `ros2 bag` users keep): ROS 2's own decoder (`mcap-ros2-support`)
+    reads them, a type of the example's own included, and a replay of the camera's images
+    drives the detector as the camera did."""
     from mcap_ros2.decoder import DecoderFactory
 
     # The copy sits two folders below a `target` that is the workspace's, as the example does,
@@ -303,12 +304,24 @@ def test_typed_outputs_are_recorded_as_ros_2_does_and_replay(tmp_path):
     (tmp_path / "target").symlink_to(REPO / "target")
     subprocess.run(["cargo", "build", "--release", "-p", "typed-detector"], cwd=REPO, check=True, timeout=900)
     recording = tmp_path / "typed.mcap"
-    run = nerve("record", str(recording), str(example / "dataflow.yml"), "--log-dir", str(tmp_path / "logs1"))
+    run = nerve(
+        "record",
+        str(recording),
+        str(example / "dataflow.yml"),
+        "--compression",
+        "zstd",
+        "--log-dir",
+        str(tmp_path / "logs1"),
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "nerve: recorded camera/image: 60 message(s), 0 dropped" in run.stderr, run.stderr
 
     with recording.open("rb") as f:
         reader = make_reader(f, decoder_factories=[DecoderFactory()])
+        chunks = reader.get_summary().chunk_indexes
+        assert chunks and {c.compression for c in chunks} == {"zstd"}
+        # The camera's frames are mostly black: compressed, the file is a fraction of them.
+        assert recording.stat().st_size < 60 * 480 * 640 * 3 // 4
         decoded = [
             (c.topic, s.name, s.encoding, c.message_encoding, m) for s, c, _, m in reader.iter_decoded_messages()
         ]

@@ -44,8 +44,33 @@ pub struct RecordArgs {
     /// oldest are dropped (counted and reported), so a slow disk never slows the dataflow.
     #[arg(long, value_name = "N", default_value_t = 1000)]
     queue_size: usize,
+    /// How the file's chunks are compressed: none (a replay reads messages in place, without a
+    /// copy), zstd (the smallest files), lz4 (the fastest to write).
+    #[arg(long, value_enum, default_value_t = Compression::None)]
+    compression: Compression,
     #[command(flatten)]
     run: RunFlags,
+}
+
+/// `--compression`: the chunk compressions of MCAP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Compression {
+    /// Uncompressed.
+    None,
+    /// Zstandard.
+    Zstd,
+    /// LZ4.
+    Lz4,
+}
+
+impl From<Compression> for nerve_record::Compression {
+    fn from(c: Compression) -> Self {
+        match c {
+            Compression::None => Self::None,
+            Compression::Zstd => Self::Zstd,
+            Compression::Lz4 => Self::Lz4,
+        }
+    }
 }
 
 /// `nerve record-node`: the recorder inside a dataflow. Its inputs' ids are the channels.
@@ -60,6 +85,9 @@ pub struct RecordNodeArgs {
     /// A channel declared with a ROS 2 message type, recorded as CDR.
     #[arg(long, value_name = "CHANNEL=TYPE")]
     typed: Vec<String>,
+    /// How the file's chunks are compressed.
+    #[arg(long, value_enum, default_value_t = Compression::None)]
+    compression: Compression,
 }
 
 /// Runs `nerve record`.
@@ -83,7 +111,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
             anyhow::bail!("nothing to record: give a dataflow, or --topics without one");
         }
         let duration = args.duration.map(|d| secs(d, "duration")).transpose()?;
-        record_topics(&file, &topics, duration, args.queue_size)?;
+        record_topics(&file, &topics, duration, args.queue_size, args.compression)?;
         return report(&file);
     };
     if args.duration.is_some() {
@@ -92,7 +120,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
         );
     }
     let mut df = load(dataflow)?;
-    let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size)?;
+    let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size, args.compression)?;
     df.nodes.push(recorder);
     let code = crate::run(&df, &args.run, Vec::new())?;
     match report(&file) {
@@ -114,6 +142,7 @@ fn recorder_node(
     outputs: &[String],
     topics: &[String],
     queue_size: usize,
+    compression: Compression,
 ) -> anyhow::Result<NodeSpec> {
     if df.node(RECORDER_ID).is_some() {
         anyhow::bail!("the dataflow already has a node `{RECORDER_ID}`, the id `nerve record` gives its recorder");
@@ -162,6 +191,10 @@ fn recorder_node(
     let yaml = std::path::absolute(&df.file).unwrap_or_else(|_| df.file.clone());
     args.extend(["--dataflow".to_owned(), yaml.display().to_string()]);
     args.extend(typed);
+    if compression != Compression::None {
+        let name = clap::ValueEnum::to_possible_value(&compression).map(|v| v.get_name().to_owned());
+        args.extend(["--compression".to_owned(), name.unwrap_or_default()]);
+    }
     let (path, args) = nerve_itself(&args)?;
     Ok(NodeSpec {
         name: Some("recorder".to_owned()),
@@ -200,7 +233,7 @@ pub fn find_output(df: &Dataflow, wanted: &str) -> anyhow::Result<(String, Strin
 /// or stops; then the drop counts of its queues, and the summary.
 pub fn node(args: &RecordNodeArgs) -> anyhow::Result<i32> {
     let (_node, mut events) = Node::init_from_env().context("the recorder cannot join the dataflow")?;
-    let mut writer = RecordingWriter::create(&args.file)?;
+    let mut writer = RecordingWriter::create_compressed(&args.file, args.compression.into())?;
     if let Some(dataflow) = &args.dataflow {
         let yaml = std::fs::read_to_string(dataflow).with_context(|| format!("reading {}", dataflow.display()))?;
         writer.write_dataflow(dataflow, &yaml)?;
@@ -257,13 +290,19 @@ fn keep(writer: &mut RecordingWriter, channel: &str, written: Result<(), WriteEr
 
 /// Records `topics` from this process until Ctrl-C or `duration`: a thread per topic receives
 /// and writes; a topic whose messages come faster than the disk takes them drops its oldest.
-fn record_topics(file: &Path, topics: &[String], duration: Option<Duration>, queue_size: usize) -> anyhow::Result<()> {
+fn record_topics(
+    file: &Path,
+    topics: &[String],
+    duration: Option<Duration>,
+    queue_size: usize,
+    compression: Compression,
+) -> anyhow::Result<()> {
     let stop = StopSignal::install()?;
     let subscribers = topics
         .iter()
         .map(|t| subscribe(t, SubscriberOptions { queue_size, ..Default::default() }))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let writer = Mutex::new(RecordingWriter::create(file)?);
+    let writer = Mutex::new(RecordingWriter::create_compressed(file, compression.into())?);
     for t in topics {
         lock(&writer).declare(&topic_channel(t));
     }

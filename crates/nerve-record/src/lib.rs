@@ -13,7 +13,8 @@
 //! `mcap-ros2-support` decode it; such messages keep no sender's parameters (CDR has no place
 //! for them). `log_time` is when the recorder
 //! received the message (ns since the Unix epoch), `publish_time` the sender's
-//! `CLOCK_MONOTONIC` stamp. Metadata records hold the dataflow ([`DATAFLOW_METADATA`]) and the
+//! `CLOCK_MONOTONIC` stamp. Chunks are uncompressed unless the writer is asked for zstd or lz4
+//! ([`RecordingWriter::create_compressed`]). Metadata records hold the dataflow ([`DATAFLOW_METADATA`]) and the
 //! messages each channel lost ([`DROPS_METADATA`]). The file has a summary section with
 //! statistics, so `mcap info` shows it at once.
 //!
@@ -53,7 +54,7 @@ pub use error::{ReadError, WriteError};
 pub use pace::{Pace, replay};
 pub use payload::PayloadError;
 pub use reader::{Recorded, Recording};
-pub use writer::{ChannelTotals, RecordingWriter};
+pub use writer::{ChannelTotals, Compression, RecordingWriter};
 
 /// Encoding of every channel's MCAP schema: the data is an Arrow IPC stream holding only the
 /// schema (`pyarrow.ipc.open_stream(schema.data).schema`).

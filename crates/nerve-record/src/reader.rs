@@ -269,9 +269,10 @@ impl Recording {
     }
 
     /// The messages of the channels `wanted`, in log-time order (messages with equal log times
-    /// keep the file's order). A whole recording with uncompressed chunks (as nerve writes them)
-    /// is read through its indexes, each message's data borrowed from the mapped file, so a
-    /// recording larger than memory replays; any other is read linearly, its data copied.
+    /// keep the file's order). A whole recording with uncompressed chunks (as nerve writes them
+    /// by default) is read through its indexes, each message's data borrowed from the mapped
+    /// file, so a recording larger than memory replays; any other (compressed chunks, no
+    /// indexes) is read linearly, its messages decompressed into memory.
     ///
     /// # Errors
     /// A malformed file, or a wanted channel whose messages are neither nerve's encoding nor

@@ -109,3 +109,41 @@ fn a_file_that_is_not_mcap_is_refused() -> Result<(), Box<dyn std::error::Error>
     std::fs::remove_file(&path)?;
     Ok(())
 }
+
+#[test]
+fn compressed_recordings_read_back_whole_and_are_smaller() -> Result<(), Box<dyn std::error::Error>> {
+    use nerve_record::Compression;
+    let write = |name: &str, compression: Compression| -> Result<PathBuf, Box<dyn std::error::Error>> {
+        let path = temp(name);
+        let mut w = RecordingWriter::create_compressed(&path, compression)?;
+        for i in 0..200u32 {
+            // Mostly repeated values, as images and maps are: compression has something to do.
+            let values = Float64Array::from(vec![f64::from(i % 7); 4096]);
+            w.write("cam/image", &meta(u64::from(i), i64::from(i)), &values, 1_000 + u64::from(i))?;
+        }
+        w.finish()?;
+        Ok(path)
+    };
+    let plain = write("plain", Compression::None)?;
+    let plain_len = std::fs::metadata(&plain)?.len();
+    for (name, compression) in [("zstd", Compression::Zstd), ("lz4", Compression::Lz4)] {
+        let path = write(name, compression)?;
+        let len = std::fs::metadata(&path)?.len();
+        assert!(len * 4 < plain_len, "{name}: {len} bytes against {plain_len} uncompressed");
+        let r = Recording::open(&path)?;
+        let wanted = BTreeSet::from(["cam/image".to_owned()]);
+        let messages = r.messages(&wanted)?;
+        assert_eq!(messages.len(), 200, "{name}");
+        for (i, m) in (0u32..).zip(&messages) {
+            let (array, params) = m.decode()?;
+            let values = array.as_any().downcast_ref::<Float64Array>().ok_or("not f64")?;
+            assert_eq!(
+                (values.len(), values.value(4095), params["i"].as_i64()),
+                (4096, f64::from(i % 7), Some(i64::from(i)))
+            );
+        }
+        std::fs::remove_file(&path)?;
+    }
+    std::fs::remove_file(&plain)?;
+    Ok(())
+}
