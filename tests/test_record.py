@@ -116,6 +116,34 @@ def test_record_read_back_and_replay_the_same(dataflows, tmp_path):
             assert line["now"] in log_times and line["now"] >= log_time, (line, log_times)
 
 
+def test_a_recording_split_in_files_reads_and_replays_as_one(dataflows, tmp_path):
+    """`--split-duration` writes whole MCAP files one after the other (each read by the `mcap`
+    reader alone); `nerve replay` of the recording's name replays them all, in order."""
+    df = dataflows.write(DATAFLOW)
+    recording = tmp_path / "run.mcap"
+    split = ["--split-duration", "0.3", "--compression", "lz4", "--log-dir", str(tmp_path / "logs1")]
+    run = nerve("record", str(recording), str(df), *split, env={"OUT": str(tmp_path / "recorded.jsonl")})
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "nerve: recorded counter/numbers: 20 message(s), 0 dropped" in run.stderr, run.stderr
+    assert not recording.exists()
+    parts = sorted(tmp_path.glob("run_*.mcap"), key=lambda p: int(p.stem.split("_")[1]))
+    # 20 messages at 20 Hz span about a second: 0.3 s a file makes three or four of them.
+    assert len(parts) >= 3, parts
+    counts = []
+    for part in parts:
+        summary, messages, metadata = read_recording(part)
+        assert summary is not None and {c.compression for c in summary.chunk_indexes} <= {"lz4"}
+        assert metadata["nerve.dataflow"]["yaml"] == df.read_text()
+        counts.append([decode(m.data)[1]["n"] for _, _, m in messages])
+    assert [n for part in counts for n in part] == list(range(20)), counts
+
+    out = tmp_path / "replayed.jsonl"
+    logs = str(tmp_path / "logs2")
+    replay = nerve("replay", str(recording), str(df), "--speed", "0", "--log-dir", logs, env={"OUT": str(out)})
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert [line["metadata"]["n"] for line in sink_lines(out)] == list(range(20))
+
+
 def test_replay_ends_with_the_recording_though_a_reader_has_a_timer(dataflows, tmp_path):
     """A node ticked by a timer never sees all its inputs closed: once the recording is sent,
     the replay closes the timers too, and the run ends after the node read every message."""

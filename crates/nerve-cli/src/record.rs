@@ -49,7 +49,45 @@ pub struct RecordArgs {
     #[arg(long, value_enum, default_value_t = Compression::None)]
     compression: Compression,
     #[command(flatten)]
+    split: SplitFlags,
+    #[command(flatten)]
     run: RunFlags,
+}
+
+/// Splitting a long recording into files (`run_0.mcap`, `run_1.mcap`, … for `run.mcap`;
+/// `nerve replay run.mcap` reads them as one).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct SplitFlags {
+    /// Goes on in a new file once one holds about this many MiB of messages.
+    #[arg(long, value_name = "MIB")]
+    split_size: Option<u64>,
+    /// Goes on in a new file once one spans this many seconds.
+    #[arg(long, value_name = "SECS")]
+    split_duration: Option<f64>,
+}
+
+impl SplitFlags {
+    fn split(self) -> anyhow::Result<nerve_record::Split> {
+        if self.split_size == Some(0) {
+            anyhow::bail!("--split-size must be at least 1 (MiB)");
+        }
+        Ok(nerve_record::Split {
+            bytes: self.split_size.map(|mib| mib.saturating_mul(1024 * 1024)),
+            duration: self.split_duration.map(|d| secs(d, "split-duration")).transpose()?,
+        })
+    }
+
+    /// The arguments that pass these flags on to the recorder node.
+    fn args(self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(mib) = self.split_size {
+            args.extend(["--split-size".to_owned(), mib.to_string()]);
+        }
+        if let Some(d) = self.split_duration {
+            args.extend(["--split-duration".to_owned(), d.to_string()]);
+        }
+        args
+    }
 }
 
 /// `--compression`: the chunk compressions of MCAP.
@@ -88,6 +126,8 @@ pub struct RecordNodeArgs {
     /// How the file's chunks are compressed.
     #[arg(long, value_enum, default_value_t = Compression::None)]
     compression: Compression,
+    #[command(flatten)]
+    split: SplitFlags,
 }
 
 /// Runs `nerve record`.
@@ -101,8 +141,14 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
         .map(|t| nerve_topic::name::canonical(t).map_err(anyhow::Error::from))
         .collect::<anyhow::Result<Vec<String>>>()?;
     let file = std::path::absolute(&args.file).with_context(|| format!("resolving {}", args.file.display()))?;
+    let split = args.split.split()?;
     // Fails now, not once the dataflow runs, when the file cannot be written.
-    std::fs::File::create(&file).with_context(|| format!("cannot create the recording {}", file.display()))?;
+    let first = if split.bytes.is_some() || split.duration.is_some() {
+        nerve_record::part_path(&file, 0)
+    } else {
+        file.clone()
+    };
+    std::fs::File::create(&first).with_context(|| format!("cannot create the recording {}", first.display()))?;
     let Some(dataflow) = &args.dataflow else {
         if !args.outputs.is_empty() {
             anyhow::bail!("--outputs needs a dataflow to record: nerve record FILE.mcap DATAFLOW.yml --outputs ...");
@@ -111,7 +157,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
             anyhow::bail!("nothing to record: give a dataflow, or --topics without one");
         }
         let duration = args.duration.map(|d| secs(d, "duration")).transpose()?;
-        record_topics(&file, &topics, duration, args.queue_size, args.compression)?;
+        record_topics(&file, &topics, duration, args.queue_size, args.compression, split)?;
         return report(&file);
     };
     if args.duration.is_some() {
@@ -120,7 +166,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<i32> {
         );
     }
     let mut df = load(dataflow)?;
-    let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size, args.compression)?;
+    let recorder = recorder_node(&df, &file, &args.outputs, &topics, args.queue_size, args.compression, args.split)?;
     df.nodes.push(recorder);
     let code = crate::run(&df, &args.run, Vec::new())?;
     match report(&file) {
@@ -143,6 +189,7 @@ fn recorder_node(
     topics: &[String],
     queue_size: usize,
     compression: Compression,
+    split: SplitFlags,
 ) -> anyhow::Result<NodeSpec> {
     if df.node(RECORDER_ID).is_some() {
         anyhow::bail!("the dataflow already has a node `{RECORDER_ID}`, the id `nerve record` gives its recorder");
@@ -195,6 +242,7 @@ fn recorder_node(
         let name = clap::ValueEnum::to_possible_value(&compression).map(|v| v.get_name().to_owned());
         args.extend(["--compression".to_owned(), name.unwrap_or_default()]);
     }
+    args.extend(split.args());
     let (path, args) = nerve_itself(&args)?;
     Ok(NodeSpec {
         name: Some("recorder".to_owned()),
@@ -233,7 +281,7 @@ pub fn find_output(df: &Dataflow, wanted: &str) -> anyhow::Result<(String, Strin
 /// or stops; then the drop counts of its queues, and the summary.
 pub fn node(args: &RecordNodeArgs) -> anyhow::Result<i32> {
     let (_node, mut events) = Node::init_from_env().context("the recorder cannot join the dataflow")?;
-    let mut writer = RecordingWriter::create_compressed(&args.file, args.compression.into())?;
+    let mut writer = RecordingWriter::create_split(&args.file, args.compression.into(), args.split.split()?)?;
     if let Some(dataflow) = &args.dataflow {
         let yaml = std::fs::read_to_string(dataflow).with_context(|| format!("reading {}", dataflow.display()))?;
         writer.write_dataflow(dataflow, &yaml)?;
@@ -296,13 +344,14 @@ fn record_topics(
     duration: Option<Duration>,
     queue_size: usize,
     compression: Compression,
+    split: nerve_record::Split,
 ) -> anyhow::Result<()> {
     let stop = StopSignal::install()?;
     let subscribers = topics
         .iter()
         .map(|t| subscribe(t, SubscriberOptions { queue_size, ..Default::default() }))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let writer = Mutex::new(RecordingWriter::create_compressed(file, compression.into())?);
+    let writer = Mutex::new(RecordingWriter::create_split(file, compression.into(), split)?);
     for t in topics {
         lock(&writer).declare(&topic_channel(t));
     }

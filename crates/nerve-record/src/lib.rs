@@ -54,7 +54,16 @@ pub use error::{ReadError, WriteError};
 pub use pace::{Pace, replay};
 pub use payload::PayloadError;
 pub use reader::{Recorded, Recording};
-pub use writer::{ChannelTotals, Compression, RecordingWriter};
+pub use writer::{ChannelTotals, Compression, RecordingWriter, Split};
+
+/// The file of part `index` of a recording split into several (`run_0.mcap`, `run_1.mcap`, …
+/// for `run.mcap`).
+#[must_use]
+pub fn part_path(path: &std::path::Path, index: usize) -> std::path::PathBuf {
+    let stem = path.file_stem().map_or_else(|| "recording".into(), |s| s.to_string_lossy().into_owned());
+    let extension = path.extension().map_or_else(|| "mcap".into(), |e| e.to_string_lossy().into_owned());
+    path.with_file_name(format!("{stem}_{index}.{extension}"))
+}
 
 /// Encoding of every channel's MCAP schema: the data is an Arrow IPC stream holding only the
 /// schema (`pyarrow.ipc.open_stream(schema.data).schema`).

@@ -25,8 +25,15 @@ fn record(bytes: &[u8], offset: u64, length: u64) -> Result<mcap::records::Recor
     mcap::parse_record(record[0], &record[9..])
 }
 
-/// A recording opened for reading, mapped in memory (however large, it is read in place).
+/// A recording opened for reading: one file, or the parts of a split one, mapped in memory
+/// (however large, it is read in place).
 pub struct Recording {
+    path: PathBuf,
+    parts: Vec<Part>,
+}
+
+/// One MCAP file of a recording.
+struct Part {
     map: memmap2::Mmap,
     path: PathBuf,
     summary: Option<mcap::Summary>,
@@ -70,11 +77,97 @@ impl Recorded<'_> {
 }
 
 impl Recording {
-    /// Opens the recording at `path`.
+    /// Opens the recording at `path`: that file, or, when there is none, the parts a split
+    /// recording of that name was written in (`run_0.mcap`, `run_1.mcap`, … for `run.mcap`).
     ///
     /// # Errors
     /// A file that cannot be read, or is not MCAP.
     pub fn open(path: &Path) -> Result<Self, ReadError> {
+        if path.exists() {
+            return Ok(Self { path: path.to_owned(), parts: vec![Part::open(path)?] });
+        }
+        let parts: Vec<PathBuf> = (0..).map(|i| crate::part_path(path, i)).take_while(|p| p.exists()).collect();
+        if parts.is_empty() {
+            // The error names the file asked for, not its first part.
+            return Err(ReadError::Open { path: path.to_owned(), source: std::io::ErrorKind::NotFound.into() });
+        }
+        let parts = parts.iter().map(|p| Part::open(p)).collect::<Result<_, _>>()?;
+        Ok(Self { path: path.to_owned(), parts })
+    }
+
+    /// The file asked for (a split recording's name, not one of its parts).
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The files it is read from: the file itself, or the parts of a split recording in order.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        self.parts.iter().map(|p| p.path.as_path())
+    }
+
+    /// The names of its channels, sorted.
+    ///
+    /// # Errors
+    /// A malformed file (read linearly when it has no summary).
+    pub fn channels(&self) -> Result<BTreeSet<String>, ReadError> {
+        let mut channels = BTreeSet::new();
+        for part in &self.parts {
+            channels.extend(part.channels()?);
+        }
+        Ok(channels)
+    }
+
+    /// Messages per channel (from the summaries' statistics, or counted where there is none).
+    ///
+    /// # Errors
+    /// A malformed file.
+    pub fn message_counts(&self) -> Result<BTreeMap<String, u64>, ReadError> {
+        let mut counts = BTreeMap::new();
+        for part in &self.parts {
+            for (channel, n) in part.message_counts()? {
+                *counts.entry(channel).or_default() += n;
+            }
+        }
+        Ok(counts)
+    }
+
+    /// The metadata record called `name` (e.g. [`crate::DROPS_METADATA`]), if there is one: a
+    /// split recording's last part that has it (each part has the dataflow, and the drops so
+    /// far).
+    ///
+    /// # Errors
+    /// A malformed file.
+    pub fn metadata(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, ReadError> {
+        for part in self.parts.iter().rev() {
+            if let Some(found) = part.metadata(name)? {
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The messages of the channels `wanted`, in log-time order (messages with equal log times
+    /// keep the files' order). A file with uncompressed chunks (as nerve writes them by
+    /// default) is read through its indexes, each message's data borrowed from the mapped
+    /// file, so a recording larger than memory replays; any other (compressed chunks, no
+    /// indexes) is read linearly, its messages decompressed into memory.
+    ///
+    /// # Errors
+    /// A malformed file, or a wanted channel whose messages are neither nerve's encoding nor
+    /// CDR with a readable `ros2msg` schema.
+    pub fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
+        let mut out = Vec::new();
+        for part in &self.parts {
+            out.extend(part.messages(wanted)?);
+        }
+        out.sort_by_key(|m| m.log_time);
+        Ok(out)
+    }
+}
+
+impl Part {
+    fn open(path: &Path) -> Result<Self, ReadError> {
         let open = |source| ReadError::Open { path: path.to_owned(), source };
         let file = File::open(path).map_err(open)?;
         // SAFETY: the map is read-only and private to this process; a recording is not written
@@ -202,17 +295,7 @@ impl Recording {
         Ok(out)
     }
 
-    /// The file.
-    #[must_use]
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The names of its channels, sorted.
-    ///
-    /// # Errors
-    /// A malformed file (read linearly when it has no summary).
-    pub fn channels(&self) -> Result<BTreeSet<String>, ReadError> {
+    fn channels(&self) -> Result<BTreeSet<String>, ReadError> {
         if let Some(summary) = &self.summary {
             return Ok(summary.channels.values().map(|c| c.topic.clone()).collect());
         }
@@ -223,11 +306,7 @@ impl Recording {
         Ok(channels)
     }
 
-    /// Messages per channel (from the summary's statistics, or counted when there is none).
-    ///
-    /// # Errors
-    /// A malformed file.
-    pub fn message_counts(&self) -> Result<BTreeMap<String, u64>, ReadError> {
+    fn message_counts(&self) -> Result<BTreeMap<String, u64>, ReadError> {
         let mut counts = BTreeMap::new();
         match self.summary.as_ref().and_then(|s| s.stats.as_ref().map(|stats| (s, stats))) {
             Some((summary, stats)) => {
@@ -247,11 +326,7 @@ impl Recording {
         Ok(counts)
     }
 
-    /// The metadata record called `name` (e.g. [`crate::DROPS_METADATA`]), if there is one.
-    ///
-    /// # Errors
-    /// A malformed file.
-    pub fn metadata(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, ReadError> {
+    fn metadata(&self, name: &str) -> Result<Option<BTreeMap<String, String>>, ReadError> {
         if let Some(summary) = &self.summary {
             return match summary.metadata_indexes.iter().find(|i| i.name == name) {
                 Some(index) => Ok(Some(mcap::read::metadata(&self.map, index).map_err(self.mcap_error())?.metadata)),
@@ -268,23 +343,15 @@ impl Recording {
         Ok(None)
     }
 
-    /// The messages of the channels `wanted`, in log-time order (messages with equal log times
-    /// keep the file's order). A whole recording with uncompressed chunks (as nerve writes them
-    /// by default) is read through its indexes, each message's data borrowed from the mapped
-    /// file, so a recording larger than memory replays; any other (compressed chunks, no
-    /// indexes) is read linearly, its messages decompressed into memory.
-    ///
-    /// # Errors
-    /// A malformed file, or a wanted channel whose messages are neither nerve's encoding nor
-    /// CDR with a readable `ros2msg` schema.
-    pub fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
+    /// The messages of the channels `wanted`, in file order.
+    fn messages<'a>(&'a self, wanted: &'a BTreeSet<String>) -> Result<Vec<Recorded<'a>>, ReadError> {
         let mut codecs = HashMap::new();
         if let Some(summary) = &self.summary {
             for channel in summary.channels.values().filter(|c| wanted.contains(&c.topic)) {
                 self.cached_codec(&mut codecs, channel)?;
             }
         }
-        let mut out = match self.indexed(wanted, &mut codecs)? {
+        Ok(match self.indexed(wanted, &mut codecs)? {
             Some(indexed) => indexed,
             None => {
                 let mut out = Vec::new();
@@ -301,8 +368,6 @@ impl Recording {
                 }
                 out
             }
-        };
-        out.sort_by_key(|m| m.log_time);
-        Ok(out)
+        })
     }
 }

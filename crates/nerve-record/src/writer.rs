@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use arrow_array::Array;
 use arrow_schema::DataType;
@@ -40,6 +41,24 @@ impl Compression {
     }
 }
 
+/// When a recording goes on in a new file: once the current one holds about `bytes` of
+/// messages, or spans `duration` of log time, whichever comes first. Each part is a whole MCAP
+/// file (its own schemas, channels, summary, the dataflow and the drops so far), named by
+/// [`crate::part_path`]; [`crate::Recording::open`] reads the parts back as one recording.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Split {
+    /// Message bytes per file.
+    pub bytes: Option<u64>,
+    /// Log time per file.
+    pub duration: Option<Duration>,
+}
+
+impl Split {
+    fn is_split(self) -> bool {
+        self.bytes.is_some() || self.duration.is_some()
+    }
+}
+
 /// What a finished recording holds, per channel.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChannelTotals {
@@ -55,8 +74,19 @@ pub struct ChannelTotals {
 /// (same topic, another schema), so nothing is coerced.
 pub struct RecordingWriter {
     mcap: mcap::Writer<BufWriter<File>>,
+    /// The file being written (the current part of a split recording).
     path: PathBuf,
-    /// (channel, type) → MCAP channel id.
+    /// The recording's name, and how it is split, if it is.
+    name: PathBuf,
+    compression: Compression,
+    split: Split,
+    /// The current part's number, its message bytes, and the log time of its first message.
+    part: usize,
+    part_bytes: u64,
+    part_since: Option<u64>,
+    /// The dataflow record, written into every part.
+    dataflow: Option<McapMetadata>,
+    /// (channel, type) → MCAP channel id, in the current file.
     channels: HashMap<(String, DataType), u16>,
     /// Channels declared with a ROS 2 message type.
     typed: HashMap<String, Typed>,
@@ -109,21 +139,64 @@ impl RecordingWriter {
     /// # Errors
     /// When the file cannot be created.
     pub fn create_compressed(path: &Path, compression: Compression) -> Result<Self, WriteError> {
-        let file = File::create(path).map_err(|source| WriteError::Create { path: path.to_owned(), source })?;
-        let mcap = mcap::WriteOptions::new()
-            .compression(compression.mcap())
-            .profile("nerve")
-            .library(format!("nerve-record/{} ({})", env!("CARGO_PKG_VERSION"), mcap::LIBRARY_IDENTIFIER))
-            .create(BufWriter::new(file))
-            .map_err(|source| WriteError::Mcap { path: path.to_owned(), source })?;
+        Self::create_split(path, compression, Split::default())
+    }
+
+    /// Creates a recording named `path`, its chunks compressed with `compression`, in parts
+    /// as `split` says ([`crate::part_path`]; a single file at `path` when it says nothing).
+    /// The parts of an earlier recording of that name are removed (as a file at `path` would be
+    /// replaced), and so is a file at `path` itself, which would be read in their stead.
+    ///
+    /// # Errors
+    /// When the file cannot be created or an earlier part removed.
+    pub fn create_split(path: &Path, compression: Compression, split: Split) -> Result<Self, WriteError> {
+        let first = if split.is_split() {
+            remove_earlier(path)?;
+            crate::part_path(path, 0)
+        } else {
+            path.to_owned()
+        };
         Ok(Self {
-            mcap,
-            path: path.to_owned(),
+            mcap: open_mcap(&first, compression)?,
+            path: first,
+            name: path.to_owned(),
+            compression,
+            split,
+            part: 0,
+            part_bytes: 0,
+            part_since: None,
+            dataflow: None,
             channels: HashMap::new(),
             typed: HashMap::new(),
             totals: BTreeMap::new(),
             sequence: 0,
         })
+    }
+
+    /// Goes on in the next part when the current one is full (see [`Split`]), before a message
+    /// of `bytes` logged at `log_time` is written.
+    fn maybe_split(&mut self, bytes: usize, log_time: u64) -> Result<(), WriteError> {
+        let since = *self.part_since.get_or_insert(log_time);
+        let full = self.split.bytes.is_some_and(|max| self.part_bytes > 0 && self.part_bytes + bytes as u64 > max)
+            || self.split.duration.is_some_and(|d| log_time.saturating_sub(since) >= duration_ns(d));
+        if !full {
+            return Ok(());
+        }
+        let next = crate::part_path(&self.name, self.part + 1);
+        let finished = std::mem::replace(&mut self.mcap, open_mcap(&next, self.compression)?);
+        close(finished, &self.path, &self.totals)?;
+        self.path = next;
+        self.part += 1;
+        (self.part_bytes, self.part_since) = (0, Some(log_time));
+        // Every part names its own schemas and channels.
+        self.channels.clear();
+        self.typed.values_mut().for_each(|t| t.id = None);
+        if let Some(dataflow) = &self.dataflow {
+            self.mcap
+                .write_metadata(dataflow)
+                .map_err(|source| WriteError::Mcap { path: self.path.clone(), source })?;
+        }
+        Ok(())
     }
 
     fn mcap_error(&self) -> impl Fn(mcap::McapError) -> WriteError + '_ {
@@ -159,9 +232,10 @@ impl RecordingWriter {
     pub fn write_dataflow(&mut self, file: &Path, yaml: &str) -> Result<(), WriteError> {
         let metadata =
             BTreeMap::from([("file".to_owned(), file.display().to_string()), ("yaml".to_owned(), yaml.to_owned())]);
-        self.mcap
-            .write_metadata(&McapMetadata { name: DATAFLOW_METADATA.to_owned(), metadata })
-            .map_err(self.mcap_error())
+        let record = McapMetadata { name: DATAFLOW_METADATA.to_owned(), metadata };
+        self.mcap.write_metadata(&record).map_err(self.mcap_error())?;
+        self.dataflow = Some(record);
+        Ok(())
     }
 
     fn channel_id(&mut self, channel: &str, data_type: &DataType) -> Result<u16, WriteError> {
@@ -192,6 +266,9 @@ impl RecordingWriter {
         data: &dyn Array,
         log_time: u64,
     ) -> Result<(), WriteError> {
+        // Its size in memory stands for its size in the file: the split comes before the
+        // message is encoded, so that the message goes whole into the next part.
+        self.maybe_split(data.get_array_memory_size(), log_time)?;
         if let Some(typed) = self.typed.get_mut(channel)
             && same_layout(typed.codec.data_type(), data.data_type())
         {
@@ -224,6 +301,7 @@ impl RecordingWriter {
         self.sequence = self.sequence.wrapping_add(1);
         let header = MessageHeader { channel_id, sequence: self.sequence, log_time, publish_time };
         self.mcap.write_to_known_channel(&header, bytes).map_err(self.mcap_error())?;
+        self.part_bytes += bytes.len() as u64;
         self.totals.entry(channel.to_owned()).or_default().written += 1;
         Ok(())
     }
@@ -245,19 +323,47 @@ impl RecordingWriter {
     ///
     /// # Errors
     /// When the file cannot be written.
-    pub fn finish(mut self) -> Result<BTreeMap<String, ChannelTotals>, WriteError> {
-        let metadata = self.totals.iter().map(|(c, t)| (c.clone(), t.dropped.to_string())).collect();
-        self.mcap
-            .write_metadata(&McapMetadata { name: DROPS_METADATA.to_owned(), metadata })
-            .map_err(self.mcap_error())?;
-        self.mcap.finish().map_err(self.mcap_error())?;
-        let Self { mcap, path, totals, .. } = self;
-        // Flushed and synced here, so a failing disk is an error and not a truncated file.
-        let file = mcap
-            .into_inner()
-            .into_inner()
-            .map_err(|e| WriteError::Mcap { path: path.clone(), source: e.into_error().into() })?;
-        file.sync_all().map_err(|e| WriteError::Mcap { path, source: e.into() })?;
-        Ok(totals)
+    pub fn finish(self) -> Result<BTreeMap<String, ChannelTotals>, WriteError> {
+        close(self.mcap, &self.path, &self.totals)?;
+        Ok(self.totals)
     }
+}
+
+/// An MCAP writer on a new file at `path`.
+fn open_mcap(path: &Path, compression: Compression) -> Result<mcap::Writer<BufWriter<File>>, WriteError> {
+    let file = File::create(path).map_err(|source| WriteError::Create { path: path.to_owned(), source })?;
+    mcap::WriteOptions::new()
+        .compression(compression.mcap())
+        .profile("nerve")
+        .library(format!("nerve-record/{} ({})", env!("CARGO_PKG_VERSION"), mcap::LIBRARY_IDENTIFIER))
+        .create(BufWriter::new(file))
+        .map_err(|source| WriteError::Mcap { path: path.to_owned(), source })
+}
+
+/// Writes the drop counts so far and the summary of the file at `path`, and closes it.
+fn close(
+    mut mcap: mcap::Writer<BufWriter<File>>,
+    path: &Path,
+    totals: &BTreeMap<String, ChannelTotals>,
+) -> Result<(), WriteError> {
+    let error = |source| WriteError::Mcap { path: path.to_owned(), source };
+    let metadata = totals.iter().map(|(c, t)| (c.clone(), t.dropped.to_string())).collect();
+    mcap.write_metadata(&McapMetadata { name: DROPS_METADATA.to_owned(), metadata }).map_err(error)?;
+    mcap.finish().map_err(error)?;
+    // Flushed and synced here, so a failing disk is an error and not a truncated file.
+    let file = mcap.into_inner().into_inner().map_err(|e| error(e.into_error().into()))?;
+    file.sync_all().map_err(|e| error(e.into()))
+}
+
+/// Removes a recording named `path`: the file, and its parts.
+fn remove_earlier(path: &Path) -> Result<(), WriteError> {
+    let parts = (0..).map(|i| crate::part_path(path, i)).take_while(|p| p.exists());
+    for file in std::iter::once(path.to_owned()).filter(|p| p.exists()).chain(parts) {
+        std::fs::remove_file(&file).map_err(|source| WriteError::Create { path: file, source })?;
+    }
+    Ok(())
+}
+
+fn duration_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }

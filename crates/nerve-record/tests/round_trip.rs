@@ -147,3 +147,47 @@ fn compressed_recordings_read_back_whole_and_are_smaller() -> Result<(), Box<dyn
     std::fs::remove_file(&plain)?;
     Ok(())
 }
+
+#[test]
+fn a_split_recording_reads_back_as_one_and_replaces_an_earlier_one() -> Result<(), Box<dyn std::error::Error>> {
+    use nerve_record::{Compression, Split, part_path};
+    use std::time::Duration;
+    let name = temp("split");
+    let write = |n: u64, split: Split| -> Result<(), Box<dyn std::error::Error>> {
+        let mut w = RecordingWriter::create_split(&name, Compression::None, split)?;
+        w.write_dataflow(std::path::Path::new("df.yml"), "nodes: []\n")?;
+        for i in 0..n {
+            // 8 KiB of values a message, 1 ms of log time apart.
+            let values = Float64Array::from(vec![i as f64; 1024]);
+            w.write("cam/image", &meta(i, i64::try_from(i)?), &values, 1_000_000_000 + i * 1_000_000)?;
+        }
+        w.count_dropped("cam/image", 2);
+        w.finish()?;
+        Ok(())
+    };
+    // An earlier, longer recording of the same name: its parts must not be read with the new one's.
+    write(100, Split { bytes: Some(100 * 1024), duration: None })?;
+    assert!(part_path(&name, 7).exists() && !name.exists());
+    write(60, Split { bytes: None, duration: Some(Duration::from_millis(20)) })?;
+    let parts: Vec<PathBuf> = (0..).map(|i| part_path(&name, i)).take_while(|p| p.exists()).collect();
+    assert_eq!(parts.len(), 3, "60 ms of messages, 20 ms a part: {parts:?}");
+
+    let r = Recording::open(&name)?;
+    assert_eq!(r.files().count(), 3);
+    let wanted = BTreeSet::from(["cam/image".to_owned()]);
+    let messages = r.messages(&wanted)?;
+    let sent: Vec<f64> = messages
+        .iter()
+        .map(|m| Ok(m.decode()?.0.as_any().downcast_ref::<Float64Array>().ok_or("not f64")?.value(0)))
+        .collect::<Result<_, Box<dyn std::error::Error>>>()?;
+    assert_eq!(sent, (0..60).map(f64::from).collect::<Vec<_>>());
+    assert_eq!(r.message_counts()?["cam/image"], 60);
+    assert_eq!(r.metadata(DROPS_METADATA)?.ok_or("no drops")?["cam/image"], "2");
+    for part in &parts {
+        // Every part stands alone: the dataflow is in each.
+        assert!(Recording::open(part)?.metadata(DATAFLOW_METADATA)?.is_some(), "{}", part.display());
+        std::fs::remove_file(part)?;
+    }
+    assert!(matches!(Recording::open(&name), Err(ReadError::Open { .. })));
+    Ok(())
+}
