@@ -1,12 +1,17 @@
-"""The C library as `pip install .` installs it: where `nerve` says it is, and a C node started
-by hand that joins a running dataflow by id (the rest of the C API's tests are tests/c, run by
-ctest)."""
+"""The C library as `pip install .` installs it: where `nerve` says it is, a C node started by
+hand that joins a running dataflow by id, and C programs meeting Python on topics (the rest of the
+C API's tests are tests/c, run by ctest). The C programs are built with pkg-config's flags, under
+AddressSanitizer."""
 
 import shlex
 import subprocess
 from pathlib import Path
 
-from conftest import NODES, nerve_cmd, wait_for
+import nerve
+import numpy as np
+from conftest import NODES, nerve_cmd, unique_topic, wait_for
+
+WAIT = 30.0
 
 BY_HAND = r"""
 #include <nerve.h>
@@ -49,9 +54,10 @@ def test_nerve_prints_where_the_c_library_is():
     assert (nerve_dir("--cmake-dir") / "nerveConfig.cmake").is_file()
 
 
-def test_c_node_started_by_hand_joins_by_id(dataflows, tmp_path):
-    source = tmp_path / "by_hand.c"
-    source.write_text(BY_HAND)
+def build_c(tmp_path: Path, name: str, source: str) -> Path:
+    """Builds C program `name` against the installed library, as a user would, with ASan."""
+    path = tmp_path / f"{name}.c"
+    path.write_text(source)
     flags = subprocess.run(
         ["pkg-config", "--cflags", "--libs", "nerve"],
         env={"PKG_CONFIG_PATH": str(nerve_dir("--lib-dir") / "pkgconfig")},
@@ -59,8 +65,15 @@ def test_c_node_started_by_hand_joins_by_id(dataflows, tmp_path):
         text=True,
         check=True,
     ).stdout
-    program = tmp_path / "by_hand"
-    subprocess.run(["cc", "-Wall", "-Werror", str(source), "-o", str(program), *shlex.split(flags)], check=True)
+    program = tmp_path / name
+    sanitize = ["-fsanitize=address", "-fno-omit-frame-pointer", "-g"]
+    command = ["cc", "-Wall", "-Werror", *sanitize, str(path), "-o", str(program), *shlex.split(flags)]
+    subprocess.run(command, check=True)
+    return program
+
+
+def test_c_node_started_by_hand_joins_by_id(dataflows, tmp_path):
+    program = build_c(tmp_path, "by_hand", BY_HAND)
     path = dataflows.write(
         """
         nodes:
@@ -85,3 +98,78 @@ def test_c_node_started_by_hand_joins_by_id(dataflows, tmp_path):
         proc.send_signal(2)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, out + err
+
+
+TOPIC_DOUBLER = r"""
+#include <nerve.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK(call) \
+    do { if ((call) != NERVE_STATUS_OK) { fprintf(stderr, "%s\n", nerve_last_error()); return 1; } } while (0)
+
+/* Doubles the int64 values of every message on argv[1] and publishes them on argv[2]. */
+int main(int argc, char **argv) {
+    if (argc != 4) return 2;
+    int count = atoi(argv[3]);
+    nerve_subscriber *in;
+    nerve_publisher *out;
+    CHECK(nerve_subscriber_new(argv[1], NULL, &in));
+    CHECK(nerve_publisher_new(argv[2], NULL, &out));
+    CHECK(nerve_publisher_wait_for_subscribers(out, 1, 30000));
+    printf("ready\n");
+    fflush(stdout);
+    for (int i = 0; i < count; i++) {
+        nerve_event *event;
+        const uint8_t *data;
+        size_t len;
+        int64_t frame;
+        CHECK(nerve_subscriber_recv(in, 30000, &event));
+        CHECK(nerve_event_bytes(event, &data, &len));
+        CHECK(nerve_event_parameter_int(event, "frame", &frame));
+        char parameters[64];
+        snprintf(parameters, sizeof parameters, "{\"frame\": %lld}", (long long)frame);
+        nerve_sample *sample;
+        uint8_t *doubled;
+        CHECK(nerve_publisher_loan(out, parameters, len, &sample));
+        CHECK(nerve_sample_data(sample, &doubled, &len));
+        for (size_t k = 0; k < len / 8; k++) {
+            int64_t v;
+            memcpy(&v, data + 8 * k, 8);
+            v *= 2;
+            memcpy(doubled + 8 * k, &v, 8);
+        }
+        CHECK(nerve_publisher_send_sample(out, sample));
+        nerve_event_free(event);
+    }
+    nerve_publisher_free(out);
+    nerve_subscriber_free(in);
+    return 0;
+}
+"""
+
+
+def test_python_publisher_to_c_subscriber_to_python_subscriber(tmp_path):
+    program = build_c(tmp_path, "doubler", TOPIC_DOUBLER)
+    numbers, doubled = unique_topic("c/numbers"), unique_topic("c/doubled")
+    results = nerve.Subscriber(doubled)
+    proc = subprocess.Popen(
+        [str(program), numbers, doubled, "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        publisher = nerve.Publisher(numbers)
+        assert publisher.wait_for_subscribers(1, timeout=WAIT), "the C subscriber never came"
+        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"  # C reached our subscriber
+        for frame in range(5):
+            publisher.send(np.arange(4, dtype=np.int64) + frame, {"frame": frame})
+        for frame in range(5):
+            message = results.recv(timeout=WAIT)
+            assert message is not None, "nothing from the C publisher"
+            assert message["metadata"]["frame"] == frame
+            assert list(message["value"].to_numpy().view(np.int64)) == [2 * (k + frame) for k in range(4)]
+        _, err = proc.communicate(timeout=WAIT)
+        assert proc.returncode == 0, err
+    finally:
+        proc.kill()
+        results.close()

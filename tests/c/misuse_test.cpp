@@ -5,36 +5,11 @@
 //
 // Standalone.* run as a plain program; InNode.* run as a node of dataflows/misuse.yml (a
 // feeder sends one message, then ends; the run's message limit is 4096 bytes), in order.
-#include <gtest/gtest.h>
-#include <nerve.h>
 #include <node_api.h>
 
-#include <cstdint>
-#include <cstdlib>
-#include <string>
-#include <vector>
+#include "common.h"
 
 namespace {
-
-std::string last_error() { return nerve_last_error(); }
-
-// A pointer to memory that was freed, as a handle the caller already freed is: nerve must
-// refuse it by its registry, without reading through it.
-template <typename T>
-T *freed_pointer() {
-    void *block = std::malloc(64);
-    auto address = reinterpret_cast<std::uintptr_t>(block);
-    std::free(block);
-    return reinterpret_cast<T *>(address);
-}
-
-#define EXPECT_STATUS(call, status, ...)                                         \
-    do {                                                                         \
-        EXPECT_EQ((call), (status)) << nerve_status_name(call) << ": " << last_error(); \
-        for (const char *part : std::vector<const char *>{__VA_ARGS__})           \
-            EXPECT_NE(last_error().find(part), std::string::npos)                \
-                << "`" << part << "` not in: " << last_error();                 \
-    } while (0)
 
 TEST(Standalone, InitOutsideNerveSaysHowToRun) {
     unsetenv("NERVE_SOCKET");
