@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nerve
 import numpy as np
+import pytest
 from conftest import NODES, nerve_cmd, unique_topic, wait_for
 
 WAIT = 30.0
@@ -173,3 +174,75 @@ def test_python_publisher_to_c_subscriber_to_python_subscriber(tmp_path):
     finally:
         proc.kill()
         results.close()
+
+
+SERVICE_PEER = r"""
+#include <nerve.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK(call) \
+    do { if ((call) != NERVE_STATUS_OK) { fprintf(stderr, "%s\n", nerve_last_error()); return 1; } } while (0)
+
+/* Sums the int64 values of a request; refuses an empty one. */
+static void add(const nerve_event *request, nerve_reply *reply, void *user_data) {
+    (void)user_data;
+    const uint8_t *data;
+    size_t len;
+    if (nerve_event_bytes(request, &data, &len) != NERVE_STATUS_OK || len == 0) {
+        nerve_reply_error(reply, "nothing to add");
+        return;
+    }
+    int64_t sum = 0, v;
+    for (size_t i = 0; i < len / 8; i++) {
+        memcpy(&v, data + 8 * i, 8);
+        sum += v;
+    }
+    nerve_reply_bytes(reply, "{\"from\": \"c\"}", (const uint8_t *)&sum, sizeof sum);
+}
+
+/* Serves argv[1], calls Python's argv[2], then serves until its standard input closes. */
+int main(int argc, char **argv) {
+    if (argc != 3) return 2;
+    nerve_server *server;
+    nerve_client *client;
+    nerve_event *reply;
+    const uint8_t *data;
+    size_t len;
+    CHECK(nerve_server_new(argv[1], 0, 1, add, NULL, &server));
+    CHECK(nerve_client_new(argv[2], 0, &client));
+    CHECK(nerve_client_wait_for_server(client, 30000));
+    CHECK(nerve_client_call_bytes(client, NULL, (const uint8_t *)"hello", 5, 30000, &reply));
+    CHECK(nerve_event_bytes(reply, &data, &len));
+    printf("%.*s\n", (int)len, (const char *)data);
+    fflush(stdout);
+    nerve_event_free(reply);
+    nerve_client_free(client);
+    while (getchar() != EOF) {
+    }
+    nerve_server_free(server);
+    return 0;
+}
+"""
+
+
+def test_c_server_called_from_python_and_c_client_calling_python(tmp_path):
+    program = build_c(tmp_path, "service_peer", SERVICE_PEER)
+    c_name, py_name = unique_topic("c_add").replace("/", "_"), unique_topic("py_upper").replace("/", "_")
+    upper = nerve.Service(py_name, lambda request: bytes(request["value"].to_numpy()).upper())
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    proc = subprocess.Popen([str(program), c_name, py_name], text=True, **pipes)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "HELLO\n"  # C called Python
+        client = nerve.Client(c_name)
+        assert client.wait_for_server(timeout=WAIT), "the C server never came"
+        reply = client.call(np.array([1, 2, 3], dtype=np.int64), timeout=WAIT)
+        assert list(reply["value"].to_numpy().view(np.int64)) == [6]
+        assert reply["metadata"]["from"] == "c"
+        with pytest.raises(nerve.ServiceError, match="nothing to add"):
+            client.call(np.array([], dtype=np.int64), timeout=WAIT)
+        _, err = proc.communicate(input="", timeout=WAIT)  # closing its input ends it
+        assert proc.returncode == 0, err
+    finally:
+        proc.kill()
+        upper.close()

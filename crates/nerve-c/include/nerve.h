@@ -84,7 +84,7 @@ typedef enum nerve_event_type {
 typedef enum nerve_status {
   // Done.
   NERVE_STATUS_OK = 0,
-  // The timeout passed before an event, a message or a subscriber came.
+  // The timeout passed before an event, a message, a subscriber, a server or a reply came.
   NERVE_STATUS_TIMEOUT = 1,
   // The node's event stream has ended: a STOP was delivered, or every input closed.
   NERVE_STATUS_END = 2,
@@ -104,7 +104,7 @@ typedef enum nerve_status {
   NERVE_STATUS_WRONG_TYPE = -6,
   // A message larger than the run (`nerve run --max-message`) or the publisher allows.
   NERVE_STATUS_TOO_LARGE = -7,
-  // No metadata parameter of that key.
+  // Nothing of that name: no metadata parameter of that key, no server of that service.
   NERVE_STATUS_NOT_FOUND = -8,
   // The caller's buffer is too small; the length needed was written.
   NERVE_STATUS_BUFFER_TOO_SMALL = -9,
@@ -115,7 +115,16 @@ typedef enum nerve_status {
   NERVE_STATUS_RUNTIME = -11,
   // A bug in nerve (a Rust panic), caught before it could cross into C.
   NERVE_STATUS_INTERNAL = -12,
+  // Refused by the code that decides: a service's handler failed the request. The message
+  // holds its reason.
+  NERVE_STATUS_REFUSED = -13,
 } nerve_status;
+
+// A client of one service (opaque).
+//
+// Thread-safety: every function taking a `nerve_client` may be called from any thread at once
+// (calls run side by side), except `nerve_client_free`.
+typedef struct nerve_client nerve_client;
 
 // One event of a node, or one message of a topic or a service (opaque), read alike. Its value
 // views shared memory in place.
@@ -136,6 +145,11 @@ typedef struct nerve_node nerve_node;
 // once, except `nerve_publisher_free`.
 typedef struct nerve_publisher nerve_publisher;
 
+// The reply a server's handler is filling (opaque), lent to the handler for its call.
+//
+// Thread-safety: the handler's thread alone.
+typedef struct nerve_reply nerve_reply;
+
 // Bytes of shared memory lent by one output of a node or by a publisher (opaque): written in
 // place, then sent with `nerve_node_send_sample` or `nerve_publisher_send_sample`, so readers
 // see the very bytes written, never a copy.
@@ -143,12 +157,29 @@ typedef struct nerve_publisher nerve_publisher;
 // Thread-safety: one thread at a time.
 typedef struct nerve_sample nerve_sample;
 
+// A server of one service (opaque); it answers until freed.
+//
+// Thread-safety: `nerve_server_free` only, by one thread.
+typedef struct nerve_server nerve_server;
+
 // A topic subscriber (opaque): read with `nerve_subscriber_recv`, or handing its messages to a
 // callback.
 //
 // Thread-safety: every function taking a `nerve_subscriber` may be called from any thread at
 // once, except `nerve_subscriber_free`.
 typedef struct nerve_subscriber nerve_subscriber;
+
+// How a C handler answers each request of a server.
+//
+// `request` is a borrowed INPUT event whose input id is the service, valid during the call
+// only, not to be freed (`nerve_event_arrow` exports its value to keep). The handler answers
+// through `reply`, also valid during the call only: `nerve_reply_bytes`, `nerve_reply_arrow`,
+// or `nerve_reply_error` to fail the request with a reason; a handler that sets none replies
+// with no value. `user_data` is what was given with the handler. It runs on the server's
+// threads and must not throw or `longjmp` out.
+typedef void (*nerve_service_handler)(const struct nerve_event *request,
+                                      struct nerve_reply *reply,
+                                      void *user_data);
 
 // How a publisher is set up; `nerve_publisher_options_default()` gives the defaults.
 typedef struct nerve_publisher_options {
@@ -463,6 +494,159 @@ int nerve_node_send_sample(const struct nerve_node *node, struct nerve_sample *s
 // # Safety
 // `sample` is NULL or a live handle no other thread uses.
 int nerve_sample_free(struct nerve_sample *sample);
+
+// A client of service `service` in domain `domain` (0 unless groups of endpoints are kept
+// apart).
+//
+// On success `*client` is a new handle owned by the caller, to be freed with
+// `nerve_client_free`. Fails with `NERVE_STATUS_INVALID_ARGUMENT` for a name nerve does not
+// accept, `NERVE_STATUS_RUNTIME` when the network session cannot be set up.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `service` is a NUL-terminated string; `client` is valid for writing a pointer.
+int nerve_client_new(const char *service, uint32_t domain, struct nerve_client **client);
+
+// Frees a client; NULL is allowed and does nothing. Replies received stay valid until freed.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `client` is NULL or a live handle no other thread uses.
+int nerve_client_free(struct nerve_client *client);
+
+// The number of servers of the client's service reachable now, in `*count`.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `client` is a live handle no other thread frees meanwhile; `count` is valid for writes.
+int nerve_client_server_count(const struct nerve_client *client, size_t *count);
+
+// Waits at most `timeout_ms` milliseconds (0 or more) until a server of the service is
+// reachable: `NERVE_STATUS_OK` once one is, `NERVE_STATUS_TIMEOUT` if none is in time. Woken
+// when a server appears, it never polls.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `client` is a live handle no other thread frees meanwhile.
+int nerve_client_wait_for_server(const struct nerve_client *client, int64_t timeout_ms);
+
+// Calls the service with `len` bytes (an Arrow `UInt8` array) and `parameters_json` (a JSON
+// object's text, or NULL) and waits at most `timeout_ms` milliseconds (0 or more) for the
+// reply. A call never waits longer, whatever the server does.
+//
+// On success `*reply` is a new INPUT event owned by the caller (free it with
+// `nerve_event_free`), whose input id is the service. Else `*reply` is NULL and the status says
+// why: `NERVE_STATUS_TIMEOUT` (no reply in time; `nerve_last_error()` says so),
+// `NERVE_STATUS_NOT_FOUND` (no server of that name), `NERVE_STATUS_REFUSED` (the server's
+// handler failed the request; the message holds its reason), `NERVE_STATUS_RUNTIME` (the server
+// went away mid-call), `NERVE_STATUS_INVALID_ARGUMENT`.
+//
+// Ownership: the caller keeps `data`. Thread-safety: any thread.
+//
+// # Safety
+// `client` is a live handle no other thread frees meanwhile; `parameters_json` is NULL or a
+// NUL-terminated string; `data` points to `len` readable bytes (or is NULL with `len` 0);
+// `reply` is valid for writing a pointer.
+int nerve_client_call_bytes(const struct nerve_client *client,
+                            const char *parameters_json,
+                            const uint8_t *data,
+                            size_t len,
+                            int64_t timeout_ms,
+                            struct nerve_event **reply);
+
+// Calls the service with an Arrow array given through the Arrow C data interface, as
+// `nerve_client_call_bytes` does with bytes.
+//
+// Ownership: `array` is moved into nerve, sent or not (its `release` is NULL afterwards);
+// `schema` stays the caller's. Fails as `nerve_client_call_bytes`, and with
+// `NERVE_STATUS_INVALID_ARGUMENT` for an array or schema the C data interface does not allow.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_client_call_bytes`; `array` and `schema` point to valid, not yet released C data
+// interface structs.
+int nerve_client_call_arrow(const struct nerve_client *client,
+                            const char *parameters_json,
+                            struct ArrowArray *array,
+                            const struct ArrowSchema *schema,
+                            int64_t timeout_ms,
+                            struct nerve_event **reply);
+
+// Serves service `service` in domain `domain` with `handler`, run with `user_data` on
+// `workers` threads of nerve's (`nerve-srv-<service>-<i>`; at least 1), so that up to that many
+// requests are answered at once; more wait their turn.
+//
+// On success `*server` is a new handle owned by the caller; `nerve_server_free` stops serving.
+// Fails with `NERVE_STATUS_NULL_ARGUMENT` for a NULL handler, `NERVE_STATUS_INVALID_ARGUMENT`
+// for a name nerve does not accept or 0 workers, `NERVE_STATUS_RUNTIME` when the network
+// session cannot be set up.
+//
+// Thread-safety: any thread; `user_data` must be usable from the server's threads, and valid
+// until the server is freed and its calls under way have returned.
+//
+// # Safety
+// `service` is a NUL-terminated string; `handler` is NULL or a function of that signature;
+// `server` is valid for writing a pointer.
+int nerve_server_new(const char *service,
+                     uint32_t domain,
+                     size_t workers,
+                     nerve_service_handler handler,
+                     void *user_data,
+                     struct nerve_server **server);
+
+// Stops serving and frees the handle; NULL is allowed and does nothing. Requests already taken
+// are still answered, on the server's threads.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `server` is NULL or a live handle no other thread uses.
+int nerve_server_free(struct nerve_server *server);
+
+// Answers the request with `len` bytes (an Arrow `UInt8` array) and `parameters_json` (a JSON
+// object's text, or NULL), replacing what the handler set before. Fails with
+// `NERVE_STATUS_INVALID_HANDLE` outside the handler's call.
+//
+// Ownership: the bytes are copied; the caller keeps `data`. Thread-safety: the handler's thread.
+//
+// # Safety
+// `reply` is the handler's; `parameters_json` is NULL or a NUL-terminated string; `data` points
+// to `len` readable bytes (or is NULL with `len` 0).
+int nerve_reply_bytes(struct nerve_reply *reply,
+                      const char *parameters_json,
+                      const uint8_t *data,
+                      size_t len);
+
+// Answers the request with an Arrow array given through the Arrow C data interface, and
+// `parameters_json`, replacing what the handler set before.
+//
+// Ownership: `array` is moved into nerve, used or not (its `release` is NULL afterwards);
+// `schema` stays the caller's. Fails with `NERVE_STATUS_INVALID_ARGUMENT` for an array or
+// schema the C data interface does not allow.
+//
+// Thread-safety: the handler's thread.
+//
+// # Safety
+// `reply` is the handler's; `parameters_json` is NULL or a NUL-terminated string; `array` and
+// `schema` point to valid, not yet released C data interface structs.
+int nerve_reply_arrow(struct nerve_reply *reply,
+                      const char *parameters_json,
+                      struct ArrowArray *array,
+                      const struct ArrowSchema *schema);
+
+// Fails the request: the caller's `nerve_client_call_*` returns `NERVE_STATUS_REFUSED` with
+// `reason` in its message. Replaces what the handler set before.
+//
+// Ownership: `reason` is copied. Thread-safety: the handler's thread.
+//
+// # Safety
+// `reply` is the handler's; `reason` is a NUL-terminated string.
+int nerve_reply_error(struct nerve_reply *reply, const char *reason);
 
 // The default publisher options: domain 0, network scope, 1 GiB messages, not latched.
 //

@@ -6,6 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use nerve_node::NodeError;
 use nerve_topic::TopicError;
+use nerve_topic::service::ServiceError;
 
 /// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome
 /// that is no failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a
@@ -15,7 +16,7 @@ use nerve_topic::TopicError;
 pub enum NerveStatus {
     /// Done.
     Ok = 0,
-    /// The timeout passed before an event, a message or a subscriber came.
+    /// The timeout passed before an event, a message, a subscriber, a server or a reply came.
     Timeout = 1,
     /// The node's event stream has ended: a STOP was delivered, or every input closed.
     End = 2,
@@ -35,7 +36,7 @@ pub enum NerveStatus {
     WrongType = -6,
     /// A message larger than the run (`nerve run --max-message`) or the publisher allows.
     TooLarge = -7,
-    /// No metadata parameter of that key.
+    /// Nothing of that name: no metadata parameter of that key, no server of that service.
     NotFound = -8,
     /// The caller's buffer is too small; the length needed was written.
     BufferTooSmall = -9,
@@ -46,6 +47,9 @@ pub enum NerveStatus {
     Runtime = -11,
     /// A bug in nerve (a Rust panic), caught before it could cross into C.
     Internal = -12,
+    /// Refused by the code that decides: a service's handler failed the request. The message
+    /// holds its reason.
+    Refused = -13,
 }
 
 /// A failed call: its status and why.
@@ -104,6 +108,9 @@ pub(crate) enum ApiError {
     /// A failure of the topic API.
     #[error(transparent)]
     Topic(#[from] TopicError),
+    /// A failed service call.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
     /// A call made on a handle that cannot do it (`recv` on a subscriber with a callback).
     #[error("{0}")]
     Unsupported(&'static str),
@@ -128,7 +135,14 @@ impl ApiError {
                 NodeError::NotStartedByNerve { .. } => NerveStatus::NotStartedByNerve,
                 _ => NerveStatus::Runtime,
             },
-            Self::Topic(e) => topic_status(e),
+            Self::Topic(e) | Self::Service(ServiceError::Setup(e)) => topic_status(e),
+            Self::Service(e) => match e {
+                ServiceError::NoServer { .. } => NerveStatus::NotFound,
+                ServiceError::Timeout { .. } => NerveStatus::Timeout,
+                ServiceError::Failed { .. } => NerveStatus::Refused,
+                ServiceError::Malformed { .. } => NerveStatus::InvalidArgument,
+                ServiceError::Setup(_) | ServiceError::ServerGone { .. } => NerveStatus::Runtime,
+            },
         }
     }
 }
@@ -193,6 +207,7 @@ pub extern "C" fn nerve_status_name(status: c_int) -> *const c_char {
         -10 => b"NERVE_STATUS_NOT_STARTED_BY_NERVE\0",
         -11 => b"NERVE_STATUS_RUNTIME\0",
         -12 => b"NERVE_STATUS_INTERNAL\0",
+        -13 => b"NERVE_STATUS_REFUSED\0",
         _ => b"unknown status\0",
     };
     name.as_ptr().cast()

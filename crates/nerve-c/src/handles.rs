@@ -19,6 +19,9 @@ pub(crate) enum Kind {
     Sample,
     Publisher,
     Subscriber,
+    Client,
+    Server,
+    Reply,
 }
 
 impl Kind {
@@ -29,6 +32,9 @@ impl Kind {
             Self::Sample => "nerve_sample",
             Self::Publisher => "nerve_publisher",
             Self::Subscriber => "nerve_subscriber",
+            Self::Client => "nerve_client",
+            Self::Server => "nerve_server",
+            Self::Reply => "nerve_reply",
         }
     }
 }

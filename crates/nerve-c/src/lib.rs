@@ -40,4 +40,5 @@ pub mod event;
 mod handles;
 pub mod node;
 pub mod sample;
+pub mod service;
 pub mod topic;

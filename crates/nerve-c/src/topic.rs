@@ -116,7 +116,7 @@ unsafe fn or_default<T: Copy>(ptr: *const T, default: T) -> T {
 }
 
 /// The C form of an endpoint's name, as events show it.
-fn c_name(name: &str) -> Arc<CStr> {
+pub(crate) fn c_name(name: &str) -> Arc<CStr> {
     // Canonical topic and service names have no NUL (`nerve_topic::name` refuses it).
     CString::new(name).unwrap_or_default().into()
 }
