@@ -115,8 +115,8 @@ typedef enum nerve_status {
   NERVE_STATUS_RUNTIME = -11,
   // A bug in nerve (a Rust panic), caught before it could cross into C.
   NERVE_STATUS_INTERNAL = -12,
-  // Refused by the code that decides: a service's handler failed the request. The message
-  // holds its reason.
+  // Refused by what decides: a service's handler failed the request (the message holds its
+  // reason), or the run keeps real time and takes no simulated time.
   NERVE_STATUS_REFUSED = -13,
 } nerve_status;
 
@@ -220,6 +220,53 @@ typedef void (*nerve_message_callback)(const struct nerve_event *event, void *us
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Now on the node's clock, in nanoseconds, in `*ns`: since the Unix epoch on the wall clock, or
+// the run's simulated time under `nerve run --sim-time` (and the recording's in a replay).
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `ns` is valid for writes.
+int nerve_node_now_ns(const struct nerve_node *node, uint64_t *ns);
+
+// Whether the node's clock is the run's simulated time (`nerve run --sim-time`), in `*simulated`.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `simulated` is valid for writes.
+int nerve_node_sim_time(const struct nerve_node *node, bool *simulated);
+
+// Sets the run's simulated time to `ns`: every node's clock and timers follow. Fails with
+// `NERVE_STATUS_REFUSED` in a run that keeps real time (start it with `nerve run --sim-time`).
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile.
+int nerve_node_set_sim_time(const struct nerve_node *node, uint64_t ns);
+
+// Adds a timer to the node's events: every `period_ns` nanoseconds on the node's clock, an
+// INPUT event with input id `id` and no value, as a `timer/...` input of the dataflow gives. A
+// tick missed while the node was busy is skipped, not made up. The timer lasts as long as the
+// node.
+//
+// Fails with `NERVE_STATUS_INVALID_ARGUMENT` when an input or timer of the node already has the
+// id.
+//
+// Thread-safety: any thread; it waits for a `nerve_node_next_event` under way on another
+// thread to return.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `id` is a NUL-terminated string.
+int nerve_node_add_timer(const struct nerve_node *node, const char *id, uint64_t period_ns);
+
+// `CLOCK_MONOTONIC` in nanoseconds: the clock of message stamps (`nerve_event_timestamp`),
+// comparable across the processes of a host, for measuring latency. Needs no node.
+//
+// Thread-safety: any thread.
+uint64_t nerve_monotonic_ns(void);
 
 // The message of the last call that failed on the calling thread, naming the function and the
 // problem; an empty string when none has failed. A successful call leaves it as it is.

@@ -47,8 +47,8 @@ pub enum NerveStatus {
     Runtime = -11,
     /// A bug in nerve (a Rust panic), caught before it could cross into C.
     Internal = -12,
-    /// Refused by the code that decides: a service's handler failed the request. The message
-    /// holds its reason.
+    /// Refused by what decides: a service's handler failed the request (the message holds its
+    /// reason), or the run keeps real time and takes no simulated time.
     Refused = -13,
 }
 
@@ -133,6 +133,8 @@ impl ApiError {
                 NodeError::WrongType { .. } => NerveStatus::WrongType,
                 NodeError::TooLarge { .. } => NerveStatus::TooLarge,
                 NodeError::NotStartedByNerve { .. } => NerveStatus::NotStartedByNerve,
+                NodeError::NotSimTime => NerveStatus::Refused,
+                NodeError::TimerId { .. } => NerveStatus::InvalidArgument,
                 _ => NerveStatus::Runtime,
             },
             Self::Topic(e) | Self::Service(ServiceError::Setup(e)) => topic_status(e),

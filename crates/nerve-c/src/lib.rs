@@ -34,6 +34,7 @@
 //! crash.
 
 mod args;
+pub mod clock;
 pub mod dora;
 pub mod error;
 pub mod event;

@@ -63,6 +63,14 @@ impl NerveNode {
     }
 }
 
+impl NerveNode {
+    /// Adds a timer to the node's events (waiting for a `next` under way to return).
+    pub(crate) fn add_timer(&self, id: &str, period: Duration) -> Result<(), nerve_node::NodeError> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner).stream.add_timer(id, period)?;
+        Ok(())
+    }
+}
+
 /// Sends what nerve logs to standard error (warnings, unless `NERVE_LOG` says otherwise), as the
 /// Python package does: else a refused link or a skipped message would reach no one.
 fn init_logging() {
