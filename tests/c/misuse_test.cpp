@@ -4,37 +4,13 @@
 // does not instrument, so what keeps it from reading a freed handle is its registry of live ones.
 //
 // Standalone.* run as a plain program; InNode.* run as a node of dataflows/misuse.yml (a
-// feeder sends one message, then ends; the run's message limit is 4096 bytes), in order.
-#include <gtest/gtest.h>
-#include <nerve.h>
+// feeder sends one message, then ends; the run's message limit is 4096 bytes), in order; Clock.*
+// as the node of dataflows/sim_time.yml, under nerve run --sim-time.
 #include <node_api.h>
 
-#include <cstdint>
-#include <cstdlib>
-#include <string>
-#include <vector>
+#include "common.h"
 
 namespace {
-
-std::string last_error() { return nerve_last_error(); }
-
-// A pointer to memory that was freed, as a handle the caller already freed is: nerve must
-// refuse it by its registry, without reading through it.
-template <typename T>
-T *freed_pointer() {
-    void *block = std::malloc(64);
-    auto address = reinterpret_cast<std::uintptr_t>(block);
-    std::free(block);
-    return reinterpret_cast<T *>(address);
-}
-
-#define EXPECT_STATUS(call, status, ...)                                         \
-    do {                                                                         \
-        EXPECT_EQ((call), (status)) << nerve_status_name(call) << ": " << last_error(); \
-        for (const char *part : std::vector<const char *>{__VA_ARGS__})           \
-            EXPECT_NE(last_error().find(part), std::string::npos)                \
-                << "`" << part << "` not in: " << last_error();                 \
-    } while (0)
 
 TEST(Standalone, InitOutsideNerveSaysHowToRun) {
     unsetenv("NERVE_SOCKET");
@@ -233,6 +209,19 @@ TEST(InNode, BadArrowIsRefusedAndReleased) {
     schema.release(&schema);
 }
 
+TEST(InNode, ClockKeepsRealTime) {
+    uint64_t now = 0, monotonic = nerve_monotonic_ns();
+    bool simulated = true;
+    ASSERT_OK(nerve_node_now_ns(node, &now));
+    EXPECT_GT(now, 1600000000ull * 1000000000ull) << "the wall clock, in ns since the Unix epoch";
+    ASSERT_OK(nerve_node_sim_time(node, &simulated));
+    EXPECT_FALSE(simulated);
+    EXPECT_STATUS(nerve_node_set_sim_time(node, 5), NERVE_STATUS_REFUSED, "nerve_node_set_sim_time", "--sim-time");
+    EXPECT_GE(nerve_monotonic_ns(), monotonic);
+    EXPECT_STATUS(nerve_node_now_ns(nullptr, &now), NERVE_STATUS_NULL_ARGUMENT, "`node` is NULL");
+    EXPECT_STATUS(nerve_node_add_timer(node, "in", 1000), NERVE_STATUS_INVALID_ARGUMENT, "nerve_node_add_timer", "`in`");
+}
+
 TEST(InNode, InputClosedThenEnd) {
     nerve_event *event = next_of_type(NERVE_EVENT_TYPE_INPUT_CLOSED);
     ASSERT_NE(event, nullptr);
@@ -245,6 +234,29 @@ TEST(InNode, InputClosedThenEnd) {
     EXPECT_EQ(nerve_node_next_event(node, -1, &event), NERVE_STATUS_END);
     EXPECT_EQ(event, nullptr);
     EXPECT_EQ(nerve_node_next_event(node, 0, &event), NERVE_STATUS_END);
+}
+
+// --- a node of dataflows/sim_time.yml, run with --sim-time: Clock.* ---
+
+TEST(Clock, SimulatedTimeDrivesTheClockAndTimers) {
+    nerve_node *sim;
+    ASSERT_OK(nerve_node_init_from_env(&sim));
+    bool simulated = false;
+    ASSERT_OK(nerve_node_sim_time(sim, &simulated));
+    EXPECT_TRUE(simulated);
+    ASSERT_OK(nerve_node_add_timer(sim, "tick", 1000000000));
+    EXPECT_STATUS(nerve_node_add_timer(sim, "tick", 5), NERVE_STATUS_INVALID_ARGUMENT, "tick");
+    ASSERT_OK(nerve_node_set_sim_time(sim, 5000000000));
+    uint64_t now = 0;
+    ASSERT_OK(nerve_node_now_ns(sim, &now));
+    EXPECT_EQ(now, 5000000000u);
+    nerve_event *event;
+    ASSERT_OK(nerve_node_next_event(sim, 30000, &event));  // the timer, due at 1 s, is past
+    const char *id;
+    ASSERT_OK(nerve_event_input_id(event, &id));
+    EXPECT_STREQ(id, "tick");
+    nerve_event_free(event);
+    ASSERT_OK(nerve_node_free(sim));
 }
 
 TEST(InNode, FreedNodeIsRefused) {

@@ -5,6 +5,8 @@ use std::ffi::{CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use nerve_node::NodeError;
+use nerve_topic::TopicError;
+use nerve_topic::service::ServiceError;
 
 /// What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome
 /// that is no failure (`NERVE_STATUS_TIMEOUT`, `NERVE_STATUS_END`), or a negative code for a
@@ -14,7 +16,7 @@ use nerve_node::NodeError;
 pub enum NerveStatus {
     /// Done.
     Ok = 0,
-    /// The timeout passed before an event came.
+    /// The timeout passed before an event, a message, a subscriber, a server or a reply came.
     Timeout = 1,
     /// The node's event stream has ended: a STOP was delivered, or every input closed.
     End = 2,
@@ -23,7 +25,8 @@ pub enum NerveStatus {
     /// A handle that is not live: freed, used up (a sample already sent), or of another kind.
     InvalidHandle = -2,
     /// An argument with a wrong value: text that is not UTF-8, parameters that are not a JSON
-    /// object, an Arrow array that does not match its schema.
+    /// object, an Arrow array that does not match its schema, a topic name nerve does not
+    /// accept.
     InvalidArgument = -3,
     /// The event has no such field (the input id of a STOP event).
     WrongEvent = -4,
@@ -31,18 +34,22 @@ pub enum NerveStatus {
     UnknownOutput = -5,
     /// A value of another type than the one asked for or declared.
     WrongType = -6,
-    /// A message larger than the run allows (`nerve run --max-message`).
+    /// A message larger than the run (`nerve run --max-message`) or the publisher allows.
     TooLarge = -7,
-    /// No metadata parameter of that key.
+    /// Nothing of that name: no metadata parameter of that key, no server of that service.
     NotFound = -8,
     /// The caller's buffer is too small; the length needed was written.
     BufferTooSmall = -9,
     /// The process was not started by `nerve run`, and no node id was given.
     NotStartedByNerve = -10,
-    /// The runtime could not be reached, refused the node, or the link to it failed.
+    /// The runtime could not be reached, refused the node, or the link to it failed; or the
+    /// transport of topics (its registry, shared memory or network session) failed.
     Runtime = -11,
     /// A bug in nerve (a Rust panic), caught before it could cross into C.
     Internal = -12,
+    /// Refused by what decides: a service's handler failed the request (the message holds its
+    /// reason), or the run keeps real time and takes no simulated time.
+    Refused = -13,
 }
 
 /// A failed call: its status and why.
@@ -56,7 +63,7 @@ pub(crate) enum ApiError {
     InvalidHandle {
         /// The argument.
         arg: &'static str,
-        /// `nerve_node`, `nerve_event` or `nerve_sample`.
+        /// The handle type: `nerve_node`, `nerve_event`, `nerve_publisher`, ...
         kind: &'static str,
     },
     /// An argument of a wrong value.
@@ -98,6 +105,15 @@ pub(crate) enum ApiError {
     /// An Arrow array or schema that cannot be imported or exported.
     #[error("Arrow C data interface: {0}")]
     Arrow(#[from] arrow_schema::ArrowError),
+    /// A failure of the topic API.
+    #[error(transparent)]
+    Topic(#[from] TopicError),
+    /// A failed service call.
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    /// A call made on a handle that cannot do it (`recv` on a subscriber with a callback).
+    #[error("{0}")]
+    Unsupported(&'static str),
 }
 
 impl ApiError {
@@ -105,7 +121,9 @@ impl ApiError {
         match self {
             Self::Null(_) => NerveStatus::NullArgument,
             Self::InvalidHandle { .. } => NerveStatus::InvalidHandle,
-            Self::InvalidArgument { .. } | Self::Send(_) | Self::Arrow(_) => NerveStatus::InvalidArgument,
+            Self::InvalidArgument { .. } | Self::Send(_) | Self::Arrow(_) | Self::Unsupported(_) => {
+                NerveStatus::InvalidArgument
+            }
             Self::WrongEvent { .. } => NerveStatus::WrongEvent,
             Self::WrongType(_) => NerveStatus::WrongType,
             Self::NotFound(_) => NerveStatus::NotFound,
@@ -115,9 +133,32 @@ impl ApiError {
                 NodeError::WrongType { .. } => NerveStatus::WrongType,
                 NodeError::TooLarge { .. } => NerveStatus::TooLarge,
                 NodeError::NotStartedByNerve { .. } => NerveStatus::NotStartedByNerve,
+                NodeError::NotSimTime => NerveStatus::Refused,
+                NodeError::TimerId { .. } => NerveStatus::InvalidArgument,
                 _ => NerveStatus::Runtime,
             },
+            Self::Topic(e) | Self::Service(ServiceError::Setup(e)) => topic_status(e),
+            Self::Service(e) => match e {
+                ServiceError::NoServer { .. } => NerveStatus::NotFound,
+                ServiceError::Timeout { .. } => NerveStatus::Timeout,
+                ServiceError::Failed { .. } => NerveStatus::Refused,
+                ServiceError::Malformed { .. } => NerveStatus::InvalidArgument,
+                ServiceError::Setup(_) | ServiceError::ServerGone { .. } => NerveStatus::Runtime,
+            },
         }
+    }
+}
+
+fn topic_status(e: &TopicError) -> NerveStatus {
+    match e {
+        TopicError::TooLarge { .. } => NerveStatus::TooLarge,
+        TopicError::BadName { .. }
+        | TopicError::BadScope(_)
+        | TopicError::BadQueueSize(_)
+        | TopicError::BadWorkers(_)
+        | TopicError::BadOption { .. }
+        | TopicError::BadAddress { .. } => NerveStatus::InvalidArgument,
+        _ => NerveStatus::Runtime,
     }
 }
 
@@ -168,6 +209,7 @@ pub extern "C" fn nerve_status_name(status: c_int) -> *const c_char {
         -10 => b"NERVE_STATUS_NOT_STARTED_BY_NERVE\0",
         -11 => b"NERVE_STATUS_RUNTIME\0",
         -12 => b"NERVE_STATUS_INTERNAL\0",
+        -13 => b"NERVE_STATUS_REFUSED\0",
         _ => b"unknown status\0",
     };
     name.as_ptr().cast()

@@ -8,7 +8,7 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_schema::DataType;
 use nerve_node::Message;
 
-use crate::args::{out, text};
+use crate::args::{out, text, write_text};
 use crate::error::{ApiError, NerveStatus, guard};
 use crate::handles::{self, Kind};
 
@@ -26,7 +26,8 @@ pub enum NerveEventType {
     Error = 4,
 }
 
-/// One event of a node (opaque). Its value views shared memory in place.
+/// One event of a node, or one message of a topic or a service (opaque), read alike. Its value
+/// views shared memory in place.
 ///
 /// Thread-safety: read-only; any number of threads may read one event at once, and free it
 /// once none does.
@@ -83,11 +84,23 @@ impl NerveEvent {
         }
     }
 
+    /// The value of an INPUT event.
+    fn value(&self) -> Result<&arrow_array::ArrayRef, ApiError> {
+        let message = self.message("value")?;
+        if message.object.is_some() {
+            // A Python publisher of this process hands its subscribers the object it sent.
+            return Err(ApiError::WrongType(format!(
+                "the value on `{}` is a Python object sent by a publisher of this process, not an Arrow array",
+                message.id
+            )));
+        }
+        Ok(&message.data)
+    }
+
     /// The value's bytes, when it is one buffer: a primitive array without nulls (its values,
     /// as laid out in memory) or a null array (no bytes).
     pub(crate) fn bytes(&self) -> Result<&[u8], ApiError> {
-        let message = self.message("value")?;
-        let data = &message.data;
+        let data = self.value()?;
         if *data.data_type() == DataType::Null {
             return Ok(&[]);
         }
@@ -112,7 +125,7 @@ impl NerveEvent {
         let bytes = values
             .get(range)
             .ok_or_else(|| ApiError::WrongType(format!("the value on input `{id}` is shorter than its length says")))?;
-        // SAFETY: `bytes` points into a buffer that `message.data` keeps alive (`to_data` made
+        // SAFETY: `bytes` points into a buffer that the message's `data` keeps alive (`to_data` made
         // only a second handle on it), so it lives as long as `self`.
         Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) })
     }
@@ -263,7 +276,7 @@ pub unsafe extern "C" fn nerve_event_arrow(
     unsafe {
         with_event("nerve_event_arrow", event, |e| {
             let (array, schema) = (out(array, "array")?, out(schema, "schema")?);
-            let data = e.message("value")?.data.to_data();
+            let data = e.value()?.to_data();
             schema.write(FFI_ArrowSchema::try_from(data.data_type())?);
             array.write(FFI_ArrowArray::new(&data));
             Ok(())
@@ -392,19 +405,7 @@ pub unsafe extern "C" fn nerve_event_parameter_json(
 ) -> c_int {
     // SAFETY: as the caller promises.
     unsafe {
-        with_parameter("nerve_event_parameter_json", event, key, |v| {
-            let json = v.to_string();
-            out(len, "len")?.write(json.len());
-            if json.len() >= capacity {
-                return Err(ApiError::BufferTooSmall { capacity, needed: json.len() + 1 });
-            }
-            // SAFETY: `buffer` holds `capacity` > `json.len()` bytes, by the caller's contract
-            // (and so is not NULL).
-            let buffer = std::slice::from_raw_parts_mut(buffer.cast::<u8>(), capacity);
-            buffer[..json.len()].copy_from_slice(json.as_bytes());
-            buffer[json.len()] = 0;
-            Ok(())
-        })
+        with_parameter("nerve_event_parameter_json", event, key, |v| write_text(&v.to_string(), buffer, capacity, len))
     }
 }
 
@@ -417,11 +418,6 @@ pub unsafe extern "C" fn nerve_event_parameter_json(
 /// `event` is NULL or a live handle no other thread uses.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nerve_event_free(event: *mut NerveEvent) -> c_int {
-    guard("nerve_event_free", || {
-        if !event.is_null() {
-            // SAFETY: live (checked), and no one else uses it.
-            drop(unsafe { handles::take(event, Kind::Event, "event") }?);
-        }
-        Ok(NerveStatus::Ok)
-    })
+    // SAFETY: as the caller promises.
+    unsafe { handles::free("nerve_event_free", event, Kind::Event, "event") }
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, NerveStatus, guard};
 
 /// What a live handle is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +17,11 @@ pub(crate) enum Kind {
     Node,
     Event,
     Sample,
+    Publisher,
+    Subscriber,
+    Client,
+    Server,
+    Reply,
 }
 
 impl Kind {
@@ -25,6 +30,11 @@ impl Kind {
             Self::Node => "nerve_node",
             Self::Event => "nerve_event",
             Self::Sample => "nerve_sample",
+            Self::Publisher => "nerve_publisher",
+            Self::Subscriber => "nerve_subscriber",
+            Self::Client => "nerve_client",
+            Self::Server => "nerve_server",
+            Self::Reply => "nerve_reply",
         }
     }
 }
@@ -76,6 +86,17 @@ pub(crate) unsafe fn get_mut<'a, T>(ptr: *mut T, kind: Kind, arg: &'static str) 
     Ok(unsafe { &mut *ptr })
 }
 
+/// Lends `value` to C as a live handle of `kind` for the length of `call` (a callback's
+/// argument), then takes it back; `None` when the callback freed it meanwhile, against its
+/// contract.
+pub(crate) fn lend<T, R>(value: T, kind: Kind, call: impl FnOnce(*mut T) -> R) -> (R, Option<T>) {
+    let ptr = give(value, kind);
+    let result = call(ptr);
+    // SAFETY: given above; the callback that used it has returned.
+    let back = unsafe { take(ptr, kind, "lent handle") }.ok().map(|b| *b);
+    (result, back)
+}
+
 /// Takes back live handle `ptr` of `kind`: it is no longer live.
 ///
 /// # Safety
@@ -94,6 +115,20 @@ pub(crate) unsafe fn take<T>(ptr: *mut T, kind: Kind, arg: &'static str) -> Resu
         }
         _ => Err(ApiError::InvalidHandle { arg, kind: kind.name() }),
     }
+}
+
+/// The body of every `nerve_*_free`: frees live handle `ptr` of `kind`; NULL does nothing.
+///
+/// # Safety
+/// `ptr` is NULL or a handle no other thread uses any more.
+pub(crate) unsafe fn free<T>(function: &str, ptr: *mut T, kind: Kind, arg: &'static str) -> std::ffi::c_int {
+    guard(function, || {
+        if !ptr.is_null() {
+            // SAFETY: live (checked), and no one else uses it, by the caller's contract.
+            drop(unsafe { take(ptr, kind, arg) }?);
+        }
+        Ok(NerveStatus::Ok)
+    })
 }
 
 #[cfg(test)]

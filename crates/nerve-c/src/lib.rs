@@ -25,15 +25,21 @@
 //! nerve_node_free(node);
 //! ```
 //!
+//! Topics (`nerve_publisher`, `nerve_subscriber`) need no dataflow: a message received is a
+//! `nerve_event` too, read with the same functions.
+//!
 //! Every entry point returns a status (`NERVE_STATUS_OK`, or a negative code whose message
 //! `nerve_last_error()` gives), checks each handle against the live ones before touching it,
 //! and catches a Rust panic before it reaches C: misuse gets a code and a message, never a
 //! crash.
 
 mod args;
+pub mod clock;
 pub mod dora;
 pub mod error;
 pub mod event;
 mod handles;
 pub mod node;
 pub mod sample;
+pub mod service;
+pub mod topic;

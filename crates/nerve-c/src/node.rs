@@ -4,13 +4,12 @@ use std::ffi::{CStr, CString, c_char, c_int};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema, from_ffi};
-use arrow_array::make_array;
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use nerve_node::{Event, EventStream, InputId, Next, Node};
 use rustc_hash::FxHashMap;
 
-use crate::args::{bytes, out, parameters, text};
-use crate::error::{ApiError, NerveStatus, guard};
+use crate::args::{arrow, bytes, out, parameters, text, timeout};
+use crate::error::{NerveStatus, guard};
 use crate::event::NerveEvent;
 use crate::handles::{self, Kind};
 
@@ -61,6 +60,14 @@ impl NerveNode {
             Event::Stop => NerveEvent::Stop,
             Event::Error(e) => NerveEvent::Error(CString::new(e.replace('\0', " ")).unwrap_or_default()),
         })
+    }
+}
+
+impl NerveNode {
+    /// Adds a timer to the node's events (waiting for a `next` under way to return).
+    pub(crate) fn add_timer(&self, id: &str, period: Duration) -> Result<(), nerve_node::NodeError> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner).stream.add_timer(id, period)?;
+        Ok(())
     }
 }
 
@@ -125,13 +132,8 @@ pub unsafe extern "C" fn nerve_node_init(id: *const c_char, node: *mut *mut Nerv
 /// `node` is NULL or a handle from `nerve_node_init*` that no other thread uses.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nerve_node_free(node: *mut NerveNode) -> c_int {
-    guard("nerve_node_free", || {
-        if !node.is_null() {
-            // SAFETY: live (checked), and no one else uses it, by the caller's contract.
-            drop(unsafe { handles::take(node, Kind::Node, "node") }?);
-        }
-        Ok(NerveStatus::Ok)
-    })
+    // SAFETY: as the caller promises.
+    unsafe { handles::free("nerve_node_free", node, Kind::Node, "node") }
 }
 
 /// Waits for the node's next event: at most `timeout_ms` milliseconds, or for as long as it
@@ -155,8 +157,7 @@ pub unsafe extern "C" fn nerve_node_next_event(
     guard("nerve_node_next_event", || {
         // SAFETY: as the caller promises.
         let (node, event) = unsafe { (handles::get(node, Kind::Node, "node")?, out(event, "event")?) };
-        let timeout = u64::try_from(timeout_ms).ok().map(Duration::from_millis);
-        match node.next(timeout) {
+        match node.next(timeout(timeout_ms)) {
             Ok(e) => {
                 event.write(handles::give(e, Kind::Event));
                 Ok(NerveStatus::Ok)
@@ -227,13 +228,8 @@ pub unsafe extern "C" fn nerve_node_send_arrow(
     schema: *const FFI_ArrowSchema,
 ) -> c_int {
     guard("nerve_node_send_arrow", || {
-        if array.is_null() {
-            return Err(ApiError::Null("array"));
-        }
-        // SAFETY: a valid ArrowArray, by the caller's contract; moved out, and the caller's
-        // struct marked released (an empty one has no release callback), so it is released
-        // exactly once, by nerve, whatever happens next.
-        let array = unsafe { std::ptr::replace(array, FFI_ArrowArray::empty()) };
+        // SAFETY: as the caller promises; taken first, so that it is released whatever fails.
+        let array = unsafe { arrow(array, schema) }?;
         // SAFETY: as the caller promises.
         let (node, output, params) = unsafe {
             (
@@ -242,13 +238,7 @@ pub unsafe extern "C" fn nerve_node_send_arrow(
                 parameters(parameters_json, "parameters_json")?,
             )
         };
-        if schema.is_null() {
-            return Err(ApiError::Null("schema"));
-        }
-        // SAFETY: a valid ArrowSchema, by the caller's contract, describing `array`.
-        let data = unsafe { from_ffi(array, &*schema) }?;
-        data.validate_full()?;
-        node.node.send_output(output, &params, &make_array(data))?;
+        node.node.send_output(output, &params, &array)?;
         Ok(NerveStatus::Ok)
     })
 }

@@ -1,16 +1,19 @@
-//! `nerve_sample`: a block of shared memory lent by an output, filled in place, then sent.
+//! `nerve_sample`: a block of shared memory lent by a node's output or a publisher, filled in
+//! place, then sent.
 
 use std::ffi::{c_char, c_int};
+use std::mem::MaybeUninit;
 
-use nerve_node::Sample;
+use nerve_node::{Sample, SendError};
 
 use crate::args::{out, parameters, text};
 use crate::error::{ApiError, NerveStatus, guard};
 use crate::handles::{self, Kind};
 use crate::node::NerveNode;
 
-/// Bytes of shared memory lent by one output of a node (opaque): written in place, then sent
-/// with `nerve_node_send_sample`, so readers see the very bytes written, never a copy.
+/// Bytes of shared memory lent by one output of a node or by a publisher (opaque): written in
+/// place, then sent with `nerve_node_send_sample` or `nerve_publisher_send_sample`, so readers
+/// see the very bytes written, never a copy.
 ///
 /// Thread-safety: one thread at a time.
 pub struct NerveSample {
@@ -47,10 +50,57 @@ pub unsafe extern "C" fn nerve_node_loan(
                 out(sample, "sample")?,
             )
         };
-        let lent = node.node.loan(output, &params, len)?;
-        sample.write(handles::give(NerveSample { sample: Some(lent) }, Kind::Sample));
+        lend(node.node.loan(output, &params, len)?, sample);
         Ok(NerveStatus::Ok)
     })
+}
+
+/// Hands block `lent` to C as a new sample handle, written to `sample`.
+pub(crate) fn lend(lent: Sample, sample: &mut MaybeUninit<*mut NerveSample>) {
+    sample.write(handles::give(NerveSample { sample: Some(lent) }, Kind::Sample));
+}
+
+/// What lends samples and sends them: a node's output or a publisher.
+pub(crate) trait Lender {
+    /// Sends `sample`, or hands it back unsent.
+    // The unsent sample comes back by value, as the Rust APIs bound here give it.
+    #[allow(clippy::result_large_err)]
+    fn send_sample(&self, sample: Sample) -> Result<(), SendError<Sample>>;
+}
+
+impl Lender for nerve_node::Node {
+    fn send_sample(&self, sample: Sample) -> Result<(), SendError<Sample>> {
+        nerve_node::Node::send_sample(self, sample)
+    }
+}
+
+impl Lender for nerve_topic::Publisher {
+    fn send_sample(&self, sample: Sample) -> Result<(), SendError<Sample>> {
+        nerve_topic::Publisher::send_sample(self, sample)
+    }
+}
+
+/// Sends the block of live sample `sample` through `lender`: on success the handle is used up;
+/// on failure the block goes back into it, unsent.
+///
+/// # Safety
+/// `sample` is NULL or a pointer no other thread uses meanwhile.
+pub(crate) unsafe fn send(sample: *mut NerveSample, lender: &impl Lender) -> Result<NerveStatus, ApiError> {
+    // SAFETY: as the caller promises.
+    let handle = unsafe { handles::get_mut(sample, Kind::Sample, "sample") }?;
+    let lent = handle.sample.take().ok_or(ApiError::InvalidHandle { arg: "sample", kind: "nerve_sample" })?;
+    match lender.send_sample(lent) {
+        Ok(()) => {
+            // SAFETY: live, and this thread's alone.
+            drop(unsafe { handles::take(sample, Kind::Sample, "sample") }?);
+            Ok(NerveStatus::Ok)
+        }
+        Err(e) => {
+            let message = e.to_string();
+            handle.sample = Some(e.into_inner());
+            Err(ApiError::Send(message))
+        }
+    }
 }
 
 /// The bytes of a sample, to fill: `*data` points to `*len` writable bytes (of shared memory),
@@ -77,7 +127,7 @@ pub unsafe extern "C" fn nerve_sample_data(sample: *mut NerveSample, data: *mut 
 /// handle is freed); on failure it stays the caller's, unsent.
 ///
 /// Fails with `NERVE_STATUS_INVALID_HANDLE` for a sample sent or freed already, and with
-/// `NERVE_STATUS_INVALID_ARGUMENT` for a sample another node lent.
+/// `NERVE_STATUS_INVALID_ARGUMENT` for a sample another node or a publisher lent.
 ///
 /// Thread-safety: any thread, one per sample.
 ///
@@ -87,21 +137,9 @@ pub unsafe extern "C" fn nerve_sample_data(sample: *mut NerveSample, data: *mut 
 pub unsafe extern "C" fn nerve_node_send_sample(node: *const NerveNode, sample: *mut NerveSample) -> c_int {
     guard("nerve_node_send_sample", || {
         // SAFETY: as the caller promises.
-        let (node, handle) =
-            unsafe { (handles::get(node, Kind::Node, "node")?, handles::get_mut(sample, Kind::Sample, "sample")?) };
-        let lent = handle.sample.take().ok_or(ApiError::InvalidHandle { arg: "sample", kind: "nerve_sample" })?;
-        match node.node.send_sample(lent) {
-            Ok(()) => {
-                // SAFETY: live, and this thread's alone.
-                drop(unsafe { handles::take(sample, Kind::Sample, "sample") }?);
-                Ok(NerveStatus::Ok)
-            }
-            Err(e) => {
-                let message = e.to_string();
-                handle.sample = Some(e.into_inner());
-                Err(ApiError::Send(message))
-            }
-        }
+        let node = unsafe { handles::get(node, Kind::Node, "node") }?;
+        // SAFETY: as the caller promises.
+        unsafe { send(sample, &node.node) }
     })
 }
 
@@ -113,11 +151,6 @@ pub unsafe extern "C" fn nerve_node_send_sample(node: *const NerveNode, sample: 
 /// `sample` is NULL or a live handle no other thread uses.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn nerve_sample_free(sample: *mut NerveSample) -> c_int {
-    guard("nerve_sample_free", || {
-        if !sample.is_null() {
-            // SAFETY: live (checked), and no one else uses it.
-            drop(unsafe { handles::take(sample, Kind::Sample, "sample") }?);
-        }
-        Ok(NerveStatus::Ok)
-    })
+    // SAFETY: as the caller promises.
+    unsafe { handles::free("nerve_sample_free", sample, Kind::Sample, "sample") }
 }
