@@ -130,7 +130,9 @@ def test_action_cli_lists_and_sends_goals(tmp_path, action_counter):
 
     try:
         listed = nerve("list")
-        assert listed.returncode == 0 and f"{name}  (host " in listed.stdout, listed.stdout + listed.stderr
+        rows = [line.split() for line in listed.stdout.splitlines()]
+        assert listed.returncode == 0 and rows[0] == ["ACTION", "RUN", "HOST"], listed.stdout + listed.stderr
+        assert [name, "-"] in [row[:2] for row in rows], listed.stdout
 
         done = nerve("send_goal", name, "3", "--type", "Int64", "--metadata", '{"step_ms": 10}')
         assert done.returncode == 0, done.stdout + done.stderr

@@ -583,3 +583,65 @@ def test_a_failure_with_on_failure_stop_all_stops_every_machines_nodes(cluster, 
     done = cluster.dataflow("failing")
     assert done["state"] == "failed" and "`on_failure: stop_all`" in done["error"], done
     assert not node_processes(tmp_path)
+
+
+# A run spanning machines is one run: its topic and its service reach its nodes on the other
+# machine with no `share:`, the run's name (its dataflow id, without --name) being the same on
+# every machine.
+SCOPED_SOURCE = """
+import os
+import nerve
+
+run = os.environ["NERVE_RUN"]
+server = nerve.Service("where", lambda request: [run])
+node = nerve.Node()
+for event in node:
+    if event["type"] == "INPUT":
+        node.send_output("count", [run])
+    elif event["type"] == "STOP":
+        break
+"""
+
+SCOPED_SINK = """
+import nerve
+
+node = nerve.Node()
+print("reply", nerve.Client("where").call(b"?", timeout=30)["value"][0].as_py(), flush=True)
+n = 0
+for event in node:
+    if event["type"] == "INPUT":
+        n += 1
+        if n == 20:
+            print("heard", event["value"][0].as_py(), flush=True)
+    elif event["type"] == "STOP":
+        break
+"""
+
+
+def test_a_run_over_two_hosts_meets_its_own_topics_and_services(cluster, tmp_path):
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - id: source
+            path: source.py
+            deploy: {machine: m0}
+            inputs: {tick: timer/millis/20}
+            outputs: [{id: count, topic: counts}]
+            services: {serve: [where]}
+          - id: sink
+            path: sink.py
+            deploy: {machine: m1}
+            inputs: {count: topic/counts}
+            services: {call: [where]}
+        """,
+        **{"source.py": SCOPED_SOURCE, "sink.py": SCOPED_SINK},
+    )
+    cluster.up(2)
+    started = cluster.nerve("start", str(path))
+    assert started.returncode == 0, started.stderr
+    (running,) = cluster.dataflows()
+    run = running["run_id"]
+    wait_for(lambda: f"heard {run}" in log_of(tmp_path, running, "sink"), what="the topic from m0 on m1")
+    assert f"reply {run}" in log_of(tmp_path, running, "sink")
+    assert cluster.nerve("stop", run).returncode == 0

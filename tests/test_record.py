@@ -275,8 +275,9 @@ def wait_lines(path: Path, n: int, timeout: float = 60) -> None:
 def test_dataflow_with_topics_until_ctrl_c_then_looped_replay(dataflows, tmp_path):
     """Outputs and a topic recorded together (topic inputs never close, so Ctrl-C ends the
     recording, and what was queued is still written); then `--loop` replays until Ctrl-C."""
-    df = dataflows.write(DATAFLOW)
     topic = unique_topic("mixed")
+    # The topic comes from a process outside the run: the run shares its name.
+    df = dataflows.write(f"share: [{topic}]\n{DATAFLOW}")
     recording = tmp_path / "mixed.mcap"
     first = tmp_path / "first.jsonl"
     recorder = subprocess.Popen(

@@ -74,7 +74,8 @@ def test_service_cli_lists_and_calls(tmp_path):
     env = {**os.environ, ZENOH_ENV: str(zenoh_config(tmp_path, "client", port))}
     try:
         listed = subprocess.run(nerve_cmd("service", "list"), env=env, capture_output=True, text=True, timeout=60)
-        assert name in listed.stdout, listed.stdout + listed.stderr
+        rows = [line.split() for line in listed.stdout.splitlines()]
+        assert rows[0] == ["SERVICE", "RUN", "HOST"] and [name, "-"] in [row[:2] for row in rows], listed.stdout
         called = subprocess.run(
             nerve_cmd("service", "call", name, "[1, 2]", "--type", "Int64"),
             env=env,

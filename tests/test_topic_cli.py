@@ -27,10 +27,20 @@ def topic_cmd(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[st
     return subprocess.run(nerve_cmd("topic", *args), capture_output=True, text=True, encoding="utf-8", timeout=timeout)
 
 
-def listed(*args: str) -> list[str]:
+def rows(*args: str) -> list[list[str]]:
+    """`nerve topic list`'s rows under its header, as columns (the last may hold spaces)."""
     run = topic_cmd("list", *args)
     assert run.returncode == 0, run.stderr
-    return run.stdout.splitlines()
+    if not run.stdout:  # no topic: the header is left out too
+        return []
+    header, *lines = run.stdout.splitlines()
+    assert header.split()[:2] == ["TOPIC", "RUN"], run.stdout
+    return [line.split(maxsplit=2) for line in lines]
+
+
+def listed(*args: str) -> list[str]:
+    """The global topics `nerve topic list` shows (those of no run)."""
+    return [row[0] for row in rows(*args) if row[1] == "-"]
 
 
 def test_list_shows_a_topic_while_its_publisher_lives() -> None:
@@ -42,8 +52,8 @@ def test_list_shows_a_topic_while_its_publisher_lives() -> None:
         assert proc.stdout.readline().strip() == "ready", proc.stderr
         wait_for(lambda: topic in listed("--domain", "3"), what=f"{topic} in `nerve topic list`")
         assert topic not in listed()  # domain 0
-        verbose = [line for line in listed("--domain", "3", "--verbose") if line.startswith(f"{topic} ")]
-        assert verbose == [f"{topic}  1 publisher (pid {proc.pid}), 0 subscribers"]
+        verbose = [row for row in rows("--domain", "3", "--verbose") if row[0] == topic]
+        assert verbose == [[topic, "-", f"1 publisher (pid {proc.pid}), 0 subscribers"]]
     finally:
         stop(proc)
     assert topic not in listed("--domain", "3")
@@ -195,7 +205,8 @@ def test_a_bad_topic_name_is_refused_clearly(command: str) -> None:
 
 
 def test_outputs_of_a_running_dataflow_are_topics_to_the_cli(dataflows) -> None:
-    """`nerve topic` sees every output of a running dataflow as `<node>/<output>`."""
+    """`nerve topic` sees every output of a running dataflow as `<node>/<output>`, the run's own
+    topic, which `--run` names."""
     node = f"ticker{os.getpid()}"
     path = dataflows.write(
         f"""
@@ -222,14 +233,16 @@ def test_outputs_of_a_running_dataflow_are_topics_to_the_cli(dataflows) -> None:
             """
         },
     )
-    run = dataflows.start(path)
+    name = f"ticking-{os.getpid()}"
+    run = dataflows.start(path, "--name", name)
     try:
         topic = f"{node}/count"
-        wait_for(lambda: topic in topic_cmd("list").stdout, what="the output to be listed")
-        echoed = topic_cmd("echo", topic, "--count", "3", "--timeout", "30")
+        wait_for(lambda: [topic, name] in rows(), what="the output to be listed as the run's")
+        assert topic not in listed(), "a run's output is not a global topic"
+        echoed = topic_cmd("echo", topic, "--run", name, "--count", "3", "--timeout", "30")
         assert echoed.returncode == 0, echoed.stderr
         assert echoed.stdout.count("type: Int64") == 3, echoed.stdout
-        rate = topic_cmd("hz", topic, "--duration", "3")
+        rate = topic_cmd("hz", topic, "--run", name, "--duration", "3")
         assert rate.returncode == 0, rate.stderr
         assert "average rate" in rate.stdout, rate.stdout
     finally:

@@ -369,6 +369,7 @@ def test_a_dataflow_reads_a_topic_and_publishes_an_output_as_a_topic(dataflows) 
     topic_in, topic_out = unique_topic("df-in"), unique_topic("df-out")
     path = dataflows.write(
         f"""
+        share: [{topic_in}, {topic_out}]     # meant for processes outside the run
         nodes:
           - id: doubler
             path: doubler.py

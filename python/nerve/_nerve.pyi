@@ -135,6 +135,8 @@ class Publisher:
         scope: str = "network",
         max_message: int | None = None,
         latched: bool = False,
+        shared: bool = False,
+        run: str | None = None,
     ) -> Publisher: ...
     @property
     def topic(self) -> str: ...
@@ -160,6 +162,8 @@ class Subscriber:
         keep_latest: bool = False,
         callback: Callable[[Message], object] | None = None,
         workers: int = 0,
+        shared: bool = False,
+        run: str | None = None,
     ) -> Subscriber: ...
     @property
     def topic(self) -> str: ...
@@ -180,7 +184,14 @@ class Service:
     """Serves a service: ``handler(request)`` answers each request (a message dict)."""
 
     def __new__(
-        cls, name: str, handler: Callable[[Message], Answer], *, domain: int = 0, workers: int = 1
+        cls,
+        name: str,
+        handler: Callable[[Message], Answer],
+        *,
+        domain: int = 0,
+        workers: int = 1,
+        shared: bool = False,
+        run: str | None = None,
     ) -> Service: ...
     @property
     def name(self) -> str: ...
@@ -190,7 +201,7 @@ class Service:
 class Client:
     """Calls a service by name; a call never hangs (``TimeoutError``, ``ServiceError``)."""
 
-    def __new__(cls, name: str, *, domain: int = 0) -> Client: ...
+    def __new__(cls, name: str, *, domain: int = 0, shared: bool = False, run: str | None = None) -> Client: ...
     @property
     def name(self) -> str: ...
     @property
@@ -289,6 +300,9 @@ class ActionServer:
         accept: Callable[[Message], bool | None] | None = None,
         workers: int = 1,
         domain: int = 0,
+        *,
+        shared: bool = False,
+        run: str | None = None,
     ) -> ActionServer: ...
     @property
     def name(self) -> str: ...
@@ -318,7 +332,9 @@ class GoalHandle:
 class ActionClient:
     """Sends goals to an action by name; a goal never hangs (``ActionError``, ``TimeoutError``)."""
 
-    def __new__(cls, name: str, domain: int = 0) -> ActionClient: ...
+    def __new__(
+        cls, name: str, domain: int = 0, *, shared: bool = False, run: str | None = None
+    ) -> ActionClient: ...
     @property
     def name(self) -> str: ...
     @property

@@ -62,6 +62,9 @@ class Subscriber:
     ``queue_size`` messages wait per publisher while the subscriber is busy; past that the
     oldest are dropped (counted in :attr:`dropped`), never the newest, and the publisher never
     waits. ``keep_latest=True`` keeps only the newest message.
+
+    In a process of a run, the topic is the run's own unless the run shares it (``share:``);
+    ``shared=True`` means the global topic, ``run="R"`` run ``R``'s (from anywhere).
     """
 
     def __init__(
@@ -74,6 +77,8 @@ class Subscriber:
         keep_latest: bool = False,
         callback: Callable[[Message], object] | None = None,
         mode: Literal["serial", "concurrent"] = "serial",
+        shared: bool = False,
+        run: str | None = None,
     ) -> None:
         if mode not in ("serial", "concurrent"):
             raise ValueError(f"mode must be 'serial' or 'concurrent', not {mode!r}")
@@ -87,6 +92,8 @@ class Subscriber:
             keep_latest=keep_latest,
             callback=None if callback is None else self._call,
             workers=_workers() if mode == "concurrent" else 0,
+            shared=shared,
+            run=run,
         )
         if callback is not None:
             with _calling_lock:

@@ -10,7 +10,7 @@ use nerve_topic::action::{ActionClient, ActionError, ActionOptions, GoalStatus};
 use nerve_topic::{Message, Metadata};
 
 use crate::service::{await_server, print_servers};
-use crate::values;
+use crate::{RunFlag, values};
 
 /// `nerve action`.
 #[derive(Debug, clap::Args)]
@@ -53,6 +53,8 @@ struct SendGoalArgs {
     /// Domain of the action.
     #[arg(long, default_value_t = 0, value_name = "N")]
     domain: u32,
+    #[command(flatten)]
+    run: RunFlag,
 }
 
 /// How long a goal's acceptance may take when `--timeout` does not say.
@@ -64,7 +66,7 @@ const TICK: Duration = Duration::from_millis(50);
 pub fn run(args: &ActionArgs) -> anyhow::Result<i32> {
     match &args.command {
         ActionCommand::List { domain } => {
-            print_servers(&nerve_topic::action::list(*domain)?, "action", *domain);
+            print_servers(&nerve_topic::action::list(*domain)?, "action", *domain)?;
             Ok(0)
         }
         ActionCommand::SendGoal(goal) => send_goal(goal),
@@ -82,7 +84,10 @@ fn send_goal(args: &SendGoalArgs) -> anyhow::Result<i32> {
     let params = values::json_metadata(args.metadata.as_deref())?;
     let timeout = seconds(args.timeout, "timeout")?;
     let cancel_after = seconds(args.cancel_after, "cancel-after")?;
-    let client = ActionClient::new(&args.action, ActionOptions { domain: args.domain, ..Default::default() })?;
+    let client = ActionClient::new(
+        &args.action,
+        ActionOptions { domain: args.domain, run: args.run.scope(), ..Default::default() },
+    )?;
     let accept_timeout = timeout.unwrap_or(ACCEPT_TIMEOUT);
     await_server(|| client.server_count(), accept_timeout);
     let handle = match client.send_goal(&goal.to_data(), &params, accept_timeout) {

@@ -139,7 +139,8 @@ struct RunFlags {
     /// freed, oldest first.
     #[arg(long, value_name = "BYTES", default_value_t = nerve_runtime::DEFAULT_POOL_CAPACITY)]
     pool_capacity: usize,
-    /// A name for `nerve list`, `nerve stop` and `nerve logs` (unique among running dataflows).
+    /// A name for `nerve list`, `nerve stop` and `nerve logs` (unique among running dataflows);
+    /// the run's topics, services and actions are scoped to it [default: the run id].
     #[arg(long, value_parser = run_name)]
     name: Option<String>,
     /// Keep simulated time: every node's clock and timers follow a time that starts at zero
@@ -148,12 +149,58 @@ struct RunFlags {
     sim_time: bool,
 }
 
+/// A run's `--name`: it also scopes the run's topics, services and actions.
 fn run_name(s: &str) -> Result<String, String> {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) {
-        Ok(s.to_owned())
-    } else {
-        Err("use letters, digits, `_`, `-` and `.`".to_owned())
+    nerve_spec::topic_name::check_run_name(s).map(|()| s.to_owned()).map_err(|e| e.to_string())
+}
+
+/// `--run RUN`: whose topic, service or action a command means.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct RunFlag {
+    /// The run whose own name this is (its `--name`, else its run id, as the RUN column of
+    /// `list` shows it) [default: the global name, shared by every run that shares it].
+    #[arg(long, value_name = "RUN", value_parser = run_name)]
+    run: Option<String>,
+}
+
+impl RunFlag {
+    /// The scope an endpoint of the command takes.
+    pub(crate) fn scope(&self) -> nerve_topic::RunScope {
+        self.run.clone().map_or(nerve_topic::RunScope::Inherit, nerve_topic::RunScope::Run)
     }
+}
+
+/// Prints `rows` under `header`, each column as wide as its widest cell (the last one as it is).
+pub(crate) fn print_columns(
+    out: &mut dyn std::io::Write,
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+    for row in std::iter::once(&header).chain(rows) {
+        let last = row.len().saturating_sub(1);
+        let mut line = String::new();
+        for (i, (cell, w)) in row.iter().zip(&widths).enumerate() {
+            if i == last {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<w$}  "));
+            }
+        }
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// A listing's RUN cell: the run a name belongs to, `-` for a global name.
+pub(crate) fn run_cell(run: Option<&str>) -> String {
+    run.unwrap_or("-").to_owned()
 }
 
 /// Runs the command line `args` (program name first) and returns the process exit code.

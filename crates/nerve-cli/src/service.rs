@@ -7,7 +7,7 @@ use clap::Subcommand;
 use nerve_topic::Message;
 use nerve_topic::service::{Client, ServiceOptions};
 
-use crate::values;
+use crate::{RunFlag, print_columns, run_cell, values};
 
 /// `nerve service`.
 #[derive(Debug, clap::Args)]
@@ -46,20 +46,23 @@ struct CallArgs {
     /// Domain of the service.
     #[arg(long, default_value_t = 0, value_name = "N")]
     domain: u32,
+    #[command(flatten)]
+    run: RunFlag,
 }
 
 /// Runs `nerve service …`.
 pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
     match &args.command {
         ServiceCommand::List { domain } => {
-            print_servers(&nerve_topic::service::list(*domain)?, "service", *domain);
+            print_servers(&nerve_topic::service::list(*domain)?, "service", *domain)?;
             Ok(0)
         }
         ServiceCommand::Call(call) => {
             let request = values::json_array(&call.data, call.data_type.as_deref())?;
             let params = values::json_metadata(call.metadata.as_deref())?;
             let timeout = Duration::try_from_secs_f64(call.timeout).context("--timeout must be a number of seconds")?;
-            let client = Client::new(&call.service, ServiceOptions { domain: call.domain, ..Default::default() })?;
+            let options = ServiceOptions { domain: call.domain, run: call.run.scope(), ..Default::default() };
+            let client = Client::new(&call.service, options)?;
             await_server(|| client.server_count(), timeout);
             let reply = client.call(&request.to_data(), &params, timeout)?;
             let message = Message::new(client.service().into(), reply.metadata, reply.data);
@@ -69,14 +72,24 @@ pub fn run(args: &ServiceArgs) -> anyhow::Result<i32> {
     }
 }
 
-/// Prints the (host, name) pairs of `nerve service list` or `nerve action list`.
-pub(crate) fn print_servers(servers: &[(String, String)], kind: &str, domain: u32) {
+/// Prints the (host, key) pairs of `nerve service list` or `nerve action list`: each name with
+/// the run it belongs to and the host of its server.
+pub(crate) fn print_servers(servers: &[(String, String)], kind: &str, domain: u32) -> anyhow::Result<()> {
     if servers.is_empty() {
         println!("no {kind} has a server in domain {domain}");
+        return Ok(());
     }
-    for (host, name) in servers {
-        println!("{name}  (host {host})");
-    }
+    let rows: Vec<Vec<String>> = servers
+        .iter()
+        .map(|(host, key)| {
+            let (run, name) = nerve_topic::run_scope::split_key(key);
+            vec![name.to_owned(), run_cell(run), host.clone()]
+        })
+        .collect();
+    let header = [kind.to_uppercase(), "RUN".to_owned(), "HOST".to_owned()];
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    crate::topic::keep_writing(print_columns(&mut std::io::stdout().lock(), &header, &rows))?;
+    Ok(())
 }
 
 /// Servers announce themselves asynchronously: gives a fresh session up to `timeout` (at most

@@ -15,7 +15,7 @@ use nerve_topic::arrow_array::Array;
 use nerve_topic::registry::{Entry, Kind};
 use nerve_topic::{Message, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 
-use crate::{secs, values};
+use crate::{RunFlag, print_columns, run_cell, secs, values};
 
 /// Arguments of `nerve topic`.
 #[derive(Debug, clap::Args)]
@@ -70,6 +70,8 @@ struct PubArgs {
     /// Domain of the topic.
     #[arg(long, default_value_t = 0, value_name = "N")]
     domain: u32,
+    #[command(flatten)]
+    run: RunFlag,
 }
 
 #[derive(Debug, clap::Args)]
@@ -79,6 +81,8 @@ struct EchoArgs {
     /// Domain of the topic.
     #[arg(long, default_value_t = 0, value_name = "N")]
     domain: u32,
+    #[command(flatten)]
+    run: RunFlag,
     /// Exit after this many messages.
     #[arg(long, value_name = "N", value_parser = at_least::<1>)]
     count: Option<u64>,
@@ -94,6 +98,8 @@ struct MeterArgs {
     /// Domain of the topic.
     #[arg(long, default_value_t = 0, value_name = "N")]
     domain: u32,
+    #[command(flatten)]
+    run: RunFlag,
     /// Number of latest messages the statistics cover.
     #[arg(long, default_value_t = 100, value_name = "N", value_parser = at_least::<2>)]
     window: u64,
@@ -185,7 +191,7 @@ fn publish(args: &PubArgs) -> anyhow::Result<i32> {
         None => None,
     };
     let count = args.count.or(if period.is_some() { None } else { Some(1) });
-    let options = PublisherOptions { domain: args.domain, ..Default::default() };
+    let options = PublisherOptions { domain: args.domain, run: args.run.scope(), ..Default::default() };
     let publisher =
         Publisher::new(&args.topic, options).with_context(|| format!("cannot publish on topic `{}`", args.topic))?;
     let stop = StopSignal::install()?;
@@ -243,20 +249,23 @@ fn list(domain: u32, verbose: bool) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     let topics = nerve_topic::registry::topics(domain);
     if topics.is_empty() {
-        // On standard error: what standard output lists stays topic names only, for scripts.
+        // On standard error: standard output stays empty, for scripts.
         eprintln!("nerve: no topics in domain {domain} on this host");
         return Ok(0);
     }
-    for (topic, entries) in topics {
-        let line = if verbose {
-            format!("{topic}  {}, {}", endpoints(&entries, Kind::Pub), endpoints(&entries, Kind::Sub))
-        } else {
-            topic
-        };
-        if !keep_writing(writeln!(out, "{line}"))? {
-            break;
-        }
-    }
+    let rows: Vec<Vec<String>> = topics
+        .iter()
+        .map(|(key, entries)| {
+            let (run, topic) = nerve_topic::run_scope::split_key(key);
+            let mut row = vec![topic.to_owned(), run_cell(run)];
+            if verbose {
+                row.push(format!("{}, {}", endpoints(entries, Kind::Pub), endpoints(entries, Kind::Sub)));
+            }
+            row
+        })
+        .collect();
+    let header: &[&str] = if verbose { &["TOPIC", "RUN", "ENDPOINTS"] } else { &["TOPIC", "RUN"] };
+    keep_writing(print_columns(&mut out, header, &rows))?;
     Ok(0)
 }
 
@@ -282,7 +291,8 @@ fn endpoints(entries: &[Entry], kind: Kind) -> String {
 fn echo(args: &EchoArgs) -> anyhow::Result<i32> {
     let timeout = args.timeout.map(|t| secs(t, "timeout")).transpose()?;
     let stop = StopSignal::install()?;
-    let sub = subscribe(&args.topic, SubscriberOptions { domain: args.domain, ..Default::default() })?;
+    let sub =
+        subscribe(&args.topic, SubscriberOptions { domain: args.domain, run: args.run.scope(), ..Default::default() })?;
     let mut out = std::io::stdout().lock();
     let mut received = 0;
     let mut last = Instant::now();
@@ -367,8 +377,13 @@ trait Meter {
 fn meter(args: &MeterArgs, mut meter: impl Meter) -> anyhow::Result<i32> {
     let duration = args.duration.map(|d| secs(d, "duration")).transpose()?;
     let stop = StopSignal::install()?;
-    let options =
-        SubscriberOptions { domain: args.domain, queue_size: METER_QUEUE, keep_latest: false, ..Default::default() };
+    let options = SubscriberOptions {
+        domain: args.domain,
+        queue_size: METER_QUEUE,
+        keep_latest: false,
+        run: args.run.scope(),
+        ..Default::default()
+    };
     let sub = subscribe(&args.topic, options)?;
     let mut out = std::io::stdout().lock();
     let start = Instant::now();

@@ -250,6 +250,9 @@ impl Daemon {
             max_message: assignment.options.max_message,
             echo: false,
             name: assignment.name.clone(),
+            // The dataflow's name or id, not the part's run id: every machine's part is one run
+            // whose nodes must meet.
+            scope: Some(assignment.name.clone().unwrap_or_else(|| uuid.clone())),
             run_id: Some(assignment.run_id(&me)),
             handle_signals: false,
             helpers: part.helpers.clone(),

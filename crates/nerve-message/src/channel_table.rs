@@ -91,6 +91,13 @@ pub struct OutputChannel {
 pub struct ChannelTable {
     /// Run id: prefix of every shared-memory object.
     pub run_id: String,
+    /// The run's name as the scope of its topics, services and actions (see
+    /// [`crate::env::RUN`]); empty from a runtime that scoped nothing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_name: String,
+    /// The names the run shares (`share:`): global rather than the run's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share: Vec<String>,
     /// This node's id.
     pub node_id: String,
     /// This node's index.

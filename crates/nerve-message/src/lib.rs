@@ -71,6 +71,13 @@ pub mod env {
     pub const NODE_ID: &str = "NERVE_NODE_ID";
     /// The run's id.
     pub const RUN_ID: &str = "NERVE_RUN_ID";
+    /// The run's name as the scope of its topics, services and actions: its `--name`, else its
+    /// run id (a cluster's dataflow id on every machine). Endpoints the process creates belong
+    /// to that run unless shared.
+    pub const RUN: &str = "NERVE_RUN";
+    /// The names the run shares (the dataflow's `share:`), separated by `,` (which names
+    /// cannot hold).
+    pub const SHARE: &str = "NERVE_SHARE";
 }
 
 /// The control socket of run `run_id`, in [`runtime_dir`].

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use nerve_message::channel_table::{Called, CalledKind};
 use nerve_shm::sync::lock;
-use nerve_topic::action::{ActionClient, ActionOptions};
+use nerve_topic::action::ActionClient;
 use nerve_topic::service::{Client, ServiceOptions};
 
 use crate::error::NodeError;
@@ -31,7 +31,7 @@ pub(crate) fn wait_for_servers(shared: &Shared) -> Result<(), NodeError> {
     let waited = table.server_wait_ms.map_or(DEFAULT_WAIT, Duration::from_millis);
     let deadline = Instant::now() + waited;
     for called in &table.calls {
-        let server = Server::watch(called)?;
+        let server = Server::watch(shared, called)?;
         tracing::debug!(node = %table.node_id, kind = %called.kind, name = %called.name, "waiting for a server");
         loop {
             let chunk = deadline.saturating_duration_since(Instant::now()).min(NEWS_CHECK);
@@ -71,10 +71,11 @@ enum Server {
 }
 
 impl Server {
-    fn watch(called: &Called) -> Result<Self, NodeError> {
+    fn watch(shared: &Shared, called: &Called) -> Result<Self, NodeError> {
+        let options = ServiceOptions { run: shared.run_scope(&called.name), ..ServiceOptions::default() };
         Ok(match called.kind {
-            CalledKind::Service => Self::Service(Client::new(&called.name, ServiceOptions::default())?),
-            CalledKind::Action => Self::Action(ActionClient::new(&called.name, ActionOptions::default())?),
+            CalledKind::Service => Self::Service(Client::new(&called.name, options)?),
+            CalledKind::Action => Self::Action(ActionClient::new(&called.name, options)?),
         })
     }
 

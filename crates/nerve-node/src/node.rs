@@ -24,8 +24,9 @@ use crate::connect::{Registration, map_inboxes, register, register_dynamic};
 use crate::error::NodeError;
 use crate::event::Parameters;
 use crate::params::Params;
-use crate::shared::{Control, Link, Shared};
+use crate::shared::{Control, Link, Shared, membership, scope_in};
 use crate::stream::EventStream;
+use nerve_topic::run_scope::Membership;
 
 /// The sending half of a node.
 ///
@@ -109,7 +110,15 @@ impl Node {
     pub fn init(id: &str) -> Result<(Self, EventStream), NodeError> {
         match (std::env::var_os(env::SOCKET), std::env::var(env::NODE_ID)) {
             (Some(socket), Ok(own)) if own == id => Self::finish(register(std::path::Path::new(&socket), id)?),
-            _ => Self::finish(register_dynamic(id)?),
+            _ => {
+                let reg = register_dynamic(id)?;
+                // Started by hand, the process has no run in its environment: the endpoints its
+                // code creates from now on belong to the run it joined, as a spawned node's do.
+                if let Some(run) = membership(&reg.table)? {
+                    nerve_topic::run_scope::join(run);
+                }
+                Self::finish(reg)
+            }
         }
     }
 
@@ -132,6 +141,7 @@ impl Node {
                 .map_err(|e| NodeError::LockMemory(e.into()))?;
         }
         let names = RunNames::new(&table.run_id);
+        let run = membership(&table)?;
         let inboxes = map_inboxes(&names, &table.inboxes)?;
         let own = inboxes
             .get(&table.node_index)
@@ -143,7 +153,7 @@ impl Node {
         let mut outputs = FxHashMap::default();
         let layouts = declared_layouts(&table)?;
         for (out, declared) in table.outputs.iter().zip(layouts) {
-            let topic = output_topic(&table, out)?;
+            let topic = output_topic(&table, run.as_ref(), out)?;
             let pool = OutputPool::open(&names, table.node_index, out.index, table.pool_capacity)?;
             let readers = out
                 .readers
@@ -157,7 +167,7 @@ impl Node {
         let mut reader = BufReader::new(stream.try_clone().map_err(|e| NodeError::Control(e.into()))?);
         let clock = Clock::of_run(&names, table.sim_time)?;
         let params = Params::new(&table.node_id, table.params.clone());
-        let shared = Arc::new(Shared::new(table, own, stream, clock, params));
+        let shared = Arc::new(Shared::new(table, own, stream, clock, params, run));
         let link = Arc::new(Link(shared.clone()));
         let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
         shared.request(&NodeRequest::Ready)?;
@@ -478,19 +488,25 @@ impl Node {
 
 /// The topic an output is also published on: the one the dataflow names (any scope), or else
 /// `<node>/<output>` on this host, so `nerve topic echo|hz|bw` can look at any output of a
-/// running dataflow. Either costs nothing while no one subscribes.
+/// running dataflow. Either costs nothing while no one subscribes. Both are the run's own
+/// unless the run shares the name.
 fn output_topic(
     table: &ChannelTable,
+    run: Option<&Membership>,
     out: &nerve_message::channel_table::OutputChannel,
 ) -> Result<Option<nerve_topic::Publisher>, NodeError> {
-    let options = nerve_topic::PublisherOptions { max_message: table.max_message, ..Default::default() };
+    let options = |topic: &str| nerve_topic::PublisherOptions {
+        max_message: table.max_message,
+        run: scope_in(run, topic),
+        ..Default::default()
+    };
     if let Some(topic) = &out.topic {
-        return Ok(Some(nerve_topic::Publisher::new(topic, options)?));
+        return Ok(Some(nerve_topic::Publisher::new(topic, options(topic))?));
     }
     let topic = format!("{}/{}", table.node_id, out.id);
     match nerve_topic::Publisher::new(
         &topic,
-        nerve_topic::PublisherOptions { scope: nerve_topic::Scope::Host, ..options },
+        nerve_topic::PublisherOptions { scope: nerve_topic::Scope::Host, ..options(&topic) },
     ) {
         Ok(p) => Ok(Some(p)),
         Err(e) => {

@@ -11,6 +11,7 @@ use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::{ChannelTable, frame};
 use nerve_shm::inbox::Inbox;
 use nerve_shm::sync::lock;
+use nerve_topic::run_scope::{Membership, RunScope};
 
 use crate::clock::Clock;
 use crate::error::NodeError;
@@ -39,6 +40,9 @@ pub(crate) struct Shared {
     pub params: Params,
     /// Nodes serving what this node calls that ended for good, with how they ended.
     pub ended_servers: Mutex<HashMap<String, String>>,
+    /// The run the node belongs to, which scopes the names of its outputs' topics, topic
+    /// inputs and the servers it waits for.
+    pub run: Option<Membership>,
 }
 
 impl Shared {
@@ -48,8 +52,10 @@ impl Shared {
         control: UnixStream,
         clock: Clock,
         params: Params,
+        run: Option<Membership>,
     ) -> Self {
         Self {
+            run,
             params,
             table,
             inbox,
@@ -60,6 +66,11 @@ impl Shared {
             clock,
             ended_servers: Mutex::default(),
         }
+    }
+
+    /// Whose `name` is for the endpoints nerve creates on the node's behalf.
+    pub(crate) fn run_scope(&self, name: &str) -> RunScope {
+        scope_in(self.run.as_ref(), name)
     }
 
     pub(crate) fn push_control(&self, c: Control) {
@@ -109,4 +120,20 @@ impl Drop for Link {
     fn drop(&mut self) {
         let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
     }
+}
+
+/// The run a node belongs to, as its channel table names it.
+///
+/// # Errors
+/// A run name or shared name the topic API refuses.
+pub(crate) fn membership(table: &ChannelTable) -> Result<Option<Membership>, NodeError> {
+    if table.run_name.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Membership::new(&table.run_name, &table.share)?))
+}
+
+/// Whose `name` is in `run`: the run's unless it shares the name; global outside any run.
+pub(crate) fn scope_in(run: Option<&Membership>, name: &str) -> RunScope {
+    run.map_or(RunScope::Shared, |m| m.scope_of(name))
 }

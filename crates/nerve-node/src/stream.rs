@@ -138,7 +138,11 @@ impl EventStream {
                     (id.clone(), Source::Timer { period_ns, next_ns: now.saturating_add(period_ns) })
                 }
                 InputChannel::Topic { id, topic, queue_size, queue } => {
-                    let options = SubscriberOptions { queue_size: *queue_size, ..Default::default() };
+                    let options = SubscriberOptions {
+                        queue_size: *queue_size,
+                        run: shared.run_scope(topic),
+                        ..Default::default()
+                    };
                     (id.clone(), Source::Topic(Subscriber::in_inbox(topic, options, shared.inbox.clone(), *queue)?))
                 }
             };

@@ -14,6 +14,7 @@ use pyo3::types::PyDict;
 use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
 use crate::service::{close, message, message_event, outgoing, seconds};
+use crate::topic::run_scope;
 use crate::wait::{Waited, interruptible, wait_until};
 
 pyo3::create_exception!(nerve, ActionError, NerveError, "A goal failed: no server, an abort, a dead server.");
@@ -52,7 +53,8 @@ pub(crate) struct ActionServer {
 #[pymethods]
 impl ActionServer {
     #[new]
-    #[pyo3(signature = (name, execute, accept=None, workers=1, domain=0))]
+    #[pyo3(signature = (name, execute, accept=None, workers=1, domain=0, *, shared=false, run=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature, keyword by keyword
     fn new(
         py: Python<'_>,
         name: &str,
@@ -60,7 +62,10 @@ impl ActionServer {
         accept: Option<Py<PyAny>>,
         workers: usize,
         domain: u32,
+        shared: bool,
+        run: Option<String>,
     ) -> PyResult<Self> {
+        let scope = run_scope(shared, run)?;
         let pa = Arc::new(PyArrow::import(py)?);
         let deciding = pa.clone();
         let decide = move |request: &GoalRequest| -> Result<(), Refusal> {
@@ -91,7 +96,7 @@ impl ActionServer {
                 answer().map_err(|e| e.to_string().into())
             })
         };
-        let options = ActionOptions { domain, workers };
+        let options = ActionOptions { domain, workers, run: scope };
         let server = py.detach(|| RustServer::new(name, options, decide, run)).map_err(|e| topic_error(&e))?;
         Ok(Self { name: server.action().to_owned(), inner: Mutex::new(Some(server)) })
     }
@@ -178,10 +183,10 @@ pub(crate) struct ActionClient {
 #[pymethods]
 impl ActionClient {
     #[new]
-    #[pyo3(signature = (name, domain=0))]
-    fn new(py: Python<'_>, name: &str, domain: u32) -> PyResult<Self> {
+    #[pyo3(signature = (name, domain=0, *, shared=false, run=None))]
+    fn new(py: Python<'_>, name: &str, domain: u32, shared: bool, run: Option<String>) -> PyResult<Self> {
         let pa = Arc::new(PyArrow::import(py)?);
-        let options = ActionOptions { domain, ..ActionOptions::default() };
+        let options = ActionOptions { domain, run: run_scope(shared, run)?, ..ActionOptions::default() };
         let inner = py.detach(|| RustClient::new(name, options)).map_err(|e| topic_error(&e))?;
         Ok(Self { inner, pa })
     }

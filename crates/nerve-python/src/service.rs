@@ -13,6 +13,7 @@ use crate::arrow::PyArrow;
 use crate::errors::{NerveError, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
+use crate::topic::run_scope;
 use crate::wait::wait_until;
 
 pyo3::create_exception!(nerve, ServiceError, NerveError, "A service call failed: no server, a refusal, a dead server.");
@@ -64,8 +65,17 @@ pub(crate) struct Service {
 #[pymethods]
 impl Service {
     #[new]
-    #[pyo3(signature = (name, handler, *, domain=0, workers=1))]
-    fn new(py: Python<'_>, name: &str, handler: Py<PyAny>, domain: u32, workers: usize) -> PyResult<Self> {
+    #[pyo3(signature = (name, handler, *, domain=0, workers=1, shared=false, run=None))]
+    fn new(
+        py: Python<'_>,
+        name: &str,
+        handler: Py<PyAny>,
+        domain: u32,
+        workers: usize,
+        shared: bool,
+        run: Option<String>,
+    ) -> PyResult<Self> {
+        let run = run_scope(shared, run)?;
         let pa = PyArrow::import(py)?;
         let serve = move |request: Request| -> HandlerResult {
             Python::attach(|py| {
@@ -78,7 +88,7 @@ impl Service {
                 answer().map_err(|e| e.to_string().into())
             })
         };
-        let options = ServiceOptions { domain, workers };
+        let options = ServiceOptions { domain, workers, run };
         let server = py.detach(|| Server::new(name, options, serve)).map_err(|e| topic_error(&e))?;
         Ok(Self { name: server.service().to_owned(), inner: Mutex::new(Some(server)) })
     }
@@ -113,10 +123,10 @@ pub(crate) struct Client {
 #[pymethods]
 impl Client {
     #[new]
-    #[pyo3(signature = (name, *, domain=0))]
-    fn new(py: Python<'_>, name: &str, domain: u32) -> PyResult<Self> {
+    #[pyo3(signature = (name, *, domain=0, shared=false, run=None))]
+    fn new(py: Python<'_>, name: &str, domain: u32, shared: bool, run: Option<String>) -> PyResult<Self> {
         let pa = PyArrow::import(py)?;
-        let options = ServiceOptions { domain, ..ServiceOptions::default() };
+        let options = ServiceOptions { domain, run: run_scope(shared, run)?, ..ServiceOptions::default() };
         let inner = py.detach(|| RustClient::new(name, options)).map_err(|e| topic_error(&e))?;
         Ok(Self { inner: std::sync::Arc::new(inner), pa: std::sync::Arc::new(pa) })
     }

@@ -3,8 +3,8 @@
 use std::sync::{Arc, Mutex};
 
 use nerve_shm::sync::lock;
-use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, Scope, SubscriberOptions};
-use pyo3::exceptions::PyRuntimeError;
+use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, RunScope, Scope, SubscriberOptions};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -17,6 +17,19 @@ use crate::wait::{Waited, WokenTogether, deadline, interruptible, wait_until};
 
 fn scope(s: &str) -> PyResult<Scope> {
     s.parse().map_err(|e| topic_error(&e))
+}
+
+/// Whose name an endpoint's is, from its ``shared=`` and ``run=`` keywords: the run of this
+/// process by default (global outside any run), global with ``shared=True``, run ``run``'s.
+pub(crate) fn run_scope(shared: bool, run: Option<String>) -> PyResult<RunScope> {
+    match (shared, run) {
+        (false, None) => Ok(RunScope::Inherit),
+        (true, None) => Ok(RunScope::Shared),
+        (false, Some(run)) => Ok(RunScope::Run(run)),
+        (true, Some(run)) => Err(PyValueError::new_err(format!(
+            "shared=True and run={run:?} contradict each other: a name is either global or one run's"
+        ))),
+    }
 }
 
 /// Publishes on a topic, to subscribers in this process (they receive the very object sent),
@@ -36,7 +49,8 @@ impl Lender for Publisher {
 #[pymethods]
 impl Publisher {
     #[new]
-    #[pyo3(signature = (topic, *, domain=0, scope="network", max_message=None, latched=false))]
+    #[pyo3(signature = (topic, *, domain=0, scope="network", max_message=None, latched=false, shared=false, run=None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature, keyword by keyword
     fn new(
         py: Python<'_>,
         topic: &str,
@@ -44,12 +58,15 @@ impl Publisher {
         scope: &str,
         max_message: Option<usize>,
         latched: bool,
+        shared: bool,
+        run: Option<String>,
     ) -> PyResult<Self> {
         let options = PublisherOptions {
             domain,
             scope: self::scope(scope)?,
             max_message: max_message.unwrap_or(nerve_topic::DEFAULT_MAX_MESSAGE),
             latched,
+            run: run_scope(shared, run)?,
         };
         let pa = PyArrow::import(py)?;
         let inner = py.detach(|| nerve_topic::Publisher::new(topic, options)).map_err(|e| topic_error(&e))?;
@@ -178,7 +195,10 @@ enum Receiving {
 #[pymethods]
 impl Subscriber {
     #[new]
-    #[pyo3(signature = (topic, *, domain=0, scope="network", queue_size=10, keep_latest=false, callback=None, workers=0))]
+    #[pyo3(signature = (
+        topic, *, domain=0, scope="network", queue_size=10, keep_latest=false, callback=None, workers=0, shared=false,
+        run=None
+    ))]
     #[allow(clippy::too_many_arguments)] // the Python signature, keyword by keyword
     fn new(
         py: Python<'_>,
@@ -189,8 +209,16 @@ impl Subscriber {
         keep_latest: bool,
         callback: Option<Py<PyAny>>,
         workers: usize,
+        shared: bool,
+        run: Option<String>,
     ) -> PyResult<Self> {
-        let options = SubscriberOptions { domain, scope: self::scope(scope)?, queue_size, keep_latest };
+        let options = SubscriberOptions {
+            domain,
+            scope: self::scope(scope)?,
+            queue_size,
+            keep_latest,
+            run: run_scope(shared, run)?,
+        };
         let pa = Arc::new(PyArrow::import(py)?);
         let sub = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
         let topic = sub.topic().to_owned();

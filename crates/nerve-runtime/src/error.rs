@@ -141,6 +141,15 @@ pub enum RuntimeError {
         /// The run that has it.
         run_id: String,
     },
+    /// A run name (its `--name`, or a cluster's) that cannot scope the run's topics, services
+    /// and actions.
+    #[error("run name `{name}`: {why}: it scopes the run's topics, services and actions; choose another --name")]
+    BadRunName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        why: nerve_spec::topic_name::RunNameError,
+    },
     /// Some other OS failure.
     #[error("{what}: {source}")]
     Os {

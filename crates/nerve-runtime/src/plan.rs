@@ -122,6 +122,9 @@ impl Plan {
             .collect();
         ChannelTable {
             run_id: run_id.to_owned(),
+            // The run's, set by the run as `sim_time` is.
+            run_name: String::new(),
+            share: df.share.clone(),
             node_id: df.nodes[n].id.clone(),
             node_index: n,
             nerve_version: nerve_message::NERVE_VERSION.to_owned(),

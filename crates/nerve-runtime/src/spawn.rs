@@ -51,6 +51,10 @@ pub struct Launch<'a> {
     pub socket: &'a Path,
     /// Run id.
     pub run_id: &'a str,
+    /// What the run's topics, services and actions are scoped to.
+    pub run_name: &'a str,
+    /// The names the run shares (`share:`).
+    pub share: &'a [String],
     /// Scheduling and CPU pinning to apply before the program runs.
     pub realtime: Option<Realtime>,
     /// Environment set before the node's own `env:` (which may override it).
@@ -118,6 +122,8 @@ pub fn spawn(
         .env(env::SOCKET, l.socket)
         .env(env::NODE_ID, &l.node.id)
         .env(env::RUN_ID, l.run_id)
+        .env(env::RUN, l.run_name)
+        .env(env::SHARE, l.share.join(","))
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -61,7 +61,8 @@
 //! (the default machine; dora's `_unstable_deploy` too), `types:` (folders of message
 //! definitions), `network: {discovery_range: host | subnet, connect: [ENDPOINT, ...]}` (see
 //! [`NetworkSpec`]), `on_failure: continue | stop_all` (every node's default, see
-//! [`FailurePolicy`]), and dora's
+//! [`FailurePolicy`]), `share: [NAME, ...]` (topic, service and action names the run uses in
+//! the global scope rather than its own, see [`Dataflow::share`]), and dora's
 //! `communication` and `version`, which are ignored with a warning.
 //!
 //! A node: `id` (required; letters, digits, `_`, `.`, `-`), `path` (required:
@@ -165,6 +166,7 @@ pub fn parse_str(text: &str, file: &Path) -> Result<Dataflow, SpecError> {
         nodes: parsed.nodes.into_iter().map(|n| n.spec).collect(),
         types: parsed.types,
         network: parsed.network,
+        share: parsed.share,
         descriptor: root.to_json(),
     })
 }

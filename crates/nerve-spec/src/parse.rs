@@ -21,7 +21,7 @@ use crate::topic_name;
 use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
 const TOP_KEYS: &[&str] =
-    &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network", "on_failure"];
+    &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network", "on_failure", "share"];
 
 const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
 
@@ -78,6 +78,8 @@ pub(crate) struct ParsedDocument {
     /// Folders of message definitions, absolute.
     pub(crate) types: Vec<std::path::PathBuf>,
     pub(crate) network: NetworkSpec,
+    /// Names the run uses in the global scope (`share:`), canonical.
+    pub(crate) share: Vec<String>,
 }
 
 /// Where an input's source was written.
@@ -131,14 +133,15 @@ const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> ParsedDocument {
     let mut types = Vec::new();
     let mut network = NetworkSpec::default();
-    let nodes = parse_nodes(root, base_dir, (&mut types, &mut network), p);
-    ParsedDocument { nodes, types, network }
+    let mut share = Vec::new();
+    let nodes = parse_nodes(root, base_dir, (&mut types, &mut network, &mut share), p);
+    ParsedDocument { nodes, types, network, share }
 }
 
 fn parse_nodes(
     root: &Node,
     base_dir: &Path,
-    (types, network): (&mut Vec<std::path::PathBuf>, &mut NetworkSpec),
+    (types, network, share): (&mut Vec<std::path::PathBuf>, &mut NetworkSpec, &mut Vec<String>),
     p: &mut Problems,
 ) -> Vec<ParsedNode> {
     let Value::Map(entries) = &root.value else {
@@ -153,6 +156,7 @@ fn parse_nodes(
             "nodes" => nodes_value = Some(value),
             "types" => *types = parse_type_folders(p, value, base_dir),
             "network" => *network = parse_network(p, value),
+            "share" => *share = parse_names(p, value, "share", "topic, service or action"),
             "on_failure" => default_on_failure = parse_failure(p, value, "on_failure"),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);
@@ -295,34 +299,36 @@ fn parse_served(p: &mut Problems, value: &Node, field: &str, kind: &str) -> Serv
                 continue;
             }
         };
-        let items: &[Node] = match &v.value {
-            Value::Seq(items) => items,
-            _ if v.text().is_some() => std::slice::from_ref(v),
-            _ => {
-                p.push(v.mark, &kfield, format!("expected a list of {kind} names, found {}", v.describe()));
-                continue;
-            }
-        };
-        for (i, item) in items.iter().enumerate() {
-            match item.text().map(topic_name::canonical) {
-                Some(Ok(name)) if !list.contains(&name) => list.push(name),
-                Some(Ok(name)) => {
-                    p.push(item.mark, format!("{kfield}[{i}]"), format!("{kind} `{name}` is listed twice"))
-                }
-                Some(Err(why)) => p.push(item.mark, format!("{kfield}[{i}]"), format!("bad {kind} name: {why}")),
-                None => p.push(
-                    item.mark,
-                    format!("{kfield}[{i}]"),
-                    format!(
-                        "expected a{} {kind} name, found {}",
-                        if kind == "action" { "n" } else { "" },
-                        item.describe()
-                    ),
-                ),
-            }
-        }
+        *list = parse_names(p, v, &kfield, kind);
     }
     spec
+}
+
+/// A list of topic, service or action names (or one name), each checked like a topic name and
+/// listed once; `kind` is what the errors call one name (`service`, `action`, …).
+fn parse_names(p: &mut Problems, value: &Node, field: &str, kind: &str) -> Vec<String> {
+    let items: &[Node] = match &value.value {
+        Value::Seq(items) => items,
+        _ if value.text().is_some() => std::slice::from_ref(value),
+        _ => {
+            p.push(value.mark, field, format!("expected a list of {kind} names, found {}", value.describe()));
+            return Vec::new();
+        }
+    };
+    let mut names = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        match item.text().map(topic_name::canonical) {
+            Some(Ok(name)) if !names.contains(&name) => names.push(name),
+            Some(Ok(name)) => p.push(item.mark, format!("{field}[{i}]"), format!("{kind} `{name}` is listed twice")),
+            Some(Err(why)) => p.push(item.mark, format!("{field}[{i}]"), format!("bad {kind} name: {why}")),
+            None => p.push(
+                item.mark,
+                format!("{field}[{i}]"),
+                format!("expected a{} {kind} name, found {}", if kind == "action" { "n" } else { "" }, item.describe()),
+            ),
+        }
+    }
+    names
 }
 
 fn unsupported(key: &str) -> Option<&'static str> {

@@ -35,6 +35,11 @@ pub struct Dataflow {
     /// How `nerve run` lets the dataflow's processes reach other hosts (`network:`).
     #[serde(default)]
     pub network: NetworkSpec,
+    /// Topic, service and action names the run uses in the global scope, shared with other
+    /// runs and with processes outside any run (`share:`); every other name the run's nodes
+    /// use is scoped to the run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub share: Vec<String>,
     /// The whole document as JSON, plain scalars read with the YAML 1.2 core
     /// schema (null, booleans, integers, floats; everything else a string).
     pub descriptor: serde_json::Value,

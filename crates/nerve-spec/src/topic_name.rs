@@ -62,6 +62,50 @@ pub fn canonical(topic: &str) -> Result<String, TopicNameError> {
     Ok(name.to_owned())
 }
 
+/// Longest run name that can scope names (`nerve run --name`, else the run id, a 36-byte
+/// UUID): a run's topic is registered under a file named after the run and the topic together,
+/// and file names stop at 255 bytes.
+pub const MAX_RUN_NAME_LEN: usize = 50;
+
+/// What is wrong with a run's name as the scope of its topics, services and actions, as a
+/// phrase without the name itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RunNameError {
+    /// Nothing.
+    #[error("it is empty")]
+    Empty,
+    /// Longer than [`MAX_RUN_NAME_LEN`].
+    #[error("it is longer than {MAX_RUN_NAME_LEN} bytes")]
+    TooLong,
+    /// `.` or `..`, which would escape the registry as a directory name.
+    #[error("`.` and `..` are not run names")]
+    Dots,
+    /// A character outside the alphabet of one name segment.
+    #[error("`{0}` is not allowed (use letters, digits, `_`, `-` and `.`)")]
+    BadCharacter(char),
+}
+
+/// Checks that `run` can scope names: one segment of a topic name (letters, digits, `_`, `-`,
+/// `.`), at most [`MAX_RUN_NAME_LEN`] bytes.
+///
+/// # Errors
+/// [`RunNameError`]: what is wrong with it.
+pub fn check_run_name(run: &str) -> Result<(), RunNameError> {
+    if run.is_empty() {
+        return Err(RunNameError::Empty);
+    }
+    if run.len() > MAX_RUN_NAME_LEN {
+        return Err(RunNameError::TooLong);
+    }
+    if run == "." || run == ".." {
+        return Err(RunNameError::Dots);
+    }
+    match run.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+        Some(c) => Err(RunNameError::BadCharacter(c)),
+        None => Ok(()),
+    }
+}
+
 /// The topic's directory name in the registry (`/` cannot appear in a file name).
 #[must_use]
 pub fn file_name(canonical: &str) -> String {
@@ -86,6 +130,16 @@ mod tests {
         assert_eq!(canonical(&"x".repeat(MAX_TOPIC_LEN))?.len(), MAX_TOPIC_LEN);
         assert_eq!(from_file_name(&file_name("a/b.c/d-e")), "a/b.c/d-e");
         Ok(())
+    }
+
+    #[test]
+    fn run_names_are_one_segment() {
+        assert_eq!(check_run_name("2f6c1c52-8a0e-4a55-9b7c-1e0f5a0c9d3e"), Ok(()));
+        assert_eq!(check_run_name("robot-1.sim_a"), Ok(()));
+        assert_eq!(check_run_name(""), Err(RunNameError::Empty));
+        assert_eq!(check_run_name(".."), Err(RunNameError::Dots));
+        assert_eq!(check_run_name("a/b"), Err(RunNameError::BadCharacter('/')));
+        assert_eq!(check_run_name(&"r".repeat(MAX_RUN_NAME_LEN + 1)), Err(RunNameError::TooLong));
     }
 
     #[test]

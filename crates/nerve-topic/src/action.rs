@@ -234,7 +234,8 @@ fn verb_and_goal(key: &str) -> Option<(&str, &str)> {
     Some((chunks.next()?, chunks.next()?))
 }
 
-/// Every action server reachable now in `domain`: (host, action name).
+/// Every action server reachable now in `domain`: (host, action key; a run's action's key
+/// names the run, see [`crate::run_scope::split_key`]).
 ///
 /// # Errors
 /// When the network cannot be asked.

@@ -46,7 +46,10 @@ struct SubState {
 /// What the subscriber handle, the topic thread and local publishers share.
 pub(crate) struct SubShared {
     pub(crate) id: u64,
-    pub(crate) topic: Arc<str>,
+    /// The key endpoints meet by ([`crate::run_scope::Resolved::key`]).
+    pub(crate) key: Arc<str>,
+    /// The topic's name: its messages' id.
+    pub(crate) name: Arc<str>,
     pub(crate) domain: u32,
     pub(crate) shape: QueueShape,
     /// The inbox the queues are in: the subscriber's own, or its node's.
@@ -69,7 +72,7 @@ impl SubShared {
     /// TOPIC_FEEDS` of `inbox`, each of `shape`.
     pub(crate) fn new(
         id: u64,
-        topic: Arc<str>,
+        (key, name): (Arc<str>, Arc<str>),
         domain: u32,
         shape: QueueShape,
         inbox: Arc<Inbox>,
@@ -77,7 +80,8 @@ impl SubShared {
     ) -> Self {
         Self {
             id,
-            topic,
+            key,
+            name,
             domain,
             shape,
             inbox,
@@ -117,7 +121,7 @@ impl SubShared {
         let Some(ring) = st.feeds.iter().position(Option::is_none) else {
             if !st.full_warned {
                 st.full_warned = true;
-                tracing::warn!(topic = %self.topic, "a subscriber follows at most {TOPIC_FEEDS} publisher processes");
+                tracing::warn!(topic = %self.key, "a subscriber follows at most {TOPIC_FEEDS} publisher processes");
             }
             return None;
         };
@@ -286,7 +290,7 @@ impl SubShared {
                     return Ok(Taken::Nothing);
                 };
                 let (metadata, data) = got.and_then(|(block, len)| decoder.decode(block, len))?;
-                Ok(Taken::Message(Message::new(self.topic.clone().into(), metadata, data)))
+                Ok(Taken::Message(Message::new(self.name.clone().into(), metadata, data)))
             }
         }
     }

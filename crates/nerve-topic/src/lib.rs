@@ -3,8 +3,8 @@
 //! The transport follows where the peer is, not the code: a subscriber in the same process
 //! receives the publisher's very data (no copy, no serialization); one in another process of
 //! the host reads it in place in shared memory. Endpoints find each other through a per-user
-//! registry directory (see [`registry`]); a `domain` isolates groups and a [`Scope`] fences how
-//! far a topic travels. A subscriber keeps working while publishers come, go and restart; a
+//! registry directory (see [`registry`]); a `domain` isolates groups, a [`Scope`] fences how
+//! far a topic travels, and a [`RunScope`] keeps the names of a run to that run. A subscriber keeps working while publishers come, go and restart; a
 //! slow subscriber loses its oldest messages, never the newest, and never slows the publisher
 //! or other subscribers.
 //!
@@ -39,6 +39,7 @@ mod publisher;
 mod query;
 pub mod registry;
 mod rendezvous;
+pub mod run_scope;
 mod runtime;
 mod sample;
 pub mod service;
@@ -55,6 +56,7 @@ pub use nerve_shm::codec::{Metadata, Parameters};
 pub use nerve_shm::message::{Extension, FIXED_SHAPE_TENSOR};
 pub use publisher::{DEFAULT_MAX_MESSAGE, Publisher, PublisherOptions};
 pub use registry::Scope;
+pub use run_scope::RunScope;
 pub use sample::{Sample, SendError, SendFailure};
 pub use session::{DiscoveryRange, NetworkOptions};
 pub use subscriber::{HAND_OVER_PAUSE, RecvWaker, Subscriber, SubscriberOptions};

@@ -22,6 +22,7 @@ use crate::error::TopicError;
 use crate::message::Message;
 use crate::network::{self, End, Network, RemotePeers, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
+use crate::run_scope::{RunScope, resolve};
 use crate::runtime::{Feeder, Runtime, runtime};
 use crate::sample::{LocalCopy, Sample, SendError, SendFailure};
 use crate::wire;
@@ -41,11 +42,19 @@ pub struct PublisherOptions {
     /// Keep the last message sent and hand it to each subscriber that joins later (ROS 2's
     /// transient-local durability with a depth of one); see [`Publisher::new`].
     pub latched: bool,
+    /// Whose topic it is: this process's run's by default (see [`crate::run_scope`]).
+    pub run: RunScope,
 }
 
 impl Default for PublisherOptions {
     fn default() -> Self {
-        Self { domain: 0, scope: Scope::Network, max_message: DEFAULT_MAX_MESSAGE, latched: false }
+        Self {
+            domain: 0,
+            scope: Scope::Network,
+            max_message: DEFAULT_MAX_MESSAGE,
+            latched: false,
+            run: RunScope::Inherit,
+        }
     }
 }
 
@@ -84,7 +93,10 @@ struct Latch {
 /// What the publisher handle, the topic thread and the registry share.
 pub(crate) struct PubShared {
     id: u64,
-    topic: Arc<str>,
+    /// The key endpoints meet by ([`crate::run_scope::Resolved::key`]).
+    key: Arc<str>,
+    /// The topic's name: its messages' id.
+    name: Arc<str>,
     domain: u32,
     rt: Arc<Runtime>,
     state: Mutex<PubState>,
@@ -109,14 +121,14 @@ impl Feeder for PubShared {
         let used = st.peers.iter().fold(0u64, |m, p| m | (1 << p.edge));
         let edge = (0..MAX_READERS)
             .find(|e| used & (1 << e) == 0)
-            .ok_or_else(|| format!("topic `{}` already has {MAX_READERS} subscriber processes", self.topic))?;
+            .ok_or_else(|| format!("topic `{}` already has {MAX_READERS} subscriber processes", self.name))?;
         let pool = st.outlet.fan_out_mut().pool_mut();
         let table = pool.table().clone();
         let blocks = pool.blocks();
         let sent = wire::send(sock.as_fd(), &PublisherMessage::Welcome { edge }, table.segment().fd())
             .and_then(|()| blocks.iter().try_for_each(|b| announce(&sock, b)));
         if let Err(e) = sent {
-            return Err(format!("cannot set up a subscriber of `{}`: {e}", self.topic));
+            return Err(format!("cannot set up a subscriber of `{}`: {e}", self.name));
         }
         st.outlet.fan_out_mut().add_reader(ReaderLink { inbox: queue, queue: 0, edge });
         st.peers.push(PeerLink { edge, sock });
@@ -125,7 +137,7 @@ impl Feeder for PubShared {
             self.resend_to_edge(&mut st, &last, edge);
         }
         self.arrivals.note();
-        tracing::debug!(topic = %self.topic, edge, "subscriber linked");
+        tracing::debug!(topic = %self.key, edge, "subscriber linked");
         Ok(edge)
     }
 
@@ -135,7 +147,7 @@ impl Feeder for PubShared {
             st.peers.swap_remove(i);
             self.peer_count.store(st.peers.len(), Ordering::Release);
             st.outlet.fan_out_mut().remove_reader(edge);
-            tracing::debug!(topic = %self.topic, edge, "subscriber unlinked");
+            tracing::debug!(topic = %self.key, edge, "subscriber unlinked");
         }
     }
 }
@@ -151,7 +163,7 @@ impl PubShared {
                 st.outlet.send_copy_to(copy, 1 << edge, &AtomicBool::new(false));
             }
             Err(e) => {
-                tracing::warn!(topic = %self.topic, error = %e, "cannot resend the last message to a new subscriber")
+                tracing::warn!(topic = %self.key, error = %e, "cannot resend the last message to a new subscriber")
             }
         }
     }
@@ -166,9 +178,9 @@ impl PubShared {
             let last = local.or_else(|| {
                 let encoded = lock(&self.state).last_encoded.clone()?;
                 match Decoder::default().decode_buffer(&aligned_copy(&encoded)) {
-                    Ok((metadata, data)) => Some(Message::new(self.topic.clone().into(), metadata, data)),
+                    Ok((metadata, data)) => Some(Message::new(self.name.clone().into(), metadata, data)),
                     Err(e) => {
-                        tracing::warn!(topic = %self.topic, error = %e, "cannot decode the last message for a new subscriber");
+                        tracing::warn!(topic = %self.key, error = %e, "cannot decode the last message for a new subscriber");
                         None
                     }
                 }
@@ -188,7 +200,7 @@ impl PubShared {
             let _order = lock(&latch.network_order);
             let last = lock(&self.state).last_encoded.clone();
             if let Some(last) = last {
-                network::send(net, self.domain, &self.topic, &[host.to_owned()], last.to_vec());
+                network::send(net, self.domain, &self.key, &[host.to_owned()], last.to_vec());
             }
         }
         self.arrivals.note();
@@ -223,7 +235,7 @@ impl PubShared {
         let mut broken = Vec::new();
         for p in &st.peers {
             if let Err(e) = fresh.iter().try_for_each(|b| announce(&p.sock, b)) {
-                tracing::warn!(topic = %self.topic, error = %e, "subscriber not answering; unlinked");
+                tracing::warn!(topic = %self.key, error = %e, "subscriber not answering; unlinked");
                 broken.push(p.edge);
             }
         }
@@ -274,14 +286,16 @@ impl Publisher {
     /// # Errors
     /// A bad topic name, or the registry or shared memory cannot be set up.
     pub fn new(topic: &str, options: PublisherOptions) -> Result<Self, TopicError> {
-        let topic = crate::name::canonical(topic)?;
+        let resolved = resolve(topic, &options.run)?;
+        let topic = resolved.key;
         let rt = runtime()?;
         let id = rt.next_id();
         let pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
         let outlet = Outlet::new(FanOut::new(pool, Vec::new(), None), options.max_message);
         let shared = Arc::new(PubShared {
             id,
-            topic: Arc::from(topic.as_str()),
+            key: Arc::from(topic.as_str()),
+            name: Arc::from(resolved.name.as_str()),
             domain: options.domain,
             rt: rt.clone(),
             state: Mutex::new(PubState { outlet, peers: Vec::new(), last_encoded: None }),
@@ -324,7 +338,7 @@ impl Publisher {
     /// The topic's canonical name.
     #[must_use]
     pub fn topic(&self) -> &str {
-        &self.shared.topic
+        &self.shared.name
     }
 
     /// Counts the subscribers that joined this publisher — in this process, linked from
@@ -419,7 +433,7 @@ impl Publisher {
     }
 
     fn local_subscribers(&self) -> Vec<Arc<crate::feeds::SubShared>> {
-        let key = (self.shared.domain, self.shared.topic.to_string());
+        let key = (self.shared.domain, self.shared.key.to_string());
         self.shared
             .rt
             .local()
@@ -443,7 +457,7 @@ impl Publisher {
         let metadata = || Metadata { timestamp: monotonic_ns(), parameters: parameters.clone(), extension: None };
         // Kept before this process's subscribers are listed: one joining meanwhile gets it
         // from the latch if not from this send.
-        self.shared.record_local(|| message(self.shared.topic.clone().into(), metadata()));
+        self.shared.record_local(|| message(self.shared.name.clone().into(), metadata()));
         if self.local_count.load(Ordering::Acquire) == 0 {
             return 0;
         }
@@ -453,7 +467,7 @@ impl Publisher {
         }
         let metadata = metadata();
         for s in &subs {
-            s.push_local(message(self.shared.topic.clone().into(), metadata.clone()));
+            s.push_local(message(self.shared.name.clone().into(), metadata.clone()));
         }
         subs.len()
     }
@@ -541,7 +555,7 @@ impl Publisher {
     fn sized(&self, e: nerve_shm::ShmError) -> TopicError {
         match e {
             nerve_shm::ShmError::TooLarge { len, limit } => {
-                TopicError::TooLarge { topic: self.shared.topic.to_string(), len, limit }
+                TopicError::TooLarge { topic: self.shared.name.to_string(), len, limit }
             }
             other => TopicError::Shm(other),
         }
@@ -551,7 +565,7 @@ impl Publisher {
         let mut st = lock(&self.shared.state);
         let loan = take(&mut st.outlet).map_err(|e| self.sized(e))?;
         self.shared.announce_new(&mut st);
-        Ok(Sample::new(loan, self.shared.topic.clone()))
+        Ok(Sample::new(loan, self.shared.key.clone()))
     }
 
     /// Sends a filled sample to every subscriber: in shared memory to other processes, and as a
@@ -564,7 +578,7 @@ impl Publisher {
     // costs a move on a failed send, never on one that succeeds.
     #[allow(clippy::result_large_err)]
     pub fn send_sample(&self, mut sample: Sample) -> Result<(), SendError<Sample>> {
-        let refuse = |sample, reason| Err(SendError { sample, endpoint: self.shared.topic.to_string(), reason });
+        let refuse = |sample, reason| Err(SendError { sample, endpoint: self.shared.key.to_string(), reason });
         if !lock(&self.shared.state).outlet.lent(sample.loan()) {
             let lent_by = sample.endpoint().to_owned();
             return refuse(sample, SendFailure::LentElsewhere { lent_by });
@@ -603,7 +617,7 @@ impl Publisher {
         if !subs.is_empty() {
             let (metadata, data) = Decoder::default().decode_buffer(&aligned_copy(message))?;
             for s in &subs {
-                s.push_local(Message::new(self.shared.topic.clone().into(), metadata.clone(), data.clone()));
+                s.push_local(Message::new(self.shared.name.clone().into(), metadata.clone(), data.clone()));
             }
         }
         let mut st = lock(&self.shared.state);
@@ -615,7 +629,7 @@ impl Publisher {
         drop(st);
         let hosts = self.remote.as_ref().map(|r| r.subscribers.hosts()).unwrap_or_default();
         if let (false, Some(r)) = (hosts.is_empty(), &self.remote) {
-            network::send(&r.net, self.shared.domain, &self.shared.topic, &hosts, message.to_vec());
+            network::send(&r.net, self.shared.domain, &self.shared.key, &hosts, message.to_vec());
         }
         Ok(())
     }
@@ -631,7 +645,7 @@ impl Publisher {
         let mut latched = None;
         let mut st = lock(&self.shared.state);
         if !st.outlet.lent(sample.loan()) {
-            tracing::warn!(topic = %self.shared.topic, lent_by = sample.endpoint(), "a sample of another endpoint dropped");
+            tracing::warn!(topic = %self.shared.key, lent_by = sample.endpoint(), "a sample of another endpoint dropped");
             return;
         }
         let done = st.outlet.send_with(sample.into_loan(), &self.never_stop, |bytes| {
@@ -646,10 +660,10 @@ impl Publisher {
             self.shared.record_encoded(&mut st, &bytes);
         }
         drop(st);
-        tracing::trace!(topic = %self.shared.topic, delivered = done.delivered, evicted = done.evicted, "published");
+        tracing::trace!(topic = %self.shared.key, delivered = done.delivered, evicted = done.evicted, "published");
         // Sent outside the lock: a slow network must not hold up links on this host.
         if let (Some(bytes), Some(r)) = (wire_copy, &self.remote) {
-            network::send(&r.net, self.shared.domain, &self.shared.topic, &hosts, bytes);
+            network::send(&r.net, self.shared.domain, &self.shared.key, &hosts, bytes);
         }
     }
 }
@@ -657,7 +671,7 @@ impl Publisher {
 impl Drop for Publisher {
     fn drop(&mut self) {
         let rt = &self.shared.rt;
-        let key = (self.shared.domain, self.shared.topic.to_string());
+        let key = (self.shared.domain, self.shared.key.to_string());
         if let Some(t) = rt.local().get_mut(&key) {
             let mine = Arc::as_ptr(&self.shared);
             t.publishers.retain(|p| !std::ptr::eq(p.as_ptr(), mine) && p.strong_count() > 0);

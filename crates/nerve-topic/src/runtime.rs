@@ -186,7 +186,7 @@ impl Runtime {
     /// Registers a subscriber that reaches other processes, and links it to every publisher
     /// already there; new ones are found through inotify.
     pub(crate) fn add_subscriber(&self, sub: &Arc<SubShared>) -> Result<(), TopicError> {
-        let dir = registry::topic_dir(sub.domain, &sub.topic);
+        let dir = registry::topic_dir(sub.domain, &sub.key);
         registry::private_dir(&dir)?;
         // Watch first, then list: a publisher appearing in between is seen by one or both.
         inotify::add_watch(&self.inotify, &dir, inotify::WatchFlags::CREATE | inotify::WatchFlags::MOVED_TO)
@@ -205,7 +205,7 @@ impl Runtime {
 
     /// Opens a link to every publisher of `sub`'s topic it is not linked to yet.
     fn discover(&self, st: &mut State, sub: &Arc<SubShared>) {
-        for entry in registry::endpoints(sub.domain, &sub.topic) {
+        for entry in registry::endpoints(sub.domain, &sub.key) {
             if entry.kind != Kind::Pub || entry.pid == self.pid || entry.scope < Scope::Host {
                 continue;
             }
@@ -213,10 +213,10 @@ impl Runtime {
                 continue;
             };
             match self.dial(st, sub, &entry, ring) {
-                Ok(()) => tracing::debug!(topic = %sub.topic, publisher = entry.pid, "linking"),
+                Ok(()) => tracing::debug!(topic = %sub.key, publisher = entry.pid, "linking"),
                 Err(e) => {
                     sub.release_feed(ring);
-                    tracing::debug!(topic = %sub.topic, publisher = entry.pid, error = %e, "cannot link");
+                    tracing::debug!(topic = %sub.key, publisher = entry.pid, error = %e, "cannot link");
                 }
             }
         }

@@ -28,9 +28,9 @@ use zenoh::Wait;
 use zenoh::query::{Query, QueryTarget};
 
 use crate::error::{Refusal, TopicError};
-use crate::name;
 use crate::network::{self, End, Network};
 use crate::query::{self, ServerCount, Unanswered};
+use crate::run_scope::{Resolved, RunScope, resolve};
 
 /// What can go wrong calling a service.
 #[derive(Debug, thiserror::Error)]
@@ -100,17 +100,19 @@ pub struct Reply {
 pub type HandlerResult = Result<(ArrayData, Parameters), Refusal>;
 
 /// Options of a server or client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServiceOptions {
     /// Only servers and clients of the same domain meet.
     pub domain: u32,
     /// Threads running the server's handler; requests beyond them wait their turn.
     pub workers: usize,
+    /// Whose service it is: this process's run's by default (see [`crate::run_scope`]).
+    pub run: RunScope,
 }
 
 impl Default for ServiceOptions {
     fn default() -> Self {
-        Self { domain: 0, workers: 1 }
+        Self { domain: 0, workers: 1, run: RunScope::Inherit }
     }
 }
 
@@ -145,7 +147,8 @@ impl Server {
         options: ServiceOptions,
         handler: impl Fn(Request) -> HandlerResult + Send + Sync + 'static,
     ) -> Result<Self, TopicError> {
-        let service: Arc<str> = name::canonical(service)?.into();
+        let Resolved { name, key } = resolve(service, &options.run)?;
+        let service: Arc<str> = name.into();
         let net = network::network()?;
         let answering = service.clone();
         let tx = query::workers(options.workers, &format!("nerve-srv-{service}"), move |query: Query| {
@@ -155,11 +158,11 @@ impl Server {
         let what = service.clone();
         let queryable = net
             .session
-            .declare_queryable(request_key(options.domain, &service))
+            .declare_queryable(request_key(options.domain, &key))
             .callback(move |query| query::hand(&tx, query, &what))
             .wait()
             .map_err(err)?;
-        let token = network::announce(&net, End::Server, options.domain, query::server_id(), &service)?;
+        let token = network::announce(&net, End::Server, options.domain, query::server_id(), &key)?;
         Ok(Self { service, _queryable: queryable, _token: token, _net: net })
     }
 
@@ -204,10 +207,10 @@ impl Client {
     /// # Errors
     /// A bad name, or no network session.
     pub fn new(service: &str, options: ServiceOptions) -> Result<Self, TopicError> {
-        let service: Arc<str> = name::canonical(service)?.into();
+        let Resolved { name, key } = resolve(service, &options.run)?;
         let net = network::network()?;
-        let servers = ServerCount::watch(&net, End::Server, options.domain, &service)?;
-        Ok(Self { key: request_key(options.domain, &service), service, servers, net })
+        let servers = ServerCount::watch(&net, End::Server, options.domain, &key)?;
+        Ok(Self { key: request_key(options.domain, &key), service: name.into(), servers, net })
     }
 
     /// The service's name (canonical).
@@ -265,7 +268,8 @@ impl Client {
     }
 }
 
-/// Every server reachable now in `domain`: (host, service name).
+/// Every server reachable now in `domain`: (host, service key; a run's service's key names the
+/// run, see [`crate::run_scope::split_key`]).
 ///
 /// # Errors
 /// When the network cannot be asked.

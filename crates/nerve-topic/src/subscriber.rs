@@ -15,6 +15,7 @@ use crate::feeds::{SubShared, Taken};
 use crate::message::Message;
 use crate::network::{RemoteFeed, network};
 use crate::registry::{Entry, Kind, Registration, Scope};
+use crate::run_scope::{RunScope, resolve};
 use crate::runtime::{Runtime, runtime};
 use nerve_message::channel_table::TOPIC_FEEDS;
 
@@ -29,11 +30,13 @@ pub struct SubscriberOptions {
     pub queue_size: usize,
     /// Keep only the newest message (a queue of one): never stale, never slows anyone.
     pub keep_latest: bool,
+    /// Whose topic it is: this process's run's by default (see [`crate::run_scope`]).
+    pub run: RunScope,
 }
 
 impl Default for SubscriberOptions {
     fn default() -> Self {
-        Self { domain: 0, scope: Scope::Network, queue_size: 10, keep_latest: false }
+        Self { domain: 0, scope: Scope::Network, queue_size: 10, keep_latest: false, run: RunScope::Inherit }
     }
 }
 
@@ -123,10 +126,12 @@ impl Subscriber {
         inbox: Arc<Inbox>,
         first: usize,
     ) -> Result<Self, TopicError> {
-        let topic = crate::name::canonical(topic)?;
+        let resolved = resolve(topic, &options.run)?;
+        let topic = resolved.key;
         let rt = runtime()?;
         let id = rt.next_id();
-        let shared = Arc::new(SubShared::new(id, Arc::from(topic.as_str()), options.domain, shape, inbox, first));
+        let names = (Arc::from(topic.as_str()), Arc::from(resolved.name.as_str()));
+        let shared = Arc::new(SubShared::new(id, names, options.domain, shape, inbox, first));
         {
             let mut local = rt.local();
             let t = local.entry((options.domain, topic.clone())).or_default();
@@ -154,13 +159,13 @@ impl Subscriber {
     /// The topic's canonical name.
     #[must_use]
     pub fn topic(&self) -> &str {
-        &self.shared.topic
+        &self.shared.name
     }
 
     /// Publishers reaching this subscriber now: in this process, plus linked ones elsewhere.
     #[must_use]
     pub fn publisher_count(&self) -> usize {
-        let key = (self.shared.domain, self.shared.topic.to_string());
+        let key = (self.shared.domain, self.shared.key.to_string());
         let local = self.rt.local().get(&key).map_or(0, |t| t.publishers.len());
         let linked = self.shared.linked_publishers();
         let remote = self.remote.as_ref().map_or(0, |r| r.publishers.count());
@@ -270,7 +275,7 @@ impl RecvWaker {
 /// Hands messages arriving from the network to the subscriber, as long as it lives.
 fn deliver_to(shared: &Arc<SubShared>) -> impl Fn(arrow_buffer::Buffer) + Send + Sync + 'static {
     let sub = Arc::downgrade(shared);
-    let topic = shared.topic.clone();
+    let topic = shared.name.clone();
     let decoder = Mutex::new(Decoder::default());
     move |bytes| {
         let Some(sub) = sub.upgrade() else { return };
@@ -285,7 +290,7 @@ fn deliver_to(shared: &Arc<SubShared>) -> impl Fn(arrow_buffer::Buffer) + Send +
 
 impl Drop for Subscriber {
     fn drop(&mut self) {
-        let key = (self.shared.domain, self.shared.topic.to_string());
+        let key = (self.shared.domain, self.shared.key.to_string());
         if let Some(t) = self.rt.local().get_mut(&key) {
             let me = Arc::downgrade(&self.shared);
             t.subscribers.retain(|w| !Weak::ptr_eq(w, &me) && w.strong_count() > 0);

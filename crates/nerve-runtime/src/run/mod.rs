@@ -63,6 +63,8 @@ struct Run<'a> {
     opts: &'a RunOptions,
     plan: Plan,
     run_id: String,
+    /// What the run's names are scoped to ([`scope_name`]).
+    run_name: String,
     socket: PathBuf,
     log_dir: PathBuf,
     inboxes: Vec<Arc<Inbox>>,
@@ -102,12 +104,21 @@ pub fn run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, RuntimeError> 
     result
 }
 
+/// The name a run's topics, services and actions are scoped to: [`RunOptions::scope`], else
+/// its name, else its run id.
+fn scope_name(opts: &RunOptions, run_id: &str) -> String {
+    opts.scope.clone().or_else(|| opts.name.clone()).unwrap_or_else(|| run_id.to_owned())
+}
+
 fn set_up_and_run(df: &Dataflow, opts: &RunOptions) -> Result<RunReport, RuntimeError> {
+    let run_id = opts.run_id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    let run_name = scope_name(opts, &run_id);
+    nerve_spec::topic_name::check_run_name(&run_name)
+        .map_err(|why| RuntimeError::BadRunName { name: run_name.clone(), why })?;
     if opts.build {
         build_all(&df.nodes, &df.base_dir)?;
     }
     let programs = df.nodes.iter().map(|n| program(n, &opts.python)).collect::<Result<Vec<_>, _>>()?;
-    let run_id = opts.run_id.clone().unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let names = RunNames::new(&run_id);
     let dir = nerve_message::runtime_dir();
     nerve_message::private_dir(&dir)
@@ -194,6 +205,7 @@ fn run_inner(
         opts,
         plan,
         run_id: run_id.to_owned(),
+        run_name: scope_name(opts, run_id),
         socket: socket.to_owned(),
         log_dir: log_dir.clone(),
         inboxes,

@@ -30,6 +30,10 @@ pub struct RunOptions {
     /// A name for `nerve list`, `nerve stop` and `nerve logs`, besides the run id (see
     /// [`crate::inspect::check_name_free`]).
     pub name: Option<String>,
+    /// The name the run's topics, services and actions are scoped to (the nodes get it as
+    /// `NERVE_RUN`); `None`: [`RunOptions::name`], else the run id. A cluster gives every
+    /// machine's part of a dataflow the same one, so the parts meet.
+    pub scope: Option<String>,
     /// Keep simulated time: nodes' clocks and timers follow a shared clock that starts at zero
     /// and moves only when a node sets it.
     pub sim_time: bool,
@@ -74,6 +78,7 @@ impl Default for RunOptions {
             max_message: 1 << 32,
             echo: true,
             name: None,
+            scope: None,
             sim_time: false,
             run_id: None,
             handle_signals: true,

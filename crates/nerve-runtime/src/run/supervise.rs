@@ -31,6 +31,8 @@ impl Run<'_> {
             base_dir: &self.df.base_dir,
             socket: &self.socket,
             run_id: &self.run_id,
+            run_name: &self.run_name,
+            share: &self.df.share,
             realtime: starter.realtime,
             network_env: &self.opts.node_env,
             types: &self.df.types,

@@ -14,9 +14,9 @@ use zenoh::sample::Sample;
 
 use super::{ActionError, ActionOptions, Feedback, GoalStatus, Verb, key, verb_and_goal};
 use crate::error::TopicError;
-use crate::name;
 use crate::network::{self, End, Network};
 use crate::query::{self, ServerCount, Unanswered};
+use crate::run_scope::{Resolved, resolve};
 use nerve_shm::sync::lock;
 
 /// Feedback messages a goal handle keeps for a reader that lags; past it the oldest go.
@@ -31,6 +31,8 @@ const CANCEL_TIMEOUT: Duration = Duration::from_secs(10);
 /// Sends goals to one action.
 pub struct ActionClient {
     action: Arc<str>,
+    /// What the action's key expressions end with ([`crate::run_scope::Resolved::key`]).
+    key: Arc<str>,
     domain: u32,
     servers: ServerCount,
     net: Arc<Network>,
@@ -48,10 +50,10 @@ impl ActionClient {
     /// # Errors
     /// A bad name, or no network session.
     pub fn new(action: &str, options: ActionOptions) -> Result<Self, TopicError> {
-        let action: Arc<str> = name::canonical(action)?.into();
+        let Resolved { name, key } = resolve(action, &options.run)?;
         let net = network::network()?;
-        let servers = ServerCount::watch(&net, End::ActionServer, options.domain, &action)?;
-        Ok(Self { action, domain: options.domain, servers, net })
+        let servers = ServerCount::watch(&net, End::ActionServer, options.domain, &key)?;
+        Ok(Self { action: name.into(), key: key.into(), domain: options.domain, servers, net })
     }
 
     /// The action's name (canonical).
@@ -96,18 +98,18 @@ impl ActionClient {
         let goal = Arc::new(Goal::new(id.clone(), self.action.clone()));
         let updates = self.listen(&goal)?;
         let had_servers = self.server_count() > 0;
-        let goal_key = key(self.domain, Verb::Goal, &id, &self.action);
+        let goal_key = key(self.domain, Verb::Goal, &id, &self.key);
         query::ask(&self.net, &goal_key, Some(request), QueryTarget::BestMatching, timeout, had_servers)
             .map_err(|e| unanswered(e, action, timeout))?;
         let (waiting, net) = (goal.clone(), self.net.clone());
-        let result_key = key(self.domain, Verb::Result, &id, &self.action);
+        let result_key = key(self.domain, Verb::Result, &id, &self.key);
         std::thread::Builder::new()
             .name(format!("nerve-goal-{}", self.action))
             .spawn(move || wait_for_result(&waiting, &net, &result_key))
             .map_err(TopicError::Thread)?;
         Ok(GoalHandle {
             goal,
-            cancel_key: key(self.domain, Verb::Cancel, &id, &self.action),
+            cancel_key: key(self.domain, Verb::Cancel, &id, &self.key),
             net: self.net.clone(),
             _updates: updates,
         })
@@ -118,7 +120,7 @@ impl ActionClient {
         let goal_ref = goal.clone();
         self.net
             .session
-            .declare_subscriber(format!("nerve/d{}/act/*/{}/{}", self.domain, goal.id, self.action))
+            .declare_subscriber(format!("nerve/d{}/act/*/{}/{}", self.domain, goal.id, self.key))
             .callback(move |sample| goal_ref.update(&sample))
             .wait()
             .map_err(|e| {

@@ -15,9 +15,9 @@ use zenoh::query::Query;
 
 use super::{ActionError, ActionOptions, GoalStatus, Verb, key, verb_and_goal};
 use crate::error::{Refusal, TopicError};
-use crate::name;
 use crate::network::{self, End, Network};
 use crate::query;
+use crate::run_scope::resolve;
 use nerve_shm::sync::lock;
 
 /// Outcomes of ended goals a server keeps for result queries that arrive after the end.
@@ -203,6 +203,8 @@ struct Accepted {
 /// What the server's threads share.
 struct Shared {
     action: Arc<str>,
+    /// What the action's key expressions end with ([`crate::run_scope::Resolved::key`]).
+    key: Arc<str>,
     domain: u32,
     table: Mutex<Table>,
     net: Arc<Network>,
@@ -241,10 +243,12 @@ impl ActionServer {
         accept: impl Fn(&GoalRequest) -> Result<(), Refusal> + Send + Sync + 'static,
         execute: impl Fn(ServerGoal) -> ExecuteResult + Send + Sync + 'static,
     ) -> Result<Self, TopicError> {
-        let action: Arc<str> = name::canonical(action)?.into();
+        let resolved = resolve(action, &options.run)?;
+        let (action, name_key): (Arc<str>, Arc<str>) = (resolved.name.into(), resolved.key.into());
         let net = network::network()?;
         let shared = Arc::new(Shared {
             action: action.clone(),
+            key: name_key.clone(),
             domain: options.domain,
             table: Mutex::default(),
             net: net.clone(),
@@ -262,7 +266,7 @@ impl ActionServer {
         let declare = |verb: Verb, wrap: fn(Query) -> Incoming| {
             let (tx, what) = (intake.clone(), action.clone());
             net.session
-                .declare_queryable(key(options.domain, verb, "*", &action))
+                .declare_queryable(key(options.domain, verb, "*", &name_key))
                 .callback(move |query| query::hand(&tx, wrap(query), &what))
                 .wait()
                 .map_err(|e| TopicError::Network(format!("cannot serve action `{action}`: {e}")))
@@ -272,7 +276,7 @@ impl ActionServer {
             declare(Verb::Cancel, Incoming::Cancel)?,
             declare(Verb::Result, Incoming::Result)?,
         ];
-        let token = network::announce(&net, End::ActionServer, options.domain, query::server_id(), &action)?;
+        let token = network::announce(&net, End::ActionServer, options.domain, query::server_id(), &name_key)?;
         Ok(Self { shared, _queryables: queryables, _token: token })
     }
 
@@ -378,7 +382,7 @@ impl Shared {
     fn execute(&self, goal: Accepted, execute: &dyn Fn(ServerGoal) -> ExecuteResult) {
         let Accepted { request, cancel } = goal;
         let id = request.goal.clone();
-        let status_key = key(self.domain, Verb::Status, &id, &self.action);
+        let status_key = key(self.domain, Verb::Status, &id, &self.key);
         let sent = self
             .net
             .session
@@ -389,7 +393,7 @@ impl Shared {
             tracing::debug!(action = %self.action, goal = %id, error = %e, "cannot publish a goal's status");
         }
         let server_goal = ServerGoal {
-            feedback_key: key(self.domain, Verb::Feedback, &id, &self.action).into(),
+            feedback_key: key(self.domain, Verb::Feedback, &id, &self.key).into(),
             request,
             cancel: cancel.clone(),
             net: self.net.clone(),
