@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use nerve_node::NodeError;
+use nerve_node::{NodeError, ParamError};
 use nerve_topic::TopicError;
 use nerve_topic::service::ServiceError;
 
@@ -36,7 +36,8 @@ pub enum NerveStatus {
     WrongType = -6,
     /// A message larger than the run (`nerve run --max-message`) or the publisher allows.
     TooLarge = -7,
-    /// Nothing of that name: no metadata parameter of that key, no server of that service.
+    /// Nothing of that name: no metadata parameter of that key, no server of that service, no
+    /// node parameter of that key.
     NotFound = -8,
     /// The caller's buffer is too small; the length needed was written.
     BufferTooSmall = -9,
@@ -47,8 +48,9 @@ pub enum NerveStatus {
     Runtime = -11,
     /// A bug in nerve (a Rust panic), caught before it could cross into C.
     Internal = -12,
-    /// Refused by what decides: a service's handler failed the request (the message holds its
-    /// reason), or the run keeps real time and takes no simulated time.
+    /// Refused by what decides: a service's handler failed the request or a parameter's
+    /// on-change callback the change (the message holds its reason), or the run keeps real time
+    /// and takes no simulated time.
     Refused = -13,
 }
 
@@ -114,6 +116,9 @@ pub(crate) enum ApiError {
     /// A call made on a handle that cannot do it (`recv` on a subscriber with a callback).
     #[error("{0}")]
     Unsupported(&'static str),
+    /// A failure of a node's parameters.
+    #[error(transparent)]
+    Param(#[from] ParamError),
 }
 
 impl ApiError {
@@ -138,6 +143,13 @@ impl ApiError {
                 _ => NerveStatus::Runtime,
             },
             Self::Topic(e) | Self::Service(ServiceError::Setup(e)) => topic_status(e),
+            Self::Param(e) => match e {
+                ParamError::UnknownKey { .. } => NerveStatus::NotFound,
+                ParamError::TypeMismatch { .. } => NerveStatus::WrongType,
+                ParamError::Rejected { .. } => NerveStatus::Refused,
+                ParamError::BadKey { .. } => NerveStatus::InvalidArgument,
+                _ => NerveStatus::Runtime,
+            },
             Self::Service(e) => match e {
                 ServiceError::NoServer { .. } => NerveStatus::NotFound,
                 ServiceError::Timeout { .. } => NerveStatus::Timeout,

@@ -22,6 +22,7 @@ pub(crate) enum Kind {
     Client,
     Server,
     Reply,
+    ParamChange,
 }
 
 impl Kind {
@@ -35,6 +36,7 @@ impl Kind {
             Self::Client => "nerve_client",
             Self::Server => "nerve_server",
             Self::Reply => "nerve_reply",
+            Self::ParamChange => "nerve_param_change",
         }
     }
 }
