@@ -57,6 +57,14 @@ struct ArrowArray {
 
 #endif  /* ARROW_C_DATA_INTERFACE */
 
+// `time_ns` of `nerve_tf_buffer_lookup` for the latest time every transform of the chain
+// between the two frames allows.
+#define NERVE_TF_LATEST INT64_MIN
+
+// `stamp_ns` of a transform sent, for now on nerve's clock (the wall clock, or the run's
+// simulated time in a node of a `nerve run --sim-time` run).
+#define NERVE_TF_NOW INT64_MIN
+
 // Scope of a topic: only endpoints of the same process.
 #define NERVE_SCOPE_PROCESS 0
 
@@ -105,7 +113,7 @@ typedef enum nerve_status {
   // A message larger than the run (`nerve run --max-message`) or the publisher allows.
   NERVE_STATUS_TOO_LARGE = -7,
   // Nothing of that name: no metadata parameter of that key, no server of that service, no
-  // node parameter of that key.
+  // node parameter of that key, no transform between two frames.
   NERVE_STATUS_NOT_FOUND = -8,
   // The caller's buffer is too small; the length needed was written.
   NERVE_STATUS_BUFFER_TOO_SMALL = -9,
@@ -176,6 +184,19 @@ typedef struct nerve_server nerve_server;
 // once, except `nerve_subscriber_free`.
 typedef struct nerve_subscriber nerve_subscriber;
 
+// Publishes transforms (opaque): time-stamped ones on `tf`, or static ones on `tf_static`.
+//
+// Thread-safety: every function taking a `nerve_tf_broadcaster` may be called from any thread
+// at once, except `nerve_tf_broadcaster_free`.
+typedef struct nerve_tf_broadcaster nerve_tf_broadcaster;
+
+// Listens to every transform broadcaster of its domain and answers lookups between any two
+// frames (opaque).
+//
+// Thread-safety: every function taking a `nerve_tf_buffer` may be called from any thread at
+// once, except `nerve_tf_buffer_free`.
+typedef struct nerve_tf_buffer nerve_tf_buffer;
+
 // How a C on-change callback sees each change of a parameter of its node, before the value is
 // stored.
 //
@@ -207,6 +228,40 @@ typedef void (*nerve_param_callback)(const char *key,
 typedef void (*nerve_service_handler)(const struct nerve_event *request,
                                       struct nerve_reply *reply,
                                       void *user_data);
+
+// A translation, in the units of the frames (meters, by ROS's convention).
+typedef struct nerve_vector3 {
+  // x.
+  double x;
+  // y.
+  double y;
+  // z.
+  double z;
+} nerve_vector3;
+
+// A rotation, as a unit quaternion.
+typedef struct nerve_quaternion {
+  // x.
+  double x;
+  // y.
+  double y;
+  // z.
+  double z;
+  // w (1 for no rotation).
+  double w;
+} nerve_quaternion;
+
+// The pose of a child frame in its parent at a time: it maps coordinates in the child to
+// coordinates in the parent (rotation first, then translation).
+typedef struct nerve_transform {
+  // Nanoseconds on nerve's clock; in a lookup, the time of the result (0 through static
+  // transforms only); in a send, `NERVE_TF_NOW` for now.
+  int64_t stamp_ns;
+  // Where the child's origin is in the parent.
+  struct nerve_vector3 translation;
+  // How the child's axes are turned in the parent.
+  struct nerve_quaternion rotation;
+} nerve_transform;
 
 // How a publisher is set up; `nerve_publisher_options_default()` gives the defaults.
 typedef struct nerve_publisher_options {
@@ -878,6 +933,95 @@ int nerve_reply_arrow(struct nerve_reply *reply,
 // # Safety
 // `reply` is the handler's; `reason` is a NUL-terminated string.
 int nerve_reply_error(struct nerve_reply *reply, const char *reason);
+
+// Starts listening to the transforms of domain `domain` (0 unless groups of endpoints are kept
+// apart), keeping each moving edge's last `cache_ms` milliseconds (0: 10 s); static transforms
+// sent before it started come too.
+//
+// On success `*buffer` is a new handle owned by the caller, to be freed with
+// `nerve_tf_buffer_free`. Fails with `NERVE_STATUS_RUNTIME` when the topics cannot be set up.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `buffer` is valid for writing a pointer.
+int nerve_tf_buffer_new(uint32_t domain, uint64_t cache_ms, struct nerve_tf_buffer **buffer);
+
+// Stops listening and frees the handle; NULL is allowed and does nothing.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `buffer` is NULL or a live handle no other thread uses.
+int nerve_tf_buffer_free(struct nerve_tf_buffer *buffer);
+
+// The pose of frame `source` in frame `target` at `time_ns` (nanoseconds on nerve's clock, or
+// `NERVE_TF_LATEST`), in `*transform`: it maps coordinates in `source` to coordinates in
+// `target`, through the frames' common ancestor, each moving edge interpolated at that time.
+//
+// With `timeout_ms` 0 the buffer answers from what it holds; with more, it waits up to that
+// many milliseconds for the transforms to come (a buffer that just started, a time a little
+// ahead), woken by each message, never polling.
+//
+// Fails with `NERVE_STATUS_NOT_FOUND` when, with `timeout_ms` 0, no transform joins the frames
+// at that time (a frame no transform names, frames of two trees, a time outside an edge's
+// history), and returns `NERVE_STATUS_TIMEOUT` when that is still so after `timeout_ms`; the
+// message names both frames and says which. `*transform` is written on success only.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `buffer` is a live handle no other thread frees meanwhile; `target` and `source` are
+// NUL-terminated strings; `transform` is valid for writes.
+int nerve_tf_buffer_lookup(const struct nerve_tf_buffer *buffer,
+                           const char *target,
+                           const char *source,
+                           int64_t time_ns,
+                           int64_t timeout_ms,
+                           struct nerve_transform *transform);
+
+// A broadcaster of transforms in domain `domain` (0 unless groups of endpoints are kept
+// apart): of fixed frames (a camera bolted to the base) when `is_static`, whose last transform
+// of each edge every buffer gets, even one that starts later; else of moving frames (the base
+// in the world), kept in each buffer's history.
+//
+// On success `*broadcaster` is a new handle owned by the caller, to be freed with
+// `nerve_tf_broadcaster_free`. Fails with `NERVE_STATUS_RUNTIME` when the topic cannot be set
+// up.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `broadcaster` is valid for writing a pointer.
+int nerve_tf_broadcaster_new(uint32_t domain,
+                             bool is_static,
+                             struct nerve_tf_broadcaster **broadcaster);
+
+// Stops broadcasting and frees the handle; NULL is allowed and does nothing.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `broadcaster` is NULL or a live handle no other thread uses.
+int nerve_tf_broadcaster_free(struct nerve_tf_broadcaster *broadcaster);
+
+// Sends the pose of frame `child` in frame `parent`: `*transform`, stamped with its
+// `stamp_ns` (or now, for `NERVE_TF_NOW`).
+//
+// Fails with `NERVE_STATUS_INVALID_ARGUMENT` for an empty frame name, a translation that is
+// not finite or a rotation that is no usable quaternion (it is normalized otherwise); nothing
+// is sent then. A transform the buffers' trees refuse (a second parent for `child`, a loop) is
+// sent all the same: each buffer logs the refusal, as for Rust and Python broadcasters.
+//
+// Ownership: everything is copied. Thread-safety: any thread.
+//
+// # Safety
+// `broadcaster` is a live handle no other thread frees meanwhile; `parent` and `child` are
+// NUL-terminated strings; `transform` is readable.
+int nerve_tf_broadcaster_send(const struct nerve_tf_broadcaster *broadcaster,
+                              const char *parent,
+                              const char *child,
+                              const struct nerve_transform *transform);
 
 // The default publisher options: domain 0, network scope, 1 GiB messages, not latched.
 //

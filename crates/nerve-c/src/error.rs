@@ -5,6 +5,7 @@ use std::ffi::{CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use nerve_node::{NodeError, ParamError};
+use nerve_tf::TfError;
 use nerve_topic::TopicError;
 use nerve_topic::service::ServiceError;
 
@@ -37,7 +38,7 @@ pub enum NerveStatus {
     /// A message larger than the run (`nerve run --max-message`) or the publisher allows.
     TooLarge = -7,
     /// Nothing of that name: no metadata parameter of that key, no server of that service, no
-    /// node parameter of that key.
+    /// node parameter of that key, no transform between two frames.
     NotFound = -8,
     /// The caller's buffer is too small; the length needed was written.
     BufferTooSmall = -9,
@@ -119,6 +120,25 @@ pub(crate) enum ApiError {
     /// A failure of a node's parameters.
     #[error(transparent)]
     Param(#[from] ParamError),
+    /// A failure of the transform tree's topics or of a transform sent.
+    #[error(transparent)]
+    Tf(#[from] TfError),
+    /// A transform lookup that failed, naming both frames.
+    #[error("no transform from `{source_frame}` to `{target_frame}`{}: {error}", waited(*.waited_ms))]
+    Lookup {
+        /// The frame looked up.
+        source_frame: String,
+        /// The frame it is wanted in.
+        target_frame: String,
+        /// How long the lookup waited for the transforms to come; `None` when it did not.
+        waited_ms: Option<u64>,
+        /// Why, as the tree says (boxed: it would double the size of every result).
+        error: Box<TfError>,
+    },
+}
+
+fn waited(ms: Option<u64>) -> String {
+    ms.map_or_else(String::new, |ms| format!(" within {ms} ms"))
 }
 
 impl ApiError {
@@ -150,6 +170,10 @@ impl ApiError {
                 ParamError::BadKey { .. } => NerveStatus::InvalidArgument,
                 _ => NerveStatus::Runtime,
             },
+            // What waiting could have found and did not is a timeout, not a failure.
+            Self::Lookup { waited_ms: Some(_), .. } => NerveStatus::Timeout,
+            Self::Lookup { error, .. } => tf_status(error),
+            Self::Tf(error) => tf_status(error),
             Self::Service(e) => match e {
                 ServiceError::NoServer { .. } => NerveStatus::NotFound,
                 ServiceError::Timeout { .. } => NerveStatus::Timeout,
@@ -158,6 +182,18 @@ impl ApiError {
                 ServiceError::Setup(_) | ServiceError::ServerGone { .. } => NerveStatus::Runtime,
             },
         }
+    }
+}
+
+fn tf_status(e: &TfError) -> NerveStatus {
+    match e {
+        TfError::UnknownFrame { .. } | TfError::NotConnected { .. } | TfError::Extrapolation { .. } => {
+            NerveStatus::NotFound
+        }
+        TfError::Invalid { .. } => NerveStatus::InvalidArgument,
+        TfError::TwoParents { .. } | TfError::Loop { .. } | TfError::TooOld { .. } => NerveStatus::Refused,
+        TfError::Topic(e) => topic_status(e),
+        TfError::Malformed { .. } => NerveStatus::Runtime,
     }
 }
 
@@ -263,6 +299,22 @@ mod tests {
             let shown = unsafe { std::ffi::CStr::from_ptr(nerve_status_name(status as c_int)) };
             assert_eq!(shown.to_str(), Ok(name));
         }
+    }
+
+    #[test]
+    fn a_lookup_names_both_frames_and_times_out_only_after_waiting() {
+        let lookup = |waited_ms| ApiError::Lookup {
+            source_frame: "laser".into(),
+            target_frame: "map".into(),
+            waited_ms,
+            error: Box::new(TfError::UnknownFrame { frame: "laser".into(), known: vec![] }),
+        };
+        assert_eq!(lookup(None).status(), NerveStatus::NotFound);
+        assert_eq!(lookup(Some(50)).status(), NerveStatus::Timeout);
+        assert_eq!(
+            lookup(Some(50)).to_string(),
+            "no transform from `laser` to `map` within 50 ms: unknown frame `laser` (known frames: none yet)"
+        );
     }
 
     #[test]

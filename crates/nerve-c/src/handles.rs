@@ -23,6 +23,8 @@ pub(crate) enum Kind {
     Server,
     Reply,
     ParamChange,
+    TfBuffer,
+    TfBroadcaster,
 }
 
 impl Kind {
@@ -37,6 +39,8 @@ impl Kind {
             Self::Server => "nerve_server",
             Self::Reply => "nerve_reply",
             Self::ParamChange => "nerve_param_change",
+            Self::TfBuffer => "nerve_tf_buffer",
+            Self::TfBroadcaster => "nerve_tf_broadcaster",
         }
     }
 }

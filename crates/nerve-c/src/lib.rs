@@ -27,7 +27,7 @@
 //!
 //! Topics (`nerve_publisher`, `nerve_subscriber`) and services (`nerve_client`, `nerve_server`)
 //! need no dataflow: a message received is a `nerve_event` too, read with the same functions.
-//! A node's parameters
+//! Nor do transforms (`nerve_tf_broadcaster`, `nerve_tf_buffer`). A node's parameters
 //! (`nerve_node_param_*`) are the Rust node's, read and set from C and from `nerve param`.
 //!
 //! Every entry point returns a status (`NERVE_STATUS_OK`, or a negative code whose message
@@ -45,4 +45,5 @@ pub mod node;
 pub mod params;
 pub mod sample;
 pub mod service;
+pub mod tf;
 pub mod topic;
