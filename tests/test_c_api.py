@@ -1,8 +1,10 @@
 """The C library as `pip install .` installs it: where `nerve` says it is, a C node started by
-hand that joins a running dataflow by id, and C programs meeting Python on topics (the rest of the
+hand that joins a running dataflow by id, and C programs meeting Python on topics, services and
+transforms (the rest of the
 C API's tests are tests/c, run by ctest). The C programs are built with pkg-config's flags, under
 AddressSanitizer."""
 
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -49,7 +51,7 @@ def nerve_dir(flag: str) -> Path:
 
 
 def test_nerve_prints_where_the_c_library_is():
-    assert {p.name for p in nerve_dir("--include-dir").iterdir()} >= {"nerve.h", "node_api.h"}
+    assert {p.name for p in nerve_dir("--include-dir").iterdir()} >= {"nerve.h", "node_api.h", "nerve.hpp"}
     lib = nerve_dir("--lib-dir")
     assert (lib / "libnerve.so").is_file() and (lib / "pkgconfig" / "nerve.pc").is_file()
     assert (nerve_dir("--cmake-dir") / "nerveConfig.cmake").is_file()
@@ -246,3 +248,44 @@ def test_c_server_called_from_python_and_c_client_calling_python(tmp_path):
     finally:
         proc.kill()
         upper.close()
+
+
+TF_LOOKUP = r"""
+#include <nerve.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Looks the pose of argv[3] up in argv[2], in transform domain argv[1], waiting up to 30 s,
+   and prints it; then the lookup of a frame nothing names, which must fail naming both frames. */
+int main(int argc, char **argv) {
+    if (argc != 4) return 2;
+    nerve_tf_buffer *buffer;
+    nerve_transform t;
+    if (nerve_tf_buffer_new((uint32_t)atoi(argv[1]), 0, &buffer) != NERVE_STATUS_OK
+        || nerve_tf_buffer_lookup(buffer, argv[2], argv[3], NERVE_TF_LATEST, 30000, &t) != NERVE_STATUS_OK) {
+        fprintf(stderr, "%s\n", nerve_last_error());
+        return 1;
+    }
+    printf("%.6f %.6f %.6f %.6f %.6f %.6f %.6f\n", t.translation.x, t.translation.y, t.translation.z,
+           t.rotation.x, t.rotation.y, t.rotation.z, t.rotation.w);
+    int status = nerve_tf_buffer_lookup(buffer, argv[2], "nowhere", NERVE_TF_LATEST, 0, &t);
+    printf("%s %s\n", nerve_status_name(status), nerve_last_error());
+    nerve_tf_buffer_free(buffer);
+    return 0;
+}
+"""
+
+
+def test_python_broadcaster_looked_up_from_c(tmp_path):
+    program = build_c(tmp_path, "tf_lookup", TF_LOOKUP)
+    domain = 2000 + os.getpid() % 100000  # transforms of tests running at once never meet
+    half = float(np.sqrt(0.5))
+    fixed = nerve.StaticTransformBroadcaster(domain=domain)
+    fixed.send("base", "camera", [0.2, 0.0, 0.5], [0.0, 0.0, half, half])
+    fixed.send("world", "base", [1.0, 2.0, 0.0], [0.0, 0.0, 0.0, 1.0])
+    node = subprocess.run([str(program), str(domain), "world", "camera"], capture_output=True, text=True, timeout=60)
+    assert node.returncode == 0, node.stderr
+    pose, failure = node.stdout.splitlines()
+    assert np.allclose([float(v) for v in pose.split()], [1.2, 2.0, 0.5, 0.0, 0.0, half, half]), pose
+    assert failure.startswith("NERVE_STATUS_NOT_FOUND nerve_tf_buffer_lookup: no transform from `nowhere` to `world`")
+    assert "unknown frame `nowhere`" in failure

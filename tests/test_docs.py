@@ -25,8 +25,8 @@ page's programs, commands and dataflows meet each other and nothing else. By lan
 * ``rust``: every block is compiled, all in one crate and one ``cargo build`` against this
   workspace's crates (``test_rust_blocks_compile``).
 * ``toml``: parsed; its dependencies are crates of this workspace at their version.
-* ``c`` and ``cmake``: a file of the page, named by its first line (``// node.c``,
-  ``# CMakeLists.txt``), built by the page's own commands (a dataflow's ``build:``).
+* ``c``, ``cpp`` and ``cmake``: a file of the page, named by its first line (``// node.c``,
+  ``// node.cpp``, ``# CMakeLists.txt``), built by the page's own commands (a dataflow's ``build:``).
 * ``text``: output shown to the reader, not run.
 
 A block that cannot run here says why in an HTML comment right before its fence,
@@ -56,7 +56,7 @@ import pytest
 from conftest import REPO, nerve_cmd, wait_for
 
 PAGES = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
-LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "c", "cmake", "text"}
+LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "c", "cpp", "cmake", "text"}
 
 # Programs and dataflows of a page that run until they are stopped, like a server in a second
 # terminal: the page's later blocks run while they do. Each maps to the program whose first
@@ -102,9 +102,14 @@ class Block:
 
     @property
     def file(self) -> str | None:
-        """The file a Python, C or CMake block names in its first line (``# server.py``,
-        ``// node.c``, ``# CMakeLists.txt``)."""
-        pattern = {"python": r"# ([\w.-]+\.py)\b", "c": r"// ([\w.-]+\.[ch])\b", "cmake": r"# (CMakeLists\.txt)\b"}
+        """The file a Python, C, C++ or CMake block names in its first line (``# server.py``,
+        ``// node.c``, ``// node.cpp``, ``# CMakeLists.txt``)."""
+        pattern = {
+            "python": r"# ([\w.-]+\.py)\b",
+            "c": r"// ([\w.-]+\.[ch])\b",
+            "cpp": r"// ([\w.-]+\.[ch]pp)\b",
+            "cmake": r"# (CMakeLists\.txt)\b",
+        }
         m = re.match(pattern.get(self.lang, r"(?!)"), self.code)
         return m[1] if m else None
 
@@ -486,6 +491,9 @@ class Page:
 
     def run_c(self, block: Block) -> None:
         assert block.file, f"{block.where}: a C block names its file in its first line (`// node.c`)"
+
+    def run_cpp(self, block: Block) -> None:
+        assert block.file, f"{block.where}: a C++ block names its file in its first line (`// node.cpp`)"
 
     def run_cmake(self, block: Block) -> None:
         assert block.file, f"{block.where}: a CMake block is the page's `# CMakeLists.txt`"

@@ -6,7 +6,7 @@ C functions too: the extension leaves libpython's symbols for the interpreter to
 C program could not link against it.
 
 The wheel gets ``nerve/lib/libnerve.so`` (and ``lib/pkgconfig/nerve.pc``), ``nerve/include/``
-(``nerve.h``, ``node_api.h``) and ``nerve/cmake/`` (``find_package(nerve)``), and the source of
+(``nerve.h``, ``node_api.h``, ``nerve.hpp``) and ``nerve/cmake/`` (``find_package(nerve)``), and the source of
 the Rust crates a Rust node builds on (``nerve/rust/``: ``nerve-node``, ``nerve-tf`` and the
 workspace crates they use, in a Cargo workspace of their own, with the ``Cargo.lock`` nerve was
 tested with), which ``nerve new --lang rust`` points the new project at: no registry has them. The library is built
@@ -118,7 +118,8 @@ def add_c_library(wheel: Path) -> None:
         "nerve/cmake/nerveConfigVersion.cmake": (C_CRATE / "cmake" / "nerveConfigVersion.cmake.in").read_bytes(),
     }
     files = {k: v.replace(b"@VERSION@", version.encode()) for k, v in files.items()}
-    for header in sorted((C_CRATE / "include").glob("*.h")):
+    # nerve.h and node_api.h for C, nerve.hpp (header-only, over nerve.h) for C++.
+    for header in sorted((C_CRATE / "include").glob("*.h*")):
         files[f"nerve/include/{header.name}"] = header.read_bytes()
     files.update(rust_sources())
 

@@ -57,6 +57,14 @@ struct ArrowArray {
 
 #endif  /* ARROW_C_DATA_INTERFACE */
 
+// `time_ns` of `nerve_tf_buffer_lookup` for the latest time every transform of the chain
+// between the two frames allows.
+#define NERVE_TF_LATEST INT64_MIN
+
+// `stamp_ns` of a transform sent, for now on nerve's clock (the wall clock, or the run's
+// simulated time in a node of a `nerve run --sim-time` run).
+#define NERVE_TF_NOW INT64_MIN
+
 // Scope of a topic: only endpoints of the same process.
 #define NERVE_SCOPE_PROCESS 0
 
@@ -104,7 +112,8 @@ typedef enum nerve_status {
   NERVE_STATUS_WRONG_TYPE = -6,
   // A message larger than the run (`nerve run --max-message`) or the publisher allows.
   NERVE_STATUS_TOO_LARGE = -7,
-  // Nothing of that name: no metadata parameter of that key, no server of that service.
+  // Nothing of that name: no metadata parameter of that key, no server of that service, no
+  // node parameter of that key, no transform between two frames.
   NERVE_STATUS_NOT_FOUND = -8,
   // The caller's buffer is too small; the length needed was written.
   NERVE_STATUS_BUFFER_TOO_SMALL = -9,
@@ -115,8 +124,9 @@ typedef enum nerve_status {
   NERVE_STATUS_RUNTIME = -11,
   // A bug in nerve (a Rust panic), caught before it could cross into C.
   NERVE_STATUS_INTERNAL = -12,
-  // Refused by what decides: a service's handler failed the request (the message holds its
-  // reason), or the run keeps real time and takes no simulated time.
+  // Refused by what decides: a service's handler failed the request or a parameter's
+  // on-change callback the change (the message holds its reason), or the run keeps real time
+  // and takes no simulated time.
   NERVE_STATUS_REFUSED = -13,
 } nerve_status;
 
@@ -138,6 +148,11 @@ typedef struct nerve_event nerve_event;
 // Thread-safety: every function taking a `nerve_node` may be called from any thread at once,
 // except `nerve_node_free`; concurrent `nerve_node_next_event` calls take turns.
 typedef struct nerve_node nerve_node;
+
+// A change of a parameter being decided (opaque), lent to an on-change callback for its call.
+//
+// Thread-safety: the callback's thread alone.
+typedef struct nerve_param_change nerve_param_change;
 
 // A topic publisher (opaque).
 //
@@ -169,6 +184,39 @@ typedef struct nerve_server nerve_server;
 // once, except `nerve_subscriber_free`.
 typedef struct nerve_subscriber nerve_subscriber;
 
+// Publishes transforms (opaque): time-stamped ones on `tf`, or static ones on `tf_static`.
+//
+// Thread-safety: every function taking a `nerve_tf_broadcaster` may be called from any thread
+// at once, except `nerve_tf_broadcaster_free`.
+typedef struct nerve_tf_broadcaster nerve_tf_broadcaster;
+
+// Listens to every transform broadcaster of its domain and answers lookups between any two
+// frames (opaque).
+//
+// Thread-safety: every function taking a `nerve_tf_buffer` may be called from any thread at
+// once, except `nerve_tf_buffer_free`.
+typedef struct nerve_tf_buffer nerve_tf_buffer;
+
+// How a C on-change callback sees each change of a parameter of its node, before the value is
+// stored.
+//
+// `key` and `value_json` (the new value as JSON text: `3`, `0.5`, `true`, `"fast"`, `[1, 2]`)
+// are valid during the call only. The callback accepts the change by returning, or refuses
+// it with `nerve_param_change_refuse(change, reason)`: the value is not stored and the setter
+// (`nerve_node_param_set_*`, or `nerve param set`, which prints the reason) gets
+// `NERVE_STATUS_REFUSED`. `change` is valid during the call only. `user_data` is what was given
+// with the callback.
+//
+// It runs on the thread that sets: the caller's for `nerve_node_param_set_*`, the node's
+// control thread (one of nerve's) for `nerve param set`, with no lock of nerve's held, so it
+// may call `nerve_node_param_get_*` (which still sees the old value) and
+// `nerve_node_param_set_*`. It must not throw or `longjmp` out, and should return quickly:
+// `nerve param set` gives the node 5 seconds to answer.
+typedef void (*nerve_param_callback)(const char *key,
+                                     const char *value_json,
+                                     struct nerve_param_change *change,
+                                     void *user_data);
+
 // How a C handler answers each request of a server.
 //
 // `request` is a borrowed INPUT event whose input id is the service, valid during the call
@@ -180,6 +228,40 @@ typedef struct nerve_subscriber nerve_subscriber;
 typedef void (*nerve_service_handler)(const struct nerve_event *request,
                                       struct nerve_reply *reply,
                                       void *user_data);
+
+// A translation, in the units of the frames (meters, by ROS's convention).
+typedef struct nerve_vector3 {
+  // x.
+  double x;
+  // y.
+  double y;
+  // z.
+  double z;
+} nerve_vector3;
+
+// A rotation, as a unit quaternion.
+typedef struct nerve_quaternion {
+  // x.
+  double x;
+  // y.
+  double y;
+  // z.
+  double z;
+  // w (1 for no rotation).
+  double w;
+} nerve_quaternion;
+
+// The pose of a child frame in its parent at a time: it maps coordinates in the child to
+// coordinates in the parent (rotation first, then translation).
+typedef struct nerve_transform {
+  // Nanoseconds on nerve's clock; in a lookup, the time of the result (0 through static
+  // transforms only); in a send, `NERVE_TF_NOW` for now.
+  int64_t stamp_ns;
+  // Where the child's origin is in the parent.
+  struct nerve_vector3 translation;
+  // How the child's axes are turned in the parent.
+  struct nerve_quaternion rotation;
+} nerve_transform;
 
 // How a publisher is set up; `nerve_publisher_options_default()` gives the defaults.
 typedef struct nerve_publisher_options {
@@ -496,6 +578,163 @@ int nerve_node_send_arrow(const struct nerve_node *node,
                           struct ArrowArray *array,
                           const struct ArrowSchema *schema);
 
+// The int (64-bit) parameter `key`, in `*value`.
+//
+// Fails with `NERVE_STATUS_NOT_FOUND` when the node has no parameter `key` (the message lists
+// those it has), `NERVE_STATUS_WRONG_TYPE` when it is of another type (the message names it;
+// a float parameter is not read as an int, nor an int one as a float).
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `key` is a NUL-terminated string;
+// `value` is valid for writes.
+int nerve_node_param_get_int(const struct nerve_node *node, const char *key, int64_t *value);
+
+// The float (64-bit, finite) parameter `key`, in `*value`. Fails as `nerve_node_param_get_int`.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_get_int`.
+int nerve_node_param_get_float(const struct nerve_node *node, const char *key, double *value);
+
+// The bool parameter `key`, in `*value`. Fails as `nerve_node_param_get_int`.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_get_int`.
+int nerve_node_param_get_bool(const struct nerve_node *node, const char *key, bool *value);
+
+// The string parameter `key`, copied with a closing NUL into `buffer` of `capacity` bytes;
+// its length (without the NUL) goes to `*len`, even when the buffer is too small.
+//
+// Fails as `nerve_node_param_get_int`, and with `NERVE_STATUS_BUFFER_TOO_SMALL` when the
+// string and its NUL do not fit (call again with `*len` + 1 bytes).
+//
+// Ownership: the caller's buffer. Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `key` is a NUL-terminated string;
+// `buffer` is valid for writing `capacity` bytes (or NULL with `capacity` 0); `len` is valid
+// for writes.
+int nerve_node_param_get_string(const struct nerve_node *node,
+                                const char *key,
+                                char *buffer,
+                                size_t capacity,
+                                size_t *len);
+
+// Parameter `key` of any type as JSON text (`3`, `0.5`, `true`, `"fast"`, `[1, 2]`), copied
+// into `buffer` as `nerve_node_param_get_string` does: the way to read lists.
+//
+// Fails as `nerve_node_param_get_string`, but never with `NERVE_STATUS_WRONG_TYPE`.
+//
+// Ownership: the caller's buffer. Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_get_string`.
+int nerve_node_param_get_json(const struct nerve_node *node,
+                              const char *key,
+                              char *buffer,
+                              size_t capacity,
+                              size_t *len);
+
+// Sets the int parameter `key` to `value` (an int parameter, or a float one, which stores it
+// as the nearest float), once every on-change callback of the node accepts it.
+//
+// The callbacks run on the calling thread before the value is stored. Fails with
+// `NERVE_STATUS_NOT_FOUND` (no such parameter: declare it first), `NERVE_STATUS_WRONG_TYPE`
+// (a parameter of another type), `NERVE_STATUS_REFUSED` (a callback refused; the message
+// holds its reason).
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `key` is a NUL-terminated string.
+int nerve_node_param_set_int(const struct nerve_node *node, const char *key, int64_t value);
+
+// Sets the float parameter `key` to `value`, as `nerve_node_param_set_int` does; fails as it
+// does, and with `NERVE_STATUS_INVALID_ARGUMENT` for NaN or an infinity.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_set_int`.
+int nerve_node_param_set_float(const struct nerve_node *node, const char *key, double value);
+
+// Sets the bool parameter `key` to `value`, as `nerve_node_param_set_int` does; fails as it
+// does.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_set_int`.
+int nerve_node_param_set_bool(const struct nerve_node *node, const char *key, bool value);
+
+// Sets the string parameter `key` to `value`, as `nerve_node_param_set_int` does; fails as it
+// does, and with `NERVE_STATUS_INVALID_ARGUMENT` for text that is not UTF-8.
+//
+// Ownership: `value` is copied. Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_set_int`; `value` is a NUL-terminated string.
+int nerve_node_param_set_string(const struct nerve_node *node, const char *key, const char *value);
+
+// Sets parameter `key` to the value of JSON text `json` (`3`, `0.5`, `true`, `"fast"`,
+// `[1, 2]`), as `nerve_node_param_set_int` does: the way to set lists. Fails as it does, and
+// with `NERVE_STATUS_INVALID_ARGUMENT` for text that is not JSON or no parameter value (`null`,
+// an object, a list of mixed types).
+//
+// Ownership: `json` is read, not kept. Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_set_int`; `json` is a NUL-terminated string.
+int nerve_node_param_set_json(const struct nerve_node *node, const char *key, const char *json);
+
+// Declares parameter `key` with default value `default_json` (JSON text, as
+// `nerve_node_param_set_json` takes), for a parameter the dataflow may not declare. When the
+// dataflow declares `key` with the same type its value stays; no callback runs.
+//
+// Fails with `NERVE_STATUS_INVALID_ARGUMENT` for a key nerve does not accept (letters, digits
+// and `_`, with `.` between groups) or a default that is no parameter value,
+// `NERVE_STATUS_WRONG_TYPE` when the dataflow gave `key` another type.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// As `nerve_node_param_set_json`.
+int nerve_node_param_declare_json(const struct nerve_node *node,
+                                  const char *key,
+                                  const char *default_json);
+
+// Adds `callback`, run with `user_data` on every later change of a parameter of the node (from
+// `nerve_node_param_set_*` or `nerve param set`) before the value is stored; see
+// `nerve_param_callback`. Callbacks run in the order added; the first to refuse stops the
+// change. A callback stays for as long as the node: there is no removing it.
+//
+// Fails with `NERVE_STATUS_NULL_ARGUMENT` for a NULL callback.
+//
+// Thread-safety: any thread; `user_data` must be usable from nerve's control thread and
+// valid until `nerve_node_free` returns.
+//
+// # Safety
+// `node` is a live handle no other thread frees meanwhile; `callback` is NULL or a function of
+// that signature.
+int nerve_node_param_on_change(const struct nerve_node *node,
+                               nerve_param_callback callback,
+                               void *user_data);
+
+// Refuses the change lent to an on-change callback, with `reason` (which the setter's message
+// and `nerve param set` show). Fails with `NERVE_STATUS_INVALID_HANDLE` outside the callback's
+// call.
+//
+// Ownership: `reason` is copied. Thread-safety: the callback's thread.
+//
+// # Safety
+// `change` is the callback's; `reason` is a NUL-terminated string.
+int nerve_param_change_refuse(struct nerve_param_change *change, const char *reason);
+
 // Lends `len` bytes of shared memory for output `output`, to be sent as an Arrow `UInt8` array
 // with `parameters_json` (a JSON object's text, or NULL) as its metadata parameters.
 //
@@ -694,6 +933,95 @@ int nerve_reply_arrow(struct nerve_reply *reply,
 // # Safety
 // `reply` is the handler's; `reason` is a NUL-terminated string.
 int nerve_reply_error(struct nerve_reply *reply, const char *reason);
+
+// Starts listening to the transforms of domain `domain` (0 unless groups of endpoints are kept
+// apart), keeping each moving edge's last `cache_ms` milliseconds (0: 10 s); static transforms
+// sent before it started come too.
+//
+// On success `*buffer` is a new handle owned by the caller, to be freed with
+// `nerve_tf_buffer_free`. Fails with `NERVE_STATUS_RUNTIME` when the topics cannot be set up.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `buffer` is valid for writing a pointer.
+int nerve_tf_buffer_new(uint32_t domain, uint64_t cache_ms, struct nerve_tf_buffer **buffer);
+
+// Stops listening and frees the handle; NULL is allowed and does nothing.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `buffer` is NULL or a live handle no other thread uses.
+int nerve_tf_buffer_free(struct nerve_tf_buffer *buffer);
+
+// The pose of frame `source` in frame `target` at `time_ns` (nanoseconds on nerve's clock, or
+// `NERVE_TF_LATEST`), in `*transform`: it maps coordinates in `source` to coordinates in
+// `target`, through the frames' common ancestor, each moving edge interpolated at that time.
+//
+// With `timeout_ms` 0 the buffer answers from what it holds; with more, it waits up to that
+// many milliseconds for the transforms to come (a buffer that just started, a time a little
+// ahead), woken by each message, never polling.
+//
+// Fails with `NERVE_STATUS_NOT_FOUND` when, with `timeout_ms` 0, no transform joins the frames
+// at that time (a frame no transform names, frames of two trees, a time outside an edge's
+// history), and returns `NERVE_STATUS_TIMEOUT` when that is still so after `timeout_ms`; the
+// message names both frames and says which. `*transform` is written on success only.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `buffer` is a live handle no other thread frees meanwhile; `target` and `source` are
+// NUL-terminated strings; `transform` is valid for writes.
+int nerve_tf_buffer_lookup(const struct nerve_tf_buffer *buffer,
+                           const char *target,
+                           const char *source,
+                           int64_t time_ns,
+                           int64_t timeout_ms,
+                           struct nerve_transform *transform);
+
+// A broadcaster of transforms in domain `domain` (0 unless groups of endpoints are kept
+// apart): of fixed frames (a camera bolted to the base) when `is_static`, whose last transform
+// of each edge every buffer gets, even one that starts later; else of moving frames (the base
+// in the world), kept in each buffer's history.
+//
+// On success `*broadcaster` is a new handle owned by the caller, to be freed with
+// `nerve_tf_broadcaster_free`. Fails with `NERVE_STATUS_RUNTIME` when the topic cannot be set
+// up.
+//
+// Thread-safety: any thread.
+//
+// # Safety
+// `broadcaster` is valid for writing a pointer.
+int nerve_tf_broadcaster_new(uint32_t domain,
+                             bool is_static,
+                             struct nerve_tf_broadcaster **broadcaster);
+
+// Stops broadcasting and frees the handle; NULL is allowed and does nothing.
+//
+// Thread-safety: no other thread may use the handle during or after the call.
+//
+// # Safety
+// `broadcaster` is NULL or a live handle no other thread uses.
+int nerve_tf_broadcaster_free(struct nerve_tf_broadcaster *broadcaster);
+
+// Sends the pose of frame `child` in frame `parent`: `*transform`, stamped with its
+// `stamp_ns` (or now, for `NERVE_TF_NOW`).
+//
+// Fails with `NERVE_STATUS_INVALID_ARGUMENT` for an empty frame name, a translation that is
+// not finite or a rotation that is no usable quaternion (it is normalized otherwise); nothing
+// is sent then. A transform the buffers' trees refuse (a second parent for `child`, a loop) is
+// sent all the same: each buffer logs the refusal, as for Rust and Python broadcasters.
+//
+// Ownership: everything is copied. Thread-safety: any thread.
+//
+// # Safety
+// `broadcaster` is a live handle no other thread frees meanwhile; `parent` and `child` are
+// NUL-terminated strings; `transform` is readable.
+int nerve_tf_broadcaster_send(const struct nerve_tf_broadcaster *broadcaster,
+                              const char *parent,
+                              const char *child,
+                              const struct nerve_transform *transform);
 
 // The default publisher options: domain 0, network scope, 1 GiB messages, not latched.
 //

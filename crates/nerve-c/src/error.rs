@@ -4,7 +4,8 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use nerve_node::NodeError;
+use nerve_node::{NodeError, ParamError};
+use nerve_tf::TfError;
 use nerve_topic::TopicError;
 use nerve_topic::service::ServiceError;
 
@@ -36,7 +37,8 @@ pub enum NerveStatus {
     WrongType = -6,
     /// A message larger than the run (`nerve run --max-message`) or the publisher allows.
     TooLarge = -7,
-    /// Nothing of that name: no metadata parameter of that key, no server of that service.
+    /// Nothing of that name: no metadata parameter of that key, no server of that service, no
+    /// node parameter of that key, no transform between two frames.
     NotFound = -8,
     /// The caller's buffer is too small; the length needed was written.
     BufferTooSmall = -9,
@@ -47,8 +49,9 @@ pub enum NerveStatus {
     Runtime = -11,
     /// A bug in nerve (a Rust panic), caught before it could cross into C.
     Internal = -12,
-    /// Refused by what decides: a service's handler failed the request (the message holds its
-    /// reason), or the run keeps real time and takes no simulated time.
+    /// Refused by what decides: a service's handler failed the request or a parameter's
+    /// on-change callback the change (the message holds its reason), or the run keeps real time
+    /// and takes no simulated time.
     Refused = -13,
 }
 
@@ -114,6 +117,28 @@ pub(crate) enum ApiError {
     /// A call made on a handle that cannot do it (`recv` on a subscriber with a callback).
     #[error("{0}")]
     Unsupported(&'static str),
+    /// A failure of a node's parameters.
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// A failure of the transform tree's topics or of a transform sent.
+    #[error(transparent)]
+    Tf(#[from] TfError),
+    /// A transform lookup that failed, naming both frames.
+    #[error("no transform from `{source_frame}` to `{target_frame}`{}: {error}", waited(*.waited_ms))]
+    Lookup {
+        /// The frame looked up.
+        source_frame: String,
+        /// The frame it is wanted in.
+        target_frame: String,
+        /// How long the lookup waited for the transforms to come; `None` when it did not.
+        waited_ms: Option<u64>,
+        /// Why, as the tree says (boxed: it would double the size of every result).
+        error: Box<TfError>,
+    },
+}
+
+fn waited(ms: Option<u64>) -> String {
+    ms.map_or_else(String::new, |ms| format!(" within {ms} ms"))
 }
 
 impl ApiError {
@@ -138,6 +163,17 @@ impl ApiError {
                 _ => NerveStatus::Runtime,
             },
             Self::Topic(e) | Self::Service(ServiceError::Setup(e)) => topic_status(e),
+            Self::Param(e) => match e {
+                ParamError::UnknownKey { .. } => NerveStatus::NotFound,
+                ParamError::TypeMismatch { .. } => NerveStatus::WrongType,
+                ParamError::Rejected { .. } => NerveStatus::Refused,
+                ParamError::BadKey { .. } => NerveStatus::InvalidArgument,
+                _ => NerveStatus::Runtime,
+            },
+            // What waiting could have found and did not is a timeout, not a failure.
+            Self::Lookup { waited_ms: Some(_), .. } => NerveStatus::Timeout,
+            Self::Lookup { error, .. } => tf_status(error),
+            Self::Tf(error) => tf_status(error),
             Self::Service(e) => match e {
                 ServiceError::NoServer { .. } => NerveStatus::NotFound,
                 ServiceError::Timeout { .. } => NerveStatus::Timeout,
@@ -146,6 +182,18 @@ impl ApiError {
                 ServiceError::Setup(_) | ServiceError::ServerGone { .. } => NerveStatus::Runtime,
             },
         }
+    }
+}
+
+fn tf_status(e: &TfError) -> NerveStatus {
+    match e {
+        TfError::UnknownFrame { .. } | TfError::NotConnected { .. } | TfError::Extrapolation { .. } => {
+            NerveStatus::NotFound
+        }
+        TfError::Invalid { .. } => NerveStatus::InvalidArgument,
+        TfError::TwoParents { .. } | TfError::Loop { .. } | TfError::TooOld { .. } => NerveStatus::Refused,
+        TfError::Topic(e) => topic_status(e),
+        TfError::Malformed { .. } => NerveStatus::Runtime,
     }
 }
 
@@ -251,6 +299,22 @@ mod tests {
             let shown = unsafe { std::ffi::CStr::from_ptr(nerve_status_name(status as c_int)) };
             assert_eq!(shown.to_str(), Ok(name));
         }
+    }
+
+    #[test]
+    fn a_lookup_names_both_frames_and_times_out_only_after_waiting() {
+        let lookup = |waited_ms| ApiError::Lookup {
+            source_frame: "laser".into(),
+            target_frame: "map".into(),
+            waited_ms,
+            error: Box::new(TfError::UnknownFrame { frame: "laser".into(), known: vec![] }),
+        };
+        assert_eq!(lookup(None).status(), NerveStatus::NotFound);
+        assert_eq!(lookup(Some(50)).status(), NerveStatus::Timeout);
+        assert_eq!(
+            lookup(Some(50)).to_string(),
+            "no transform from `laser` to `map` within 50 ms: unknown frame `laser` (known frames: none yet)"
+        );
     }
 
     #[test]

@@ -22,6 +22,9 @@ pub(crate) enum Kind {
     Client,
     Server,
     Reply,
+    ParamChange,
+    TfBuffer,
+    TfBroadcaster,
 }
 
 impl Kind {
@@ -35,6 +38,9 @@ impl Kind {
             Self::Client => "nerve_client",
             Self::Server => "nerve_server",
             Self::Reply => "nerve_reply",
+            Self::ParamChange => "nerve_param_change",
+            Self::TfBuffer => "nerve_tf_buffer",
+            Self::TfBroadcaster => "nerve_tf_broadcaster",
         }
     }
 }

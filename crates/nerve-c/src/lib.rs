@@ -25,8 +25,10 @@
 //! nerve_node_free(node);
 //! ```
 //!
-//! Topics (`nerve_publisher`, `nerve_subscriber`) need no dataflow: a message received is a
-//! `nerve_event` too, read with the same functions.
+//! Topics (`nerve_publisher`, `nerve_subscriber`) and services (`nerve_client`, `nerve_server`)
+//! need no dataflow: a message received is a `nerve_event` too, read with the same functions.
+//! Nor do transforms (`nerve_tf_broadcaster`, `nerve_tf_buffer`). A node's parameters
+//! (`nerve_node_param_*`) are the Rust node's, read and set from C and from `nerve param`.
 //!
 //! Every entry point returns a status (`NERVE_STATUS_OK`, or a negative code whose message
 //! `nerve_last_error()` gives), checks each handle against the live ones before touching it,
@@ -40,6 +42,8 @@ pub mod error;
 pub mod event;
 mod handles;
 pub mod node;
+pub mod params;
 pub mod sample;
 pub mod service;
+pub mod tf;
 pub mod topic;

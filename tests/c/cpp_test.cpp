@@ -1,0 +1,121 @@
+// nerve.hpp, compiled as C++17: RAII handles, lambdas as callbacks, nerve::Error on failures,
+// range-for over a node's events. Cpp.* run as a plain program; CppNode.* as the node of
+// dataflows/cpp_node.yml, fed one message by nodes/feeder.py. Waits are nerve's barriers and a
+// condition variable, never sleeps.
+#include <nerve.hpp>
+
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "common.h"
+
+namespace {
+
+constexpr int64_t WAIT_MS = 10000;
+
+template <typename Call>
+nerve::Error error_of(Call call) {
+    try {
+        call();
+    } catch (const nerve::Error &e) {
+        return e;
+    }
+    ADD_FAILURE() << "no nerve::Error thrown";
+    return nerve::Error(0, "");
+}
+
+TEST(Cpp, ErrorsCarryStatusAndMessage) {
+    unsetenv("NERVE_SOCKET");
+    nerve::Error outside = error_of([] { nerve::Node node; });
+    EXPECT_EQ(outside.status(), NERVE_STATUS_NOT_STARTED_BY_NERVE);
+    EXPECT_NE(std::string(outside.what()).find("nerve_node_init_from_env"), std::string::npos) << outside.what();
+    nerve::Error bad_name = error_of([] { nerve::Publisher publisher("no spaces allowed"); });
+    EXPECT_EQ(bad_name.status(), NERVE_STATUS_INVALID_ARGUMENT) << bad_name.what();
+    nerve::Client client(unique("cpp_nobody"));
+    nerve::Error no_server = error_of([&] { client.call({}, 100); });
+    EXPECT_EQ(no_server.status(), NERVE_STATUS_NOT_FOUND) << no_server.what();
+}
+
+TEST(Cpp, TopicsWithALambdaAndRecv) {
+    std::string topic = unique("cpp/numbers");
+    std::mutex mutex;
+    std::condition_variable seen_all;
+    std::vector<int64_t> seen;
+    nerve::Subscriber watcher(topic, [&](const nerve::EventView &event) {
+        std::lock_guard lock(mutex);
+        seen.push_back(event.parameter_int("n"));
+        seen_all.notify_all();
+    });
+    nerve::Subscriber reader(topic);
+    nerve::Publisher publisher(topic);
+    ASSERT_TRUE(publisher.wait_for_subscribers(2, WAIT_MS));
+    const uint8_t payload[] = {1, 2, 3};
+    for (int n = 0; n < 3; n++) publisher.send({payload, sizeof payload}, ("{\"n\": " + std::to_string(n) + "}").c_str());
+    for (int n = 0; n < 3; n++) {
+        std::optional<nerve::Event> event = reader.recv(WAIT_MS);
+        ASSERT_TRUE(event);
+        EXPECT_EQ(event->id(), topic);
+        EXPECT_EQ(event->parameter_int("n"), n);
+        nerve::Bytes bytes = event->bytes();
+        EXPECT_EQ(std::vector<uint8_t>(bytes.begin(), bytes.end()), std::vector<uint8_t>({1, 2, 3}));
+    }
+    EXPECT_FALSE(reader.recv(0)) << "a timeout is no exception";
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(seen_all.wait_for(lock, std::chrono::milliseconds(WAIT_MS), [&] { return seen.size() == 3; }));
+    EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(Cpp, ServicesWithALambdaAndItsExceptions) {
+    std::string name = unique("cpp_sum");
+    nerve::Server server(name, [](const nerve::EventView &request, nerve::Reply &reply) {
+        nerve::Bytes bytes = request.bytes();
+        if (bytes.empty()) throw std::invalid_argument("nothing to add");
+        int64_t sum = 0;
+        for (uint8_t b : bytes) sum += b;
+        reply.bytes({reinterpret_cast<const uint8_t *>(&sum), sizeof sum});
+    });
+    nerve::Client client(name);
+    ASSERT_TRUE(client.wait_for_server(WAIT_MS));
+    const uint8_t operands[] = {2, 3, 4};
+    nerve::Event reply = client.call({operands, sizeof operands}, WAIT_MS);
+    int64_t sum;
+    ASSERT_EQ(reply.bytes().size, sizeof sum);
+    std::memcpy(&sum, reply.bytes().data, sizeof sum);
+    EXPECT_EQ(sum, 9);
+    nerve::Error refused = error_of([&] { client.call({}, WAIT_MS); });
+    EXPECT_EQ(refused.status(), NERVE_STATUS_REFUSED);
+    EXPECT_NE(std::string(refused.what()).find("nothing to add"), std::string::npos) << refused.what();
+}
+
+TEST(Cpp, HandlesMoveAndFreeOnce) {
+    std::string topic = unique("cpp/moved");
+    nerve::Publisher first(topic);
+    nerve::Publisher second = std::move(first);
+    EXPECT_EQ(first.get(), nullptr);
+    EXPECT_NE(second.get(), nullptr);
+    EXPECT_GT(nerve::monotonic_ns(), 0u);
+}
+
+// The feeder sends one message with metadata and ends: range-for sees it, then the input
+// closing, then the stream's end.
+TEST(CppNode, RangeForOverEvents) {
+    nerve::Node node;
+    std::vector<nerve_event_type> types;
+    for (nerve::Event &event : node) {
+        types.push_back(event.type());
+        if (event.type() == NERVE_EVENT_TYPE_INPUT) {
+            EXPECT_EQ(event.id(), "in");
+            EXPECT_EQ(event.parameter_int("n"), 7);
+            EXPECT_EQ(event.parameter_string("name"), "seven");
+            EXPECT_EQ(event.bytes().size, 4 * sizeof(int64_t));
+        }
+    }
+    EXPECT_TRUE(node.ended());
+    EXPECT_EQ(types, (std::vector<nerve_event_type>{NERVE_EVENT_TYPE_INPUT, NERVE_EVENT_TYPE_INPUT_CLOSED}));
+    EXPECT_FALSE(node.sim_time());
+    EXPECT_GT(node.now_ns(), 0u);
+}
+
+}  // namespace
