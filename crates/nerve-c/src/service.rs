@@ -275,7 +275,7 @@ pub unsafe extern "C" fn nerve_server_new(
                 None => Err(Refusal::from("the handler freed its reply, which nerve lends it for the call only")),
             }
         };
-        let options = ServiceOptions { domain, workers };
+        let options = ServiceOptions { domain, workers, ..ServiceOptions::default() };
         server.write(handles::give(NerveServer { _server: Server::new(name, options, answer)? }, Kind::Server));
         Ok(NerveStatus::Ok)
     })

@@ -166,6 +166,8 @@ pub unsafe extern "C" fn nerve_publisher_new(
             scope: scope(o.scope)?,
             max_message: if o.max_message == 0 { DEFAULT_MAX_MESSAGE } else { o.max_message },
             latched: o.latched,
+            // Inside a run, the run's own topic unless the dataflow shares the name.
+            ..PublisherOptions::default()
         };
         publisher.write(handles::give(NervePublisher { publisher: Publisher::new(topic, o)? }, Kind::Publisher));
         Ok(NerveStatus::Ok)
@@ -483,6 +485,7 @@ unsafe fn subscribe(topic: *const c_char, options: *const NerveSubscriberOptions
         scope: scope(o.scope)?,
         queue_size: o.queue_size,
         keep_latest: o.keep_latest,
+        ..SubscriberOptions::default()
     };
     Ok(Subscriber::new(topic, o)?)
 }
