@@ -38,8 +38,10 @@ def run(case: Case, workdir: Path, python: str = sys.executable, name: str = NAM
             args = ["inprocess", topic, str(case.size), str(case.count), str(case.rate_hz), str(out)]
             subprocess.run([*node, *args], check=True, capture_output=True, text=True, timeout=600)
         elif case.transport == "node-topic":
-            # The topic's publisher is a process of its own; the node stops after `count`.
+            # The topic's publisher is a process of its own, outside the run: the run shares the
+            # topic's name with it. The node stops after `count`.
             spec = (
+                f"share: [{topic}]\n"
                 f"nodes:\n  - id: c0\n    path: {PY_NODE}\n    args: consumer {out} {WARMUP} {case.count}\n"
                 f"    inputs: {{in0: {{source: topic/{topic}, queue_size: {case.count}}}}}\n"
             )
