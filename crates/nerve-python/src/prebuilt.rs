@@ -102,8 +102,7 @@ impl Place {
     fn array(&self, owner: &Arc<Owner>) -> PyResult<ArrayData> {
         let mut nodes = self.nodes.iter();
         let mut buffers = self.buffers.iter();
-        let data = Self::node(&self.data_type, &mut nodes, &mut buffers, owner)?;
-        Ok(data)
+        Self::node(&self.data_type, &mut nodes, &mut buffers, owner)
     }
 
     fn node<'a>(

@@ -268,7 +268,9 @@ impl RecordingWriter {
     ) -> Result<(), WriteError> {
         // Its size in memory stands for its size in the file: the split comes before the
         // message is encoded, so that the message goes whole into the next part.
-        self.maybe_split(data.get_array_memory_size(), log_time)?;
+        if self.split.is_split() {
+            self.maybe_split(data.get_array_memory_size(), log_time)?;
+        }
         if let Some(typed) = self.typed.get_mut(channel)
             && same_layout(typed.codec.data_type(), data.data_type())
         {
