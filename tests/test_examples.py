@@ -130,6 +130,32 @@ def test_service_example_python_and_rust_both_ways(service_adder):
             server.wait()
 
 
+def test_cpp_topics_example_robot_and_monitor(tmp_path):
+    """The README's steps: both programs built with CMake against the installed package, the
+    monitor started first (it waits for the robot's poses), the robot stopped by its call."""
+    folder = REPO / "examples" / "cpp-topics"
+    cmake_dir = subprocess.run(nerve_cmd("--cmake-dir"), capture_output=True, text=True, check=True).stdout.strip()
+    build = tmp_path / "build"
+    subprocess.run(["cmake", "-S", str(folder), "-B", str(build), f"-Dnerve_DIR={cmake_dir}"], check=True)
+    subprocess.run(["cmake", "--build", str(build)], check=True)
+    monitor = subprocess.Popen([str(build / "monitor")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        robot = subprocess.run([str(build / "robot")], capture_output=True, text=True, timeout=120)
+        out, err = monitor.communicate(timeout=60)
+    finally:
+        monitor.kill()
+    assert robot.returncode == 0, robot.stderr
+    assert "robot: stop requested: monitor saw enough" in robot.stdout, robot.stdout
+    assert monitor.returncode == 0, err
+    poses = re.findall(r"monitor: pose (\d+): x=(\S+) y=(\S+)", out)
+    assert len(poses) == 20, out
+    seqs = [int(seq) for seq, _, _ in poses]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 20, seqs
+    for _, x, y in poses:  # each pose lies on the unit circle the robot drives
+        assert abs(float(x) ** 2 + float(y) ** 2 - 1.0) < 1e-2, (x, y)
+    assert out.strip().endswith("monitor: robot answered: stopped"), out
+
+
 def test_cluster_example_on_one_machine(tmp_path):
     """The example's README on one machine: `nerve up`, a second daemon, `nerve start --attach`,
     `nerve destroy`."""

@@ -47,3 +47,56 @@ def test_a_new_rust_dataflow_builds_from_the_installed_crates_and_runs(tmp_path:
         "listener",
         "talker",
     ]
+
+
+@pytest.mark.parametrize("lang", ["c", "cpp"])
+def test_a_new_c_or_cpp_dataflow_builds_with_cmake_and_runs(tmp_path: Path, lang: str) -> None:
+    made = subprocess.run(
+        nerve_cmd("new", "greeter", "--lang", lang, "--path", str(tmp_path)), capture_output=True, text=True, timeout=60
+    )
+    assert made.returncode == 0, made.stderr
+    project = tmp_path / "greeter"
+    ran = subprocess.run(
+        nerve_cmd("run", "--build", "dataflow.yml"), cwd=project, capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    greetings = [line for line in ran.stdout.splitlines() if "listener got" in line]
+    assert [g.split('"')[1] for g in greetings] == [f"hello #{n}" for n in range(10)], ran.stdout[-2000:]
+    assert "listener received 10 messages" in ran.stdout and "talker sent 10 messages" in ran.stdout, ran.stdout
+
+
+@pytest.mark.parametrize("lang", ["c", "cpp"])
+def test_a_new_c_or_cpp_node_runs_in_the_dataflow_its_readme_shows(tmp_path: Path, lang: str) -> None:
+    made = subprocess.run(
+        nerve_cmd("new", "counter", "--kind", "node", "--lang", lang, "--path", str(tmp_path)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert made.returncode == 0, made.stderr
+    readme = (tmp_path / "counter" / "README.md").read_text()
+    node_yaml = readme.split("```yaml\n")[1].split("```")[0]
+    # The README's node, fed three messages of known sizes by a Python node, and a checker.
+    (tmp_path / "feed.py").write_text(
+        "from nerve import Node\n"
+        "import pyarrow as pa\n"
+        "node = Node()\n"
+        "for size in (3, 5, 8):\n"
+        "    node.send_output('data', pa.array([1] * size, type=pa.uint8()))\n"
+    )
+    (tmp_path / "check.py").write_text(
+        "from nerve import Node\n"
+        "counts = [int.from_bytes(bytes(e['value'].to_numpy()), 'little') for e in Node() if e['type'] == 'INPUT']\n"
+        "assert counts == [3, 5, 8], counts\n"
+        "print('counts', counts)\n"
+    )
+    dataflow = node_yaml.replace("tick: dora/timer/millis/100", "tick: feed/data") + (
+        "  - id: feed\n    path: feed.py\n    outputs:\n      - data\n"
+        "  - id: check\n    path: check.py\n    inputs:\n      counts: counter/out\n"
+    )
+    (tmp_path / "dataflow.yml").write_text(dataflow)
+    ran = subprocess.run(
+        nerve_cmd("run", "--build", "dataflow.yml"), cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0, ran.stderr[-4000:]
+    assert "counts [3, 5, 8]" in ran.stdout, ran.stdout[-2000:]

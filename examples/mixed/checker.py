@@ -1,4 +1,5 @@
-"""Checks what the Rust node sent back: doubled values, nulls kept, metadata carried along."""
+"""Checks what came back through Rust and C++: values doubled then offset by 1, nulls kept, metadata
+carried along."""
 
 import pyarrow as pa
 from nerve import Node
@@ -10,7 +11,7 @@ def main() -> None:
     for event in node:
         if event["type"] == "INPUT":
             seq = event["metadata"]["seq"]
-            expected = pa.array([2.0 * i if i % 7 else None for i in range(seq + 1)], type=pa.float64())
+            expected = pa.array([2.0 * i + 1.0 if i % 7 else None for i in range(seq + 1)], type=pa.float64())
             assert event["value"].equals(expected), f"array {seq} is wrong: {event['value']}"
             assert seq == received, f"array {seq} arrived out of order"
             received += 1

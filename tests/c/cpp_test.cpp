@@ -98,10 +98,74 @@ TEST(Cpp, HandlesMoveAndFreeOnce) {
     EXPECT_GT(nerve::monotonic_ns(), 0u);
 }
 
+TEST(Cpp, LoansAreFilledInPlaceAndDroppedOnesGoBack) {
+    std::string topic = unique("cpp/loaned");
+    nerve::Subscriber reader(topic);
+    nerve::Publisher publisher(topic);
+    ASSERT_TRUE(publisher.wait_for_subscribers(1, WAIT_MS));
+    { nerve::Sample dropped = publisher.loan(16); }  // given back, never sent
+    nerve::Sample sample = publisher.loan(1 << 20, "{\"frame\": 3}");
+    nerve::MutableBytes bytes = sample.data();
+    ASSERT_EQ(bytes.size, size_t{1} << 20);
+    for (size_t i = 0; i < bytes.size; i++) bytes.data[i] = static_cast<uint8_t>(i * 7);
+    publisher.send(std::move(sample));
+    EXPECT_EQ(sample.get(), nullptr) << "a sent sample is used up";
+    std::optional<nerve::Event> event = reader.recv(WAIT_MS);
+    ASSERT_TRUE(event);
+    EXPECT_EQ(event->parameter_int("frame"), 3);
+    EXPECT_EQ(event->parameter_json("frame"), "3");
+    nerve::Bytes got = event->bytes();
+    ASSERT_EQ(got.size, size_t{1} << 20);
+    size_t wrong = 0;
+    for (size_t i = 0; i < got.size; i++) wrong += got.data[i] != static_cast<uint8_t>(i * 7);
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_FALSE(reader.recv(0)) << "the dropped loan was sent";
+}
+
+TEST(Cpp, TransformsLookedUpAndMissingFramesNamed) {
+    uint32_t domain = 2000 + static_cast<uint32_t>(getpid() % 100000);
+    nerve::TfBuffer buffer(domain);
+    nerve::TfBroadcaster fixed(true, domain);
+    fixed.send("base", "camera", nerve::Transform{NERVE_TF_NOW, {0.2, 0.0, 0.5}, {0, 0, 0, 1}});
+    ASSERT_TRUE(buffer.can_transform("base", "camera", NERVE_TF_LATEST, WAIT_MS));
+    nerve::Transform t = buffer.lookup("camera", "base");
+    EXPECT_DOUBLE_EQ(t.translation.x, -0.2);
+    EXPECT_DOUBLE_EQ(t.translation.z, -0.5);
+    EXPECT_FALSE(buffer.can_transform("base", "lidar"));
+    nerve::Error missing = error_of([&] { buffer.lookup("base", "lidar"); });
+    EXPECT_EQ(missing.status(), NERVE_STATUS_NOT_FOUND);
+    EXPECT_NE(std::string(missing.what()).find("lidar"), std::string::npos) << missing.what();
+}
+
 // The feeder sends one message with metadata and ends: range-for sees it, then the input
-// closing, then the stream's end.
+// closing, then the stream's end. The dataflow gives the node parameters.
 TEST(CppNode, RangeForOverEvents) {
     nerve::Node node;
+    EXPECT_EQ(node.param_float("gain"), 2.5);
+    EXPECT_EQ(node.param_string("mode"), std::string(300, 'x')) << "longer than a first guess of room";
+    EXPECT_EQ(node.param_json("limits"), "[1,2]");
+    EXPECT_EQ(node.param_int("ticks"), 150);
+    EXPECT_TRUE(node.param_bool("armed"));
+    EXPECT_EQ(error_of([&] { node.param_int("gain"); }).status(), NERVE_STATUS_WRONG_TYPE);
+    std::vector<std::string> changes;
+    node.on_param_change([&](nerve::ParamChange &change) {
+        changes.push_back(std::string(change.key()) + "=" + std::string(change.value_json()));
+        if (change.key() == "ticks") throw std::invalid_argument("ticks are fixed");
+        if (change.key() == "gain" && change.value_json() == "0.0") change.refuse("gain must not be 0");
+    });
+    node.set_param("gain", 3.0);
+    node.set_param("mode", "slow");
+    node.declare_param("fresh", "7");
+    EXPECT_EQ(node.param_int("fresh"), 7);
+    nerve::Error zero = error_of([&] { node.set_param("gain", 0.0); });
+    EXPECT_EQ(zero.status(), NERVE_STATUS_REFUSED);
+    EXPECT_NE(std::string(zero.what()).find("gain must not be 0"), std::string::npos) << zero.what();
+    nerve::Error thrown = error_of([&] { node.set_param("ticks", 1); });
+    EXPECT_NE(std::string(thrown.what()).find("ticks are fixed"), std::string::npos) << thrown.what();
+    EXPECT_EQ(node.param_float("gain"), 3.0);
+    EXPECT_EQ(node.param_int("ticks"), 150);
+    EXPECT_EQ(changes, (std::vector<std::string>{"gain=3.0", "mode=\"slow\"", "gain=0.0", "ticks=1"}));
+
     std::vector<nerve_event_type> types;
     for (nerve::Event &event : node) {
         types.push_back(event.type());

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace nerve {
 
@@ -63,6 +64,22 @@ struct Deleter {
 };
 template <typename T, int (*Free)(T *)>
 using Handle = std::unique_ptr<T, Deleter<T, Free>>;
+
+// Text a C call copies into the caller's buffer (`call(buffer, capacity, &len)`), of any
+// length: a second call with the room the first one asked for.
+template <typename Call>
+std::string text(Call call) {
+    std::string out(64, '\0');
+    size_t len = 0;
+    int status = call(out.data(), out.size(), &len);
+    if (status == NERVE_STATUS_BUFFER_TOO_SMALL) {
+        out.resize(len + 1);
+        status = call(out.data(), out.size(), &len);
+    }
+    check(status);
+    out.resize(len);
+    return out;
+}
 
 }  // namespace detail
 
@@ -132,6 +149,13 @@ class EventView {
         detail::check(nerve_event_parameter_string(event_, detail::c(key).c_str(), &text, &len));
         return {text, len};
     }
+    // Metadata parameter `key` of any type as JSON text (lists, nested values).
+    std::string parameter_json(std::string_view key) const {
+        std::string k = detail::c(key);
+        return detail::text([&](char *buffer, size_t capacity, size_t *len) {
+            return nerve_event_parameter_json(event_, k.c_str(), buffer, capacity, len);
+        });
+    }
     // The value through the Arrow C data interface, zero-copy; the caller releases both.
     void arrow(ArrowArray *array, ArrowSchema *schema) const { detail::check(nerve_event_arrow(event_, array, schema)); }
 
@@ -148,6 +172,43 @@ class Event : public EventView {
 
    private:
     detail::Handle<nerve_event, nerve_event_free> owned_;
+};
+
+// A block of shared memory lent by Node::loan or Publisher::loan, filled in place and handed to
+// the send() of what lent it: the bytes are never copied. Dropped unsent, the block goes back.
+// Thread-safety: one thread at a time.
+class Sample {
+   public:
+    explicit Sample(nerve_sample *sample) noexcept : sample_(sample) {}
+    // The bytes to fill; valid until the sample is sent or dropped.
+    MutableBytes data() {
+        uint8_t *data;
+        size_t len;
+        detail::check(nerve_sample_data(sample_.get(), &data, &len));
+        return {data, len};
+    }
+    nerve_sample *get() const noexcept { return sample_.get(); }
+    // Gives up the handle after a send, which used it up.
+    nerve_sample *release() noexcept { return sample_.release(); }
+
+   private:
+    detail::Handle<nerve_sample, nerve_sample_free> sample_;
+};
+
+// A change of a node's parameter, lent to its on-change callables before the value is stored.
+class ParamChange {
+   public:
+    ParamChange(const char *key, const char *value_json, nerve_param_change *change) noexcept
+        : key_(key), value_json_(value_json), change_(change) {}
+    std::string_view key() const noexcept { return key_; }
+    // The new value as JSON text (`3`, `0.5`, `true`, `"fast"`, `[1, 2]`).
+    std::string_view value_json() const noexcept { return value_json_; }
+    // Keeps the old value: the setter gets NERVE_STATUS_REFUSED with `reason`.
+    void refuse(std::string_view reason) { detail::check(nerve_param_change_refuse(change_, detail::c(reason).c_str())); }
+
+   private:
+    std::string_view key_, value_json_;
+    nerve_param_change *change_;
 };
 
 // A node of a dataflow. Range-for over it yields its events until the stream ends:
@@ -188,6 +249,79 @@ class Node {
     void send(std::string_view output, ArrowArray *array, const ArrowSchema *schema,
               const char *parameters_json = nullptr) {
         detail::check(nerve_node_send_arrow(node_.get(), detail::c(output).c_str(), parameters_json, array, schema));
+    }
+    // `len` bytes of shared memory for `output`, to fill and send() without a copy.
+    Sample loan(std::string_view output, size_t len, const char *parameters_json = nullptr) {
+        nerve_sample *sample = nullptr;
+        detail::check(nerve_node_loan(node_.get(), detail::c(output).c_str(), parameters_json, len, &sample));
+        return Sample(sample);
+    }
+    // Sends a sample this node lent, on the output it was lent for; on failure it stays unsent.
+    void send(Sample &&sample) {
+        detail::check(nerve_node_send_sample(node_.get(), sample.get()));
+        sample.release();
+    }
+
+    // The node's parameters (the dataflow's `params:`, set at run time by `nerve param set`).
+    // A missing key or another type throws nerve::Error (NERVE_STATUS_NOT_FOUND, _WRONG_TYPE).
+    int64_t param_int(std::string_view key) const {
+        int64_t v;
+        detail::check(nerve_node_param_get_int(node_.get(), detail::c(key).c_str(), &v));
+        return v;
+    }
+    double param_float(std::string_view key) const {
+        double v;
+        detail::check(nerve_node_param_get_float(node_.get(), detail::c(key).c_str(), &v));
+        return v;
+    }
+    bool param_bool(std::string_view key) const {
+        bool v;
+        detail::check(nerve_node_param_get_bool(node_.get(), detail::c(key).c_str(), &v));
+        return v;
+    }
+    std::string param_string(std::string_view key) const {
+        std::string k = detail::c(key);
+        return detail::text([&](char *buffer, size_t capacity, size_t *len) {
+            return nerve_node_param_get_string(node_.get(), k.c_str(), buffer, capacity, len);
+        });
+    }
+    // Any parameter as JSON text: the way to read lists.
+    std::string param_json(std::string_view key) const {
+        std::string k = detail::c(key);
+        return detail::text([&](char *buffer, size_t capacity, size_t *len) {
+            return nerve_node_param_get_json(node_.get(), k.c_str(), buffer, capacity, len);
+        });
+    }
+    // Sets a parameter; a callable of on_param_change() that refuses makes it throw
+    // nerve::Error with NERVE_STATUS_REFUSED and the reason.
+    void set_param(std::string_view key, int64_t value) {
+        detail::check(nerve_node_param_set_int(node_.get(), detail::c(key).c_str(), value));
+    }
+    void set_param(std::string_view key, int value) { set_param(key, static_cast<int64_t>(value)); }
+    void set_param(std::string_view key, double value) {
+        detail::check(nerve_node_param_set_float(node_.get(), detail::c(key).c_str(), value));
+    }
+    void set_param(std::string_view key, bool value) {
+        detail::check(nerve_node_param_set_bool(node_.get(), detail::c(key).c_str(), value));
+    }
+    void set_param(std::string_view key, std::string_view value) {
+        detail::check(nerve_node_param_set_string(node_.get(), detail::c(key).c_str(), detail::c(value).c_str()));
+    }
+    void set_param(std::string_view key, const char *value) { set_param(key, std::string_view(value)); }
+    void set_param_json(std::string_view key, std::string_view json) {
+        detail::check(nerve_node_param_set_json(node_.get(), detail::c(key).c_str(), detail::c(json).c_str()));
+    }
+    // Gives `key` the value `default_json` unless the dataflow set it.
+    void declare_param(std::string_view key, std::string_view default_json) {
+        detail::check(nerve_node_param_declare_json(node_.get(), detail::c(key).c_str(), detail::c(default_json).c_str()));
+    }
+    using ParamCallback = std::function<void(ParamChange &)>;
+    // Calls `callback` with each change before it is stored, on the setter's thread (see
+    // nerve_param_callback); it refuses with ParamChange::refuse or by throwing (the what() is
+    // the reason). Callables live as long as the node.
+    void on_param_change(ParamCallback callback) {
+        param_callbacks_.push_back(std::make_unique<ParamCallback>(std::move(callback)));
+        detail::check(nerve_node_param_on_change(node_.get(), &Node::param_changed, param_callbacks_.back().get()));
     }
 
     // Now on the node's clock (simulated time under nerve run --sim-time), in nanoseconds.
@@ -230,6 +364,19 @@ class Node {
     iterator end() { return iterator(); }
 
    private:
+    static void param_changed(const char *key, const char *value_json, nerve_param_change *change,
+                              void *user_data) noexcept {
+        ParamChange c(key, value_json, change);
+        try {
+            (*static_cast<ParamCallback *>(user_data))(c);
+        } catch (const std::exception &e) {
+            nerve_param_change_refuse(change, e.what());
+        } catch (...) {
+            nerve_param_change_refuse(change, "the C++ callback threw");
+        }
+    }
+    // Declared first so they outlive the node, which may call them until it is freed.
+    std::vector<std::unique_ptr<ParamCallback>> param_callbacks_;
     detail::Handle<nerve_node, nerve_node_free> node_;
     bool ended_ = false;
 };
@@ -250,6 +397,17 @@ class Publisher {
     }
     void send(ArrowArray *array, const ArrowSchema *schema, const char *parameters_json = nullptr) {
         detail::check(nerve_publisher_send_arrow(publisher_.get(), parameters_json, array, schema));
+    }
+    // `len` bytes of shared memory, to fill and send() without a copy.
+    Sample loan(size_t len, const char *parameters_json = nullptr) {
+        nerve_sample *sample = nullptr;
+        detail::check(nerve_publisher_loan(publisher_.get(), parameters_json, len, &sample));
+        return Sample(sample);
+    }
+    // Sends a sample this publisher lent; on failure it stays unsent.
+    void send(Sample &&sample) {
+        detail::check(nerve_publisher_send_sample(publisher_.get(), sample.get()));
+        sample.release();
     }
     // Whether `count` subscribers were reached within `timeout_ms`.
     bool wait_for_subscribers(size_t count, int64_t timeout_ms) {
@@ -384,6 +542,66 @@ class Server {
     }
     std::unique_ptr<Handler> handler_;
     detail::Handle<nerve_server, nerve_server_free> server_;
+};
+
+using Transform = nerve_transform;
+
+// Where frames are: the transforms of a domain, kept as they come (moving edges for `cache_ms`,
+// 10 s by default), looked up at a time. Thread-safety: any thread.
+class TfBuffer {
+   public:
+    explicit TfBuffer(uint32_t domain = 0, uint64_t cache_ms = 0) {
+        nerve_tf_buffer *b = nullptr;
+        detail::check(nerve_tf_buffer_new(domain, cache_ms, &b));
+        buffer_.reset(b);
+    }
+    // The pose of `source` in `target` at `time_ns` (NERVE_TF_LATEST: the latest all edges
+    // have), waiting up to `timeout_ms` for it to come. Throws nerve::Error naming both frames
+    // when the frames are not joined at that time (NERVE_STATUS_NOT_FOUND or, after a wait,
+    // NERVE_STATUS_TIMEOUT), as tf2's lookupTransform does; can_transform() asks first.
+    Transform lookup(std::string_view target, std::string_view source, int64_t time_ns = NERVE_TF_LATEST,
+                     int64_t timeout_ms = 0) const {
+        Transform t{};
+        int status = nerve_tf_buffer_lookup(buffer_.get(), detail::c(target).c_str(), detail::c(source).c_str(),
+                                            time_ns, timeout_ms, &t);
+        if (status != NERVE_STATUS_OK) throw Error(status, nerve_last_error());
+        return t;
+    }
+    // Whether lookup() would answer, waiting up to `timeout_ms`; failures other than "not
+    // joined" still throw.
+    bool can_transform(std::string_view target, std::string_view source, int64_t time_ns = NERVE_TF_LATEST,
+                       int64_t timeout_ms = 0) const {
+        Transform t{};
+        int status = nerve_tf_buffer_lookup(buffer_.get(), detail::c(target).c_str(), detail::c(source).c_str(),
+                                            time_ns, timeout_ms, &t);
+        if (status == NERVE_STATUS_NOT_FOUND || status == NERVE_STATUS_TIMEOUT) return false;
+        detail::check(status);
+        return true;
+    }
+    nerve_tf_buffer *get() const noexcept { return buffer_.get(); }
+
+   private:
+    detail::Handle<nerve_tf_buffer, nerve_tf_buffer_free> buffer_;
+};
+
+// Sends transforms of a domain: of fixed frames when `is_static` (every buffer gets the last of
+// each edge, even one that starts later), else of moving ones. Thread-safety: any thread.
+class TfBroadcaster {
+   public:
+    explicit TfBroadcaster(bool is_static = false, uint32_t domain = 0) {
+        nerve_tf_broadcaster *b = nullptr;
+        detail::check(nerve_tf_broadcaster_new(domain, is_static, &b));
+        broadcaster_.reset(b);
+    }
+    // The pose of `child` in `parent` at `transform.stamp_ns` (NERVE_TF_NOW: now).
+    void send(std::string_view parent, std::string_view child, const Transform &transform) {
+        detail::check(
+            nerve_tf_broadcaster_send(broadcaster_.get(), detail::c(parent).c_str(), detail::c(child).c_str(), &transform));
+    }
+    nerve_tf_broadcaster *get() const noexcept { return broadcaster_.get(); }
+
+   private:
+    detail::Handle<nerve_tf_broadcaster, nerve_tf_broadcaster_free> broadcaster_;
 };
 
 }  // namespace nerve

@@ -37,6 +37,22 @@ pub enum Lang {
     Python,
     /// A Cargo package using the `nerve-node` crate.
     Rust,
+    /// A CMake project in C using `nerve.h`.
+    C,
+    /// A CMake project in C++17 using `nerve.hpp`.
+    Cpp,
+}
+
+impl Lang {
+    /// A CMake project's source extension, CMake language and name in prose; `None` for the
+    /// languages CMake does not build.
+    fn cmake(self) -> Option<(&'static str, &'static str, &'static str)> {
+        match self {
+            Lang::C => Some(("c", "C", "C")),
+            Lang::Cpp => Some(("cpp", "CXX", "C++")),
+            Lang::Python | Lang::Rust => None,
+        }
+    }
 }
 
 /// Environment variable naming a local `nerve-node` crate for generated Cargo packages
@@ -61,6 +77,18 @@ mod tpl {
     pub(super) const RS_DATAFLOW: &str = include_str!("../templates/rust/dataflow.yml");
     pub(super) const RS_DATAFLOW_README: &str = include_str!("../templates/rust/dataflow-README.md");
     pub(super) const RS_GITIGNORE: &str = include_str!("../templates/rust/gitignore");
+    pub(super) const C_NODE: &str = include_str!("../templates/c/node.c");
+    pub(super) const C_TALKER: &str = include_str!("../templates/c/talker.c");
+    pub(super) const C_LISTENER: &str = include_str!("../templates/c/listener.c");
+    pub(super) const CPP_NODE: &str = include_str!("../templates/cpp/node.cpp");
+    pub(super) const CPP_TALKER: &str = include_str!("../templates/cpp/talker.cpp");
+    pub(super) const CPP_LISTENER: &str = include_str!("../templates/cpp/listener.cpp");
+    pub(super) const CMAKE_NODE: &str = include_str!("../templates/cmake/node-CMakeLists.txt");
+    pub(super) const CMAKE_DATAFLOW: &str = include_str!("../templates/cmake/dataflow-CMakeLists.txt");
+    pub(super) const CMAKE_NODE_README: &str = include_str!("../templates/cmake/node-README.md");
+    pub(super) const CMAKE_DATAFLOW_YML: &str = include_str!("../templates/cmake/dataflow.yml");
+    pub(super) const CMAKE_DATAFLOW_README: &str = include_str!("../templates/cmake/dataflow-README.md");
+    pub(super) const CMAKE_GITIGNORE: &str = include_str!("../templates/cmake/gitignore");
 }
 
 /// One file to create: its path inside the project folder and its text.
@@ -113,7 +141,7 @@ pub fn run(args: &NewArgs) -> anyhow::Result<i32> {
         (Kind::Dataflow, Lang::Python) => {
             println!("Next: cd {cd} && nerve run dataflow.yml");
         }
-        (Kind::Dataflow, Lang::Rust) => {
+        (Kind::Dataflow, Lang::Rust | Lang::C | Lang::Cpp) => {
             println!("Next: cd {cd} && nerve run --build dataflow.yml");
         }
         (Kind::Node, Lang::Python) => {
@@ -130,6 +158,13 @@ pub fn run(args: &NewArgs) -> anyhow::Result<i32> {
                 root.join("README.md").display()
             );
         }
+        (Kind::Node, Lang::C | Lang::Cpp) => {
+            println!(
+                "Next: cmake -S {cd} -B {cd}/build -Dnerve_DIR=\"$(nerve --cmake-dir)\" && cmake --build {cd}/build, \
+                 then add the node to a dataflow (see {})",
+                root.join("README.md").display()
+            );
+        }
     }
     Ok(0)
 }
@@ -138,9 +173,13 @@ pub fn run(args: &NewArgs) -> anyhow::Result<i32> {
 /// `nerve-node` dependency in generated `Cargo.toml`s.
 pub fn files(name: &str, kind: Kind, lang: Lang, nerve_node: &str) -> Vec<File> {
     let py_file = format!("{}.py", name.replace('-', "_"));
+    let (ext, language, lang_name) = lang.cmake().unwrap_or_default();
     let fill = |template: &str, package: &str| {
         template
             .replace("{{name}}", name)
+            .replace("{{ext}}", ext)
+            .replace("{{language}}", language)
+            .replace("{{lang}}", lang_name)
             .replace("{{package}}", package)
             .replace("{{file}}", &py_file)
             .replace("{{nerve_node}}", nerve_node)
@@ -174,6 +213,24 @@ pub fn files(name: &str, kind: Kind, lang: Lang, nerve_node: &str) -> Vec<File> 
             file("README.md", tpl::RS_DATAFLOW_README, name),
             file(".gitignore", tpl::RS_GITIGNORE, name),
         ],
+        (Kind::Node, Lang::C | Lang::Cpp) => vec![
+            file("CMakeLists.txt", tpl::CMAKE_NODE, name),
+            file(&format!("{name}.{ext}"), if lang == Lang::C { tpl::C_NODE } else { tpl::CPP_NODE }, name),
+            file("README.md", tpl::CMAKE_NODE_README, name),
+            file(".gitignore", tpl::CMAKE_GITIGNORE, name),
+        ],
+        (Kind::Dataflow, Lang::C | Lang::Cpp) => {
+            let (talker, listener) =
+                if lang == Lang::C { (tpl::C_TALKER, tpl::C_LISTENER) } else { (tpl::CPP_TALKER, tpl::CPP_LISTENER) };
+            vec![
+                file("dataflow.yml", tpl::CMAKE_DATAFLOW_YML, name),
+                file("CMakeLists.txt", tpl::CMAKE_DATAFLOW, name),
+                file(&format!("talker.{ext}"), talker, name),
+                file(&format!("listener.{ext}"), listener, name),
+                file("README.md", tpl::CMAKE_DATAFLOW_README, name),
+                file(".gitignore", tpl::CMAKE_GITIGNORE, name),
+            ]
+        }
     }
 }
 
@@ -291,12 +348,25 @@ mod tests {
     #[test]
     fn every_placeholder_is_filled() {
         for kind in [Kind::Node, Kind::Dataflow] {
-            for lang in [Lang::Python, Lang::Rust] {
+            for lang in [Lang::Python, Lang::Rust, Lang::C, Lang::Cpp] {
                 for file in files("my-node", kind, lang, "\"0.1\"") {
                     assert!(!file.text.contains("{{"), "{kind:?} {lang:?} {}: {}", file.path.display(), file.text);
                 }
             }
         }
+    }
+
+    #[test]
+    fn cmake_projects_name_their_sources_by_language() {
+        let c = files("cam", Kind::Node, Lang::C, "\"0.1\"");
+        assert_eq!(paths(&c), ["CMakeLists.txt", "cam.c", "README.md", ".gitignore"]);
+        assert!(c[0].text.contains("project(cam C)") && c[0].text.contains("add_executable(cam cam.c)"));
+        let cpp = files("demo", Kind::Dataflow, Lang::Cpp, "\"0.1\"");
+        assert_eq!(
+            paths(&cpp),
+            ["dataflow.yml", "CMakeLists.txt", "talker.cpp", "listener.cpp", "README.md", ".gitignore"]
+        );
+        assert!(cpp[1].text.contains("project(demo CXX)") && cpp[2].text.contains("#include <nerve.hpp>"));
     }
 
     #[test]
