@@ -16,6 +16,7 @@ use nerve_shm::codec::{Loan, Outlet};
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::OutputPool;
 use nerve_shm::sync::lock;
+use nerve_topic::run_scope::Joined;
 use nerve_topic::{Extension, Sample, SendError, SendFailure};
 use rustc_hash::FxHashMap;
 
@@ -99,7 +100,7 @@ impl Node {
     pub fn init_from_env() -> Result<(Self, EventStream), NodeError> {
         let socket = std::env::var_os(env::SOCKET).ok_or(NodeError::NotStartedByNerve { var: env::SOCKET })?;
         let id = std::env::var(env::NODE_ID).map_err(|_| NodeError::NotStartedByNerve { var: env::NODE_ID })?;
-        Self::finish(register(std::path::Path::new(&socket), &id)?)
+        Self::finish(register(std::path::Path::new(&socket), &id)?, None)
     }
 
     /// Connects as node `id`: the node nerve spawned under that id, or else a `path: dynamic`
@@ -109,15 +110,14 @@ impl Node {
     /// As [`Node::init_from_env`], and when no running dataflow declares `id`.
     pub fn init(id: &str) -> Result<(Self, EventStream), NodeError> {
         match (std::env::var_os(env::SOCKET), std::env::var(env::NODE_ID)) {
-            (Some(socket), Ok(own)) if own == id => Self::finish(register(std::path::Path::new(&socket), id)?),
+            (Some(socket), Ok(own)) if own == id => Self::finish(register(std::path::Path::new(&socket), id)?, None),
             _ => {
                 let reg = register_dynamic(id)?;
                 // Started by hand, the process has no run in its environment: the endpoints its
-                // code creates from now on belong to the run it joined, as a spawned node's do.
-                if let Some(run) = membership(&reg.table)? {
-                    nerve_topic::run_scope::join(run);
-                }
-                Self::finish(reg)
+                // code creates while the node is connected belong to the run it joined, as a
+                // spawned node's do.
+                let joined = membership(&reg.table)?.map(nerve_topic::run_scope::join);
+                Self::finish(reg, joined)
             }
         }
     }
@@ -130,10 +130,11 @@ impl Node {
     /// # Errors
     /// As [`Node::init_from_env`].
     pub fn init_at(socket: &std::path::Path, id: &str) -> Result<(Self, EventStream), NodeError> {
-        Self::finish(register(socket, id)?)
+        Self::finish(register(socket, id)?, None)
     }
 
-    fn finish(reg: Registration) -> Result<(Self, EventStream), NodeError> {
+    /// `joined`: the run this process joined for the node, left when the node is gone.
+    fn finish(reg: Registration, joined: Option<Joined>) -> Result<(Self, EventStream), NodeError> {
         let Registration { stream, table } = reg;
         if table.lock_memory {
             // Before the node maps its shared memory, so that is locked too (MCL_FUTURE).
@@ -168,7 +169,7 @@ impl Node {
         let clock = Clock::of_run(&names, table.sim_time)?;
         let params = Params::new(&table.node_id, table.params.clone());
         let shared = Arc::new(Shared::new(table, own, stream, clock, params, run));
-        let link = Arc::new(Link(shared.clone()));
+        let link = Arc::new(Link { shared: shared.clone(), _joined: joined });
         let events = EventStream::new(shared.clone(), link.clone(), &names, &inbox_of)?;
         shared.request(&NodeRequest::Ready)?;
         loop {

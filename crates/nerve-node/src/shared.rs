@@ -114,11 +114,15 @@ impl Shared {
 /// Held by both halves of a node; when both are gone the control connection is shut down, so
 /// the runtime learns at once that the node left (the control thread holds a duplicate of the
 /// socket, which alone would keep it open).
-pub(crate) struct Link(pub(crate) Arc<Shared>);
+pub(crate) struct Link {
+    pub(crate) shared: Arc<Shared>,
+    /// The run a node started by hand made this process part of: left with the node.
+    pub(crate) _joined: Option<nerve_topic::run_scope::Joined>,
+}
 
 impl Drop for Link {
     fn drop(&mut self) {
-        let _ = lock(&self.0.writer).shutdown(std::net::Shutdown::Both);
+        let _ = lock(&self.shared.writer).shutdown(std::net::Shutdown::Both);
     }
 }
 

@@ -99,11 +99,29 @@ fn check_run(run: &str, option: &str) -> Result<(), TopicError> {
 /// The run this process joined with [`join`]; the environment's otherwise.
 static JOINED: RwLock<Option<Arc<Membership>>> = RwLock::new(None);
 
-/// Makes this process part of a run from now on: what a `path: dynamic` node started by hand
-/// does once it connected, as it has no run in its environment. Endpoints created before keep
-/// the scope they had.
-pub fn join(membership: Membership) {
-    *JOINED.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(membership));
+/// Makes this process part of a run until the returned guard is dropped: what a `path: dynamic`
+/// node started by hand does while it is connected, as it has no run in its environment.
+/// Endpoints created meanwhile keep the run's scope after; those created after the guard is
+/// dropped are the environment's again (a process that leaves a run is outside it).
+#[must_use = "the process leaves the run when the guard is dropped"]
+pub fn join(membership: Membership) -> Joined {
+    let membership = Arc::new(membership);
+    *JOINED.write().unwrap_or_else(PoisonError::into_inner) = Some(membership.clone());
+    Joined(membership)
+}
+
+/// This process's part in a run it [`join`]ed, until dropped.
+#[derive(Debug)]
+pub struct Joined(Arc<Membership>);
+
+impl Drop for Joined {
+    fn drop(&mut self) {
+        let mut joined = JOINED.write().unwrap_or_else(PoisonError::into_inner);
+        // A later join (another dynamic node of another run) stays.
+        if joined.as_ref().is_some_and(|current| Arc::ptr_eq(current, &self.0)) {
+            *joined = None;
+        }
+    }
 }
 
 /// The run this process belongs to: the one it [`join`]ed, else the one its environment names.
