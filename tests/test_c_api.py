@@ -51,7 +51,9 @@ def nerve_dir(flag: str) -> Path:
 
 
 def test_nerve_prints_where_the_c_library_is():
-    assert {p.name for p in nerve_dir("--include-dir").iterdir()} >= {"nerve.h", "node_api.h", "nerve.hpp"}
+    include = nerve_dir("--include-dir")
+    assert {p.name for p in include.iterdir()} >= {"nerve.h", "node_api.h", "nerve.hpp", "nerve"}
+    assert (include / "nerve" / "msg.hpp").is_file() and (include / "nerve" / "msg" / "sensor_msgs.hpp").is_file()
     lib = nerve_dir("--lib-dir")
     assert (lib / "libnerve.so").is_file() and (lib / "pkgconfig" / "nerve.pc").is_file()
     assert (nerve_dir("--cmake-dir") / "nerveConfig.cmake").is_file()

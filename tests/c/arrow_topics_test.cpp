@@ -1,10 +1,12 @@
 // Arrow C++ (the library inside the pyarrow wheel) on both ends of a topic: arrays it exports
 // are published with nerve_publisher_send_arrow, and what nerve_event_arrow exports, from the
 // same process (the publisher's very buffers) and from another one (shared memory), imports,
-// validates and equals what was sent. The other process is this program, run again.
+// validates and equals what was sent. The other process is this program, run again. The last
+// test does the same through nerve/arrow.hpp, the C++ bridge.
 #include <arrow/api.h>
 #include <arrow/c/bridge.h>
 #include <arrow/json/from_string.h>
+#include <nerve/arrow.hpp>
 
 #include "common.h"
 
@@ -86,6 +88,25 @@ TEST(ArrowTopics, AcrossProcesses) {
     EXPECT_TRUE(exited_well(peer)) << "the publishing process failed";
     nerve_subscriber_free(done);
     nerve_subscriber_free(subscriber);
+}
+
+TEST(ArrowTopics, ThroughTheCppBridge) {
+    std::string topic = unique("c/arrow_bridge");
+    nerve::Subscriber subscriber(topic);
+    nerve::Publisher publisher(topic);
+    ASSERT_TRUE(publisher.wait_for_subscribers(1, WAIT_MS));
+    for (const auto &array : cases()) nerve::arrow::send(publisher, *array, "{\"bridge\": true}");
+    for (const auto &expected : cases()) {
+        std::shared_ptr<arrow::Array> got;
+        {
+            std::optional<nerve::Event> event = subscriber.recv(WAIT_MS);
+            ASSERT_TRUE(event);
+            EXPECT_EQ(event->parameter_json("bridge"), "true");
+            got = nerve::arrow::import(*event);
+        }
+        ASSERT_TRUE(got->ValidateFull().ok()) << got->ValidateFull().ToString();
+        EXPECT_TRUE(got->Equals(*expected)) << got->ToString() << " is not " << expected->ToString();
+    }
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ nerve_publisher *publish(const std::string &topic, const nerve_publisher_options
     return publisher;
 }
 
-nerve_subscriber *subscribe(const std::string &topic) {
+nerve_subscriber *subscribe(const std::string &topic, const nerve_subscriber_options *options = nullptr) {
     nerve_subscriber *subscriber = nullptr;
-    EXPECT_EQ(nerve_subscriber_new(topic.c_str(), nullptr, &subscriber), NERVE_STATUS_OK) << last_error();
+    EXPECT_EQ(nerve_subscriber_new(topic.c_str(), options, &subscriber), NERVE_STATUS_OK) << last_error();
     return subscriber;
 }
 
@@ -187,6 +187,40 @@ TEST(Peer, Publisher) {
     nerve_publisher_free(publisher);
 }
 
+// A run's topic and the shared one of the same name are two topics: each subscriber gets its
+// own publisher's message only.
+TEST(Topics, ARunsTopicAndTheSharedOneAreTwo) {
+    std::string topic = unique("c/scoped");
+    nerve_publisher_options shared_pub = nerve_publisher_options_default(), run_pub = shared_pub;
+    shared_pub.shared = true;
+    run_pub.run = "c-test-run";
+    nerve_subscriber_options shared_sub = nerve_subscriber_options_default(), run_sub = shared_sub;
+    shared_sub.shared = true;
+    run_sub.run = "c-test-run";
+    nerve_subscriber *shared_reader = subscribe(topic, &shared_sub), *run_reader = subscribe(topic, &run_sub);
+    nerve_publisher *shared = publish(topic, &shared_pub), *run = publish(topic, &run_pub);
+    ASSERT_OK(nerve_publisher_wait_for_subscribers(shared, 1, WAIT_MS));
+    ASSERT_OK(nerve_publisher_wait_for_subscribers(run, 1, WAIT_MS));
+    const uint8_t one = 1, two = 2;
+    ASSERT_OK(nerve_publisher_send_bytes(shared, nullptr, &one, 1));
+    ASSERT_OK(nerve_publisher_send_bytes(run, nullptr, &two, 1));
+    for (auto [reader, expected] : {std::pair{shared_reader, one}, std::pair{run_reader, two}}) {
+        nerve_event *event;
+        ASSERT_OK(nerve_subscriber_recv(reader, WAIT_MS, &event));
+        const uint8_t *data;
+        size_t len;
+        ASSERT_OK(nerve_event_bytes(event, &data, &len));
+        EXPECT_EQ(std::vector<uint8_t>(data, data + len), std::vector<uint8_t>{expected});
+        nerve_event_free(event);
+    }
+    // Nothing else came: the other publisher's message would have been as quick as its own.
+    nerve_event *extra = nullptr;
+    EXPECT_EQ(nerve_subscriber_recv(shared_reader, 200, &extra), NERVE_STATUS_TIMEOUT);
+    EXPECT_EQ(nerve_subscriber_recv(run_reader, 200, &extra), NERVE_STATUS_TIMEOUT);
+    for (nerve_publisher *p : {shared, run}) nerve_publisher_free(p);
+    for (nerve_subscriber *r : {shared_reader, run_reader}) nerve_subscriber_free(r);
+}
+
 TEST(Topics, AcrossProcesses) {
     std::string topic = unique("c/peer");
     nerve_subscriber *subscriber = subscribe(topic);
@@ -257,6 +291,14 @@ TEST(TopicMisuse, BadNamesOptionsAndTimeouts) {
     nerve_subscriber_options sub_options = nerve_subscriber_options_default();
     sub_options.queue_size = 0;
     EXPECT_STATUS(nerve_subscriber_new("t", &sub_options, &subscriber), NERVE_STATUS_INVALID_ARGUMENT, "queue_size");
+    sub_options = nerve_subscriber_options_default();
+    sub_options.run = "a-run";
+    sub_options.shared = true;
+    EXPECT_STATUS(nerve_subscriber_new("t", &sub_options, &subscriber), NERVE_STATUS_INVALID_ARGUMENT,
+                  "options->run", "a run's or shared, not both");
+    sub_options.shared = false;
+    sub_options.run = "no spaces";
+    EXPECT_STATUS(nerve_subscriber_new("t", &sub_options, &subscriber), NERVE_STATUS_INVALID_ARGUMENT, "no spaces");
     EXPECT_EQ(publisher, nullptr);
     publisher = publish(unique("c/timeouts"));
     EXPECT_STATUS(nerve_publisher_wait_for_subscribers(publisher, 1, -1), NERVE_STATUS_INVALID_ARGUMENT,

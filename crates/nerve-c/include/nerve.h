@@ -275,6 +275,13 @@ typedef struct nerve_publisher_options {
   // Keep the last message and hand it to each subscriber that joins later (ROS 2's
   // transient-local durability, depth one); false by default.
   bool latched;
+  // Whose topic it is: NULL (the default) for this process's run's (a global topic outside
+  // any run, and for a name the dataflow shares), or the run named so (its `--name`, else its
+  // id), from anywhere. Read during `_new` only.
+  const char *run;
+  // A global topic, met by every run's shared names and by processes outside any run; false
+  // by default. Not with `run`.
+  bool shared;
 } nerve_publisher_options;
 
 // How a subscriber is set up; `nerve_subscriber_options_default()` gives the defaults.
@@ -288,6 +295,13 @@ typedef struct nerve_subscriber_options {
   size_t queue_size;
   // Keep only the newest message (a queue of one); false by default.
   bool keep_latest;
+  // Whose topic it is: NULL (the default) for this process's run's (a global topic outside
+  // any run, and for a name the dataflow shares), or the run named so (its `--name`, else its
+  // id), from anywhere. Read during `_new` only.
+  const char *run;
+  // A global topic, met by every run's shared names and by processes outside any run; false
+  // by default. Not with `run`.
+  bool shared;
 } nerve_subscriber_options;
 
 // How a C callback is handed each message of a subscriber.
@@ -1023,12 +1037,14 @@ int nerve_tf_broadcaster_send(const struct nerve_tf_broadcaster *broadcaster,
                               const char *child,
                               const struct nerve_transform *transform);
 
-// The default publisher options: domain 0, network scope, 1 GiB messages, not latched.
+// The default publisher options: domain 0, network scope, 1 GiB messages, not latched, the
+// run's topic.
 //
 // Thread-safety: any thread.
 struct nerve_publisher_options nerve_publisher_options_default(void);
 
-// The default subscriber options: domain 0, network scope, a queue of 10, not keep-latest.
+// The default subscriber options: domain 0, network scope, a queue of 10, not keep-latest,
+// the run's topic.
 //
 // Thread-safety: any thread.
 struct nerve_subscriber_options nerve_subscriber_options_default(void);

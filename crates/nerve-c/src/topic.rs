@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use nerve_topic::{
-    CallbackMode, Callbacks, DEFAULT_MAX_MESSAGE, Message, Publisher, PublisherOptions, Scope, Subscriber,
+    CallbackMode, Callbacks, DEFAULT_MAX_MESSAGE, Message, Publisher, PublisherOptions, RunScope, Scope, Subscriber,
     SubscriberOptions,
 };
 
@@ -41,6 +41,13 @@ pub struct NervePublisherOptions {
     /// Keep the last message and hand it to each subscriber that joins later (ROS 2's
     /// transient-local durability, depth one); false by default.
     pub latched: bool,
+    /// Whose topic it is: NULL (the default) for this process's run's (a global topic outside
+    /// any run, and for a name the dataflow shares), or the run named so (its `--name`, else its
+    /// id), from anywhere. Read during `_new` only.
+    pub run: *const c_char,
+    /// A global topic, met by every run's shared names and by processes outside any run; false
+    /// by default. Not with `run`.
+    pub shared: bool,
 }
 
 /// How a subscriber is set up; `nerve_subscriber_options_default()` gives the defaults.
@@ -56,9 +63,17 @@ pub struct NerveSubscriberOptions {
     pub queue_size: usize,
     /// Keep only the newest message (a queue of one); false by default.
     pub keep_latest: bool,
+    /// Whose topic it is: NULL (the default) for this process's run's (a global topic outside
+    /// any run, and for a name the dataflow shares), or the run named so (its `--name`, else its
+    /// id), from anywhere. Read during `_new` only.
+    pub run: *const c_char,
+    /// A global topic, met by every run's shared names and by processes outside any run; false
+    /// by default. Not with `run`.
+    pub shared: bool,
 }
 
-/// The default publisher options: domain 0, network scope, 1 GiB messages, not latched.
+/// The default publisher options: domain 0, network scope, 1 GiB messages, not latched, the
+/// run's topic.
 ///
 /// Thread-safety: any thread.
 #[unsafe(no_mangle)]
@@ -69,10 +84,13 @@ pub extern "C" fn nerve_publisher_options_default() -> NervePublisherOptions {
         scope: scope_code(d.scope),
         max_message: d.max_message,
         latched: d.latched,
+        run: std::ptr::null(),
+        shared: false,
     }
 }
 
-/// The default subscriber options: domain 0, network scope, a queue of 10, not keep-latest.
+/// The default subscriber options: domain 0, network scope, a queue of 10, not keep-latest,
+/// the run's topic.
 ///
 /// Thread-safety: any thread.
 #[unsafe(no_mangle)]
@@ -83,6 +101,8 @@ pub extern "C" fn nerve_subscriber_options_default() -> NerveSubscriberOptions {
         scope: scope_code(d.scope),
         queue_size: d.queue_size,
         keep_latest: d.keep_latest,
+        run: std::ptr::null(),
+        shared: false,
     }
 }
 
@@ -102,6 +122,23 @@ fn scope(code: u32) -> Result<Scope, ApiError> {
         other => Err(ApiError::InvalidArgument {
             arg: "options->scope",
             problem: format!("is {other}, not NERVE_SCOPE_PROCESS, NERVE_SCOPE_HOST or NERVE_SCOPE_NETWORK"),
+        }),
+    }
+}
+
+/// Whose topic options `run` and `shared` name.
+///
+/// # Safety
+/// `run` is NULL or a NUL-terminated string.
+unsafe fn run_scope(run: *const c_char, shared: bool) -> Result<RunScope, ApiError> {
+    match (run.is_null(), shared) {
+        (true, false) => Ok(RunScope::Inherit),
+        (true, true) => Ok(RunScope::Shared),
+        // SAFETY: as the caller promises.
+        (false, false) => Ok(RunScope::Run(unsafe { text(run, "options->run") }?.to_owned())),
+        (false, true) => Err(ApiError::InvalidArgument {
+            arg: "options->run",
+            problem: "is set with options->shared: a topic is a run's or shared, not both".to_owned(),
         }),
     }
 }
@@ -166,8 +203,8 @@ pub unsafe extern "C" fn nerve_publisher_new(
             scope: scope(o.scope)?,
             max_message: if o.max_message == 0 { DEFAULT_MAX_MESSAGE } else { o.max_message },
             latched: o.latched,
-            // Inside a run, the run's own topic unless the dataflow shares the name.
-            ..PublisherOptions::default()
+            // SAFETY: as the caller promises of `options`.
+            run: unsafe { run_scope(o.run, o.shared) }?,
         };
         publisher.write(handles::give(NervePublisher { publisher: Publisher::new(topic, o)? }, Kind::Publisher));
         Ok(NerveStatus::Ok)
@@ -485,7 +522,8 @@ unsafe fn subscribe(topic: *const c_char, options: *const NerveSubscriberOptions
         scope: scope(o.scope)?,
         queue_size: o.queue_size,
         keep_latest: o.keep_latest,
-        ..SubscriberOptions::default()
+        // SAFETY: as the caller promises of `options`.
+        run: unsafe { run_scope(o.run, o.shared) }?,
     };
     Ok(Subscriber::new(topic, o)?)
 }

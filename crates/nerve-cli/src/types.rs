@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Subcommand;
-use nerve_types::{Kind, NODE_ROOT, Registry, TypeName, arrow_type, rust_code, type_hash};
+use nerve_types::{Kind, NODE_ROOT, Registry, TypeName, arrow_type, cpp_headers, rust_code, type_hash};
 
 /// `nerve types`.
 #[derive(Debug, clap::Args)]
@@ -46,6 +46,17 @@ enum TypesCommand {
         /// a crate depending on `nerve-msgs` rather than `nerve-node`.
         #[arg(long, value_name = "PATH", default_value = NODE_ROOT)]
         root: String,
+    },
+    /// C++17 headers for packages of your own, one per package (`my_msgs.hpp`): a struct per
+    /// message, service and action part, sent with `nerve::msg::send` and read with
+    /// `nerve::msg::read` (the packages nerve ships are installed: `<nerve/msg/sensor_msgs.hpp>`).
+    Cpp {
+        /// The packages (`my_msgs`); the packages they use that nerve does not ship come too.
+        #[arg(required = true)]
+        packages: Vec<String>,
+        /// The folder the headers go to (created if need be).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
     },
 }
 
@@ -97,6 +108,15 @@ pub fn run(args: &TypesArgs) -> anyhow::Result<i32> {
             match file {
                 Some(path) => std::fs::write(path, code).with_context(|| format!("cannot write {}", path.display()))?,
                 None => out.write_all(code.as_bytes())?,
+            }
+        }
+        TypesCommand::Cpp { packages, out: dir } => {
+            let headers = cpp_headers(&registry, packages)?;
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            for (package, text) in headers {
+                let path = dir.join(format!("{package}.hpp"));
+                std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+                writeln!(out, "{}", path.display())?;
             }
         }
     }

@@ -16,9 +16,11 @@
 mod arrow;
 mod cdr;
 mod composite;
+mod cpp;
 mod definition;
 mod hash;
 mod name;
+mod packages;
 mod parse;
 mod port;
 mod registry;
@@ -27,6 +29,7 @@ mod rust;
 
 pub use arrow::{arrow_type, primitive};
 pub use cdr::{CdrError, Codec, from_cdr, to_cdr};
+pub use cpp::{CPP_KEYWORDS, cpp_headers};
 pub use definition::{Array, BaseType, Constant, Field, FieldType, Message, Primitive, Value};
 pub use hash::type_hash;
 pub use name::{Kind, NameError, TypeName};

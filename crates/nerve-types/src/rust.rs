@@ -3,11 +3,12 @@
 //! runtime (`Column`, `Message`, `Seq`). `nerve types rust` prints it; a build script can call
 //! [`rust_code`] itself.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use crate::definition::{Array, BaseType, Field, FieldType, Message, Primitive, Value};
 use crate::name::{Kind, TypeName};
+use crate::packages::Packages;
 use crate::registry::{Registry, TypesError};
 
 /// The path a Rust node reaches the `nerve-msgs` runtime and shipped packages by.
@@ -21,32 +22,7 @@ pub const NODE_ROOT: &str = "::nerve_node::msg";
 /// # Errors
 /// An unknown package, a definition with a mistake, or a type it needs defined nowhere.
 pub fn rust_code(registry: &Registry, packages: &[String], root: &str) -> Result<String, TypesError> {
-    let listed = registry.list()?;
-    let shipped = Registry::with_folders(Vec::new()).list()?;
-    let mut wanted: BTreeSet<String> = BTreeSet::new();
-    let mut queue: Vec<String> = packages.to_vec();
-    let mut messages: BTreeMap<(String, Kind), Vec<std::sync::Arc<Message>>> = BTreeMap::new();
-    while let Some(package) = queue.pop() {
-        if !wanted.insert(package.clone()) {
-            continue;
-        }
-        let stems: Vec<&TypeName> = listed.keys().filter(|t| t.package == package).collect();
-        if stems.is_empty() {
-            let known: BTreeSet<&str> = listed.keys().map(|t| t.package.as_str()).collect();
-            return Err(TypesError::UnknownPackage { package, known: known.into_iter().map(str::to_owned).collect() });
-        }
-        for stem in stems {
-            for m in registry.parts(stem)? {
-                for name in registry.resolve(&m.name)?.iter().map(|d| &d.name) {
-                    let own_shipped = shipped.keys().any(|t| t.package == name.package);
-                    if !wanted.contains(&name.package) && !own_shipped && !packages.contains(&name.package) {
-                        queue.push(name.package.clone());
-                    }
-                }
-                messages.entry((stem.package.clone(), stem.kind)).or_default().push(m);
-            }
-        }
-    }
+    let Packages { wanted, mut messages } = Packages::collect(registry, packages)?;
     let mut out = String::from(HEADER);
     let mut types = String::new();
     let mut package_open: Option<&str> = None;
