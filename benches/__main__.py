@@ -24,14 +24,19 @@ import sys
 import time
 from pathlib import Path
 
-from benches import cpu_latency, impl_floor, impl_lan, impl_nerve, impl_topics, impl_types
+from benches import cpu_latency, impl_cpp, impl_floor, impl_lan, impl_nerve, impl_topics, impl_types, native_nodes
 from benches.impl_baseline import Baseline
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Scenarios only implementations of their own run.
-OWN_SCENARIOS = {"topics": (impl_topics,), "lan": (impl_lan,), "types": impl_types.IMPLEMENTATIONS}
+OWN_SCENARIOS = {
+    "topics": (impl_topics,),
+    "lan": (impl_lan,),
+    "types": impl_types.IMPLEMENTATIONS,
+    "cpp": impl_cpp.IMPLEMENTATIONS,
+}
 
 
 def stress(case: Case) -> subprocess.Popen[bytes] | None:
@@ -64,7 +69,7 @@ def in_turn(impls: list, turn: int) -> list:
 def implementations(peers: str | None, baseline: str | None = None) -> list:
     """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
     peers named in `peers` ("all" for every one; None for none)."""
-    impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS]
+    impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS, *impl_cpp.IMPLEMENTATIONS]
     if baseline:
         impls.append(Baseline(baseline))
     if peers:
@@ -78,14 +83,14 @@ def runs_case(impl, case: Case) -> bool:
     """Whether `impl` takes part in `case`."""
     if isinstance(impl, Baseline):
         return impl.supports(case)
-    if case.lang != "python" and impl is not impl_nerve:
-        return False
-    # The topic, LAN and types scenarios have implementations of their own; the peers are
-    # compared with nerve in every other scenario.
+    # The topic, LAN, types and cpp scenarios have implementations of their own; the peers are
+    # compared with nerve in every other scenario, in its Python cases.
     own = OWN_SCENARIOS.get(case.scenario)
-    if own is not None and impl not in own:
+    if own is not None:
+        return impl in own and impl.supports(case)
+    if any(impl in mine for mine in OWN_SCENARIOS.values()):
         return False
-    if own is None and any(impl in mine for mine in OWN_SCENARIOS.values()):
+    if case.lang != "python" and impl is not impl_nerve:
         return False
     return impl.supports(case)
 
@@ -150,8 +155,12 @@ def main() -> None:
     (out / "command.txt").write_text(command + "\n")
     (out / "code.txt").write_text(code_version() + "\n")
     began = time.gmtime()
-    if any(c.lang == "rust" for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)):
-        subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
+    planned = [c for s in args.scenarios.split(",") for c in cases(s, args.quick, args.messages)]
+    # The cpp scenario's `rust` cases run the Rust node beside the C++ one.
+    if any(c.lang == "rust" for c in planned):
+        native_nodes.build_rust()
+    if any(c.scenario == "cpp" for c in planned):
+        native_nodes.build_cpp()
     results: list[Samples] = []
     impls = implementations(args.peers, args.baseline)
     turn = 0

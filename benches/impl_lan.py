@@ -28,11 +28,11 @@ import time
 from pathlib import Path
 
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
+from benches.native_nodes import RUST_NODE, build_rust
 from testbed.netns import Hosts
 
 ROOT = Path(__file__).resolve().parent.parent
 PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
-RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
 RATE, DELAY = "1gbit", "0.2ms"
 NAMES = {
     "cluster": "nerve cluster",
@@ -118,7 +118,7 @@ def plain_zenoh(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> Non
     """The subscribers on host 1, each listening on a port of its own; the publisher on host 0
     connects to every one of them."""
     if not RUST_NODE.exists():
-        subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
+        build_rust()
     endpoints = [f"tcp/10.231.0.2:{7447 + c}" for c in range(case.consumers)]
     subs = []
     try:

@@ -7,12 +7,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+from benches import native_nodes
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
 
 NAME = "nerve"
-ROOT = Path(__file__).resolve().parent.parent
-PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
-RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
+PY_NODE = Path(__file__).resolve().parent / "nodes" / "dataflow_node.py"
+#: The node program of each language (`Case.lang`); the Rust and the C++ node take the same
+#: arguments and write the same files.
+NODES = {"python": PY_NODE, "rust": native_nodes.RUST_NODE, "cpp": native_nodes.CPP_NODE}
+#: How the report names each language's nodes: `nerve (rust)`, `nerve (c++ → python)`.
+LABELS = {"python": "python", "rust": "rust", "cpp": "c++"}
 # Spinning longer than the period between messages means the consumer never sleeps.
 SPIN_US = 200_000
 # What a realtime case gives every node: above stress-ng's normal-priority load.
@@ -22,12 +26,30 @@ CPU_LATENCY = "cpu_latency_us: 0"
 
 
 def supports(case: Case) -> bool:
-    return case.scenario not in ("topics", "lan", "types")
+    # The cpp scenario runs nerve in several languages, as implementations of its own (impl_cpp).
+    return case.scenario not in ("topics", "lan", "types", "cpp")
 
 
-def _node(case: Case, role: str, *args: object) -> str:
-    path = RUST_NODE if case.lang == "rust" else PY_NODE
-    node = f"    path: {path}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
+def ends(case: Case) -> tuple[str, str]:
+    """The languages of a case's producers and of its consumers: `lang` names both, or is
+    `producer-consumer` (`cpp-python`: C++ sends, Python reads)."""
+    producer, _, consumer = case.lang.partition("-")
+    unknown = {producer, consumer or producer} - NODES.keys()
+    if unknown:
+        raise ValueError(f"case {case.key}: no bench node in {', '.join(sorted(unknown))} (known: {', '.join(NODES)})")
+    return producer, consumer or producer
+
+
+def implementation(case: Case, name: str = NAME) -> str:
+    """What the report calls nerve with `case`'s languages: just `name` with Python at both ends."""
+    producer, consumer = (LABELS[lang] for lang in ends(case))
+    if producer != consumer:
+        return f"{name} ({producer} → {consumer})"
+    return name if producer == "python" else f"{name} ({producer})"
+
+
+def _node(case: Case, lang: str, role: str, *args: object) -> str:
+    node = f"    path: {NODES[lang]}\n    args: {' '.join(str(a) for a in (role, *args))}\n"
     realtime = [s for s, wanted in ((REALTIME, case.realtime), (CPU_LATENCY, case.cpu_latency)) if wanted]
     return node + (f"    realtime: {{{', '.join(realtime)}}}\n" if realtime else "")
 
@@ -36,22 +58,23 @@ def dataflow(case: Case, folder: Path) -> str:
     """The YAML of a case: producers p*, consumers c* (or ping + echo). The producers of a
     fan-in send spread over the period."""
     lines = ["nodes:\n"]
+    producer, consumer = ends(case)
     if case.scenario == "round-trip":
-        lines.append("  - id: ping\n" + _node(case, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt"))
-        lines.append("    inputs: {reply: echo/data}\n    outputs: [data]\n")
-        lines.append("  - id: echo\n" + _node(case, "echo") + "    inputs: {data: ping/data}\n    outputs: [data]\n")
+        ping = _node(case, producer, "ping", case.size, case.count, case.rate_hz, folder / "rtt.txt")
+        lines.append("  - id: ping\n" + ping + "    inputs: {reply: echo/data}\n    outputs: [data]\n")
+        echo = _node(case, consumer, "echo")
+        lines.append("  - id: echo\n" + echo + "    inputs: {data: ping/data}\n    outputs: [data]\n")
         return "".join(lines)
     for p in range(case.producers):
         out = folder / f"p{p}.json"
-        if case.lang == "rust":
-            lines.append(f"  - id: p{p}\n" + _node(case, "producer", case.size, case.count, case.rate_hz, out))
-        else:
+        if producer == "python":
             loan = 1 if case.loan else 0
             args = (case.size, case.count, case.rate_hz, loan, out, WARMUP, f"{p}/{case.producers}")
-            lines.append(f"  - id: p{p}\n" + _node(case, "producer", *args))
-        lines.append("    outputs: [data]\n")
+        else:
+            args = (case.size, case.count, case.rate_hz, out)
+        lines.append(f"  - id: p{p}\n" + _node(case, producer, "producer", *args) + "    outputs: [data]\n")
     for c in range(case.consumers):
-        lines.append(f"  - id: c{c}\n" + _node(case, "consumer", folder / f"c{c}.txt", WARMUP))
+        lines.append(f"  - id: c{c}\n" + _node(case, consumer, "consumer", folder / f"c{c}.txt", WARMUP))
         if case.spin:
             lines.append(f"    env: {{NERVE_SPIN_US: '{SPIN_US}'}}\n")
         inputs = ", ".join(f"in{p}: p{p}/data" for p in range(case.producers))
@@ -75,7 +98,7 @@ def run_dataflow(folder: Path, spec: str, python: str = sys.executable) -> subpr
 def run(case: Case, workdir: Path, python: str = sys.executable, name: str = NAME) -> Samples:
     """Runs `case` with the nerve of `python`'s environment, reported as `name`."""
     folder = workdir / f"{name.replace(' ', '-')}--{case.key}"
-    samples = Samples(name if case.lang == "python" else f"{name} (rust)", case)
+    samples = Samples(implementation(case, name), case)
     result = run_dataflow(folder, dataflow(case, folder), python)
     if result.returncode != 0:
         samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"

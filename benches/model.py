@@ -35,7 +35,9 @@ class Case:
     rate_hz: float = 50.0  # 0: unpaced, as fast as possible
     producers: int = 1
     consumers: int = 1
-    lang: str = "python"  # python or rust (nerve only)
+    # nerve only: the nodes' language at both ends (python, rust or cpp), or producer-consumer
+    # (`cpp-python`: C++ sends, Python reads); a cpp scenario case names what C++ is compared with.
+    lang: str = "python"
     spin: bool = False  # consumer busy-polls instead of sleeping (opt-in real-time mode)
     loan: bool = True  # nerve producers write into a loaned block; False: send a numpy array (one copy)
     stress: bool = False  # another process loads every core meanwhile

@@ -6,6 +6,7 @@ import os
 import platform
 import subprocess
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +82,17 @@ def median_of(values: list[float]) -> float | None:
     return float(np.median(values)) if values else None
 
 
+def median_cpu_us(runs: list[Samples], per_message: Callable[[Samples], float | None]) -> float | None:
+    """The median over the runs that ran of one end's CPU time per message (`per_message`:
+    `Samples.producer_cpu_us_per_message` or `Samples.consumer_cpu_us_per_message`)."""
+    return median_of([us for s in runs if not s.error and (us := per_message(s)) is not None])
+
+
+def median_rate(runs: list[Samples]) -> float | None:
+    """Messages per second an unpaced consumer counted, the median over the runs that ran."""
+    return median_of([s.messages / s.seconds for s in runs if not s.error and s.seconds])
+
+
 def stats(runs: list[Samples]) -> dict[str, float] | None:
     """Each percentile as the median of the runs' own, and the worst message of all runs as the
     max (runs that failed or got nothing left out)."""
@@ -141,14 +153,16 @@ def notes(runs: list[Samples]) -> list[str]:
             if us is not None:
                 extra.append(f"{what} p50 {fmt(us)} µs")
     if c.scenario in ("cpu", "types"):
-        producer = median_of([us for s in ok if (us := s.producer_cpu_us_per_message()) is not None])
-        consumer = median_of([us for s in ok if (us := s.consumer_cpu_us_per_message()) is not None])
+        producer = median_cpu_us(ok, Samples.producer_cpu_us_per_message)
         if producer is not None:
             extra.append(f"producer {fmt(producer)} µs/msg")
+    # The cpp scenario gives the consumer's only: its Rust and C++ producers count their warm-up in.
+    if c.scenario in ("cpu", "types", "cpp"):
+        consumer = median_cpu_us(ok, Samples.consumer_cpu_us_per_message)
         if consumer is not None:
             extra.append(f"consumer {fmt(consumer)} µs/msg")
-    if c.scenario == "throughput":
-        rate = median_of([s.messages / s.seconds for s in ok if s.seconds])
+    if not c.rate_hz and not c.codec:
+        rate = median_rate(ok)
         if rate is not None:
             extra.append(f"{rate:,.0f} msg/s")
             if c.size > 8:
@@ -229,6 +243,8 @@ SCENARIO_TITLES = {
     "plain Zenoh pair; 1→4 spread with the bridge and without it",
     "types": "Typed messages: `sensor_msgs/msg/Image`s of 1920x1080 and 1920x160 rgb8 against the same bytes as "
     "plain arrays (1→1, 50 Hz, the same run), and CDR encode / decode against rclpy",
+    "cpp": "C++ nodes (`nerve.hpp`) against Rust and Python nodes, 1→1: C++ → C++ beside Rust → Rust, C++ → Python "
+    "and Python → C++ beside Python → Python, taking turns in each case",
 }
 
 
@@ -236,6 +252,7 @@ SCENARIO_TITLES = {
 PLOT_TITLES = {
     "lan": "Two hosts, 1 Gbit/s link, 50 Hz, 1→1",
     "cpu-latency": "Idle CPUs polling (cpu_latency_us: 0), 1→1, 50 Hz",
+    "cpp": "C++, Rust and Python nodes, 1→1, 50 Hz",
 }
 
 
@@ -294,6 +311,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
             lines.append("")
         if scenario == "types":
             lines += typed_against_plain(items) + codec_table(codecs)
+        if scenario == "cpp":
+            lines += cpp_against_rust_and_python(items)
         # Another report (`--report`) gets plots of its own name, so it never overwrites
         # benchmarks.md's.
         prefix = "" if out.stem == "benchmarks" else f"{out.stem}-"
@@ -328,6 +347,66 @@ def typed_against_plain(items: list[list[Samples]]) -> list[str]:
         "producer's time includes building the `sensor_msgs.Image` around the frame.",
         "",
     ]
+
+
+#: What the C++ path may add to the Rust one, p50 at every size (issue 33's target).
+CPP_OVER_RUST_US = 1.0
+#: The cpp scenario's languages (`Case.lang`) as its comparisons name them.
+LANGUAGES = {"cpp": "C++", "rust": "Rust", "cpp-python": "C++ → Python", "python-cpp": "Python → C++"}
+
+
+def cpp_against_rust_and_python(items: list[list[Samples]]) -> list[str]:
+    """The cpp scenario's comparisons, each between implementations that took turns in one case:
+    C++ minus Rust p50 at each size (in bold beyond the target), the consumers' CPU per
+    message at the smallest and the largest size, the unpaced rates, and the p50 of each pair
+    with one C++ end minus Python → Python's."""
+    by_case = {(r[0].case.lang, r[0].case.size, r[0].case.rate_hz): r for r in items}
+
+    def paced(lang: str) -> list[tuple[int, float]]:
+        return sorted((size, rate) for (other, size, rate) in by_case if other == lang and rate)
+
+    def p50_minus(lang: str, against: str, bound: float | None = None) -> list[str]:
+        diffs = []
+        for size, rate in paced(lang):
+            ours, theirs = stats(by_case[(lang, size, rate)]), stats(by_case.get((against, size, rate), []))
+            if ours is not None and theirs is not None:
+                diff = ours["p50"] - theirs["p50"]
+                said = f"{human_size(size)} {diff:+.1f} µs"
+                diffs.append(f"**{said}**" if bound is not None and diff > bound else said)
+        return diffs
+
+    lines = []
+    if diffs := p50_minus("cpp", "rust", CPP_OVER_RUST_US):
+        lines.append(
+            f"C++ → C++ minus Rust → Rust, p50: {', '.join(diffs)} (the target: at most "
+            f"+{CPP_OVER_RUST_US:g} µs; bold: more)."
+        )
+    cpu = []
+    for lang in ("cpp", "rust"):
+        sizes = paced(lang)
+        if not sizes:
+            continue
+        ends = (sizes[0], sizes[-1])
+        us = [median_cpu_us(by_case[(lang, *key)], Samples.consumer_cpu_us_per_message) for key in ends]
+        if None not in us:
+            at = [f"{fmt(u)} µs at {human_size(size)}" for u, (size, _) in zip(us, ends, strict=True)]
+            cpu.append(f"{LANGUAGES[lang]} {', '.join(at)}")
+    if cpu:
+        lines.append(f"Consumer CPU per message (it reads the stamp where the message lies): {'; '.join(cpu)}.")
+    unpaced = []
+    for (lang, size, rate), runs in sorted(by_case.items()):
+        if not rate and lang in ("cpp", "rust") and (per_s := median_rate(runs)) is not None:
+            unpaced.append(f"{LANGUAGES[lang]} {per_s:,.0f} msg/s at {human_size(size)}")
+    if unpaced:
+        lines.append(f"Unpaced: {', '.join(unpaced)}.")
+    mixed = [
+        f"{LANGUAGES[lang]} {', '.join(diffs)}"
+        for lang in ("cpp-python", "python-cpp")
+        if (diffs := p50_minus(lang, "python"))
+    ]
+    if mixed:
+        lines.append(f"One end in C++ minus Python → Python, p50: {'; '.join(mixed)}.")
+    return [paragraph for line in lines for paragraph in (line, "")]
 
 
 def codec_message(c: Case) -> str:
@@ -409,7 +488,8 @@ def table_order(s: Samples) -> tuple:
     if s.implementation.startswith("floor"):
         rank = 3
     return (
-        c.lang != "python",
+        # Python's cases first; with them, the cpp scenario's cases that have a Python end.
+        "python" not in c.lang.split("-"),
         c.producers,
         c.consumers,
         TRANSPORT_ORDER.get(c.transport, 0) if c.scenario == "topics" else 0,
@@ -456,7 +536,7 @@ def summary(items: list[list[Samples]]) -> list[str]:
 
 
 def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: str = "") -> Path | None:
-    if scenario not in ("latency-size", "round-trip", "latency-rate", "lan", "cpu-latency"):
+    if scenario not in ("latency-size", "round-trip", "latency-rate", "lan", "cpu-latency", "cpp"):
         return None
     try:
         import matplotlib
@@ -469,9 +549,9 @@ def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: 
     series: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     for runs in items:
         c, p = runs[0].case, stats(runs)
-        # The LAN and cpu-latency plots are latency against size at 50 Hz, 1→1; their other
+        # The LAN, cpu-latency and cpp plots are latency against size at 50 Hz, 1→1; their other
         # cases are in the table.
-        not_plotted = scenario in ("lan", "cpu-latency") and (c.rate_hz != 50 or c.consumers > 1)
+        not_plotted = scenario in ("lan", "cpu-latency", "cpp") and (c.rate_hz != 50 or c.consumers > 1)
         if p is None or not_plotted:
             continue
         x = c.rate_hz if scenario == "latency-rate" else c.size

@@ -1,8 +1,8 @@
 """The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
 load), nerve's topic API on its three transports, two hosts on a shaped link (DORA's LAN experiment,
-RIMAOS2C's bridge) and typed messages (a ROS 2 image against plain bytes, CDR), in a full and a
-quick version."""
+RIMAOS2C's bridge), typed messages (a ROS 2 image against plain bytes, CDR) and nerve's C++ nodes
+against its Rust and Python ones, in a full and a quick version."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ SCENARIOS = [
     "topics",
     "lan",
     "types",
+    "cpp",
 ]
 #: The types scenario's messages: a 1080p rgb8 image, one of a sixth of its height (the bytes of a
 #: 640x480 one), and a 100 000-point cloud (16-byte points).
@@ -102,5 +103,16 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
             Case(scenario, SMALL_IMAGE_BYTES, n, message=image),
             Case(scenario, IMAGE_BYTES, k, rate_hz=0, message=image, codec=True),
             Case(scenario, CLOUD_BYTES, k, rate_hz=0, message="sensor_msgs/msg/PointCloud2", codec=True),
+        ]
+    if scenario == "cpp":
+        # Cases name what C++ is compared with (benches/impl_cpp.py): C++ → C++ beside Rust → Rust
+        # at every size and unpaced, C++ → Python and Python → C++ beside Python → Python.
+        native = [8, 64 * MIB] if quick else SIZES
+        mixed = [8, 64 * MIB] if quick else [8, MIB, 64 * MIB]
+        m = 100_000 if quick else 1_000_000
+        return [
+            *(Case(scenario, size, n, lang="rust") for size in native),
+            Case(scenario, 8, m, rate_hz=0, lang="rust"),
+            *(Case(scenario, size, n) for size in mixed),
         ]
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")

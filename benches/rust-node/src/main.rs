@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! nerve-bench-node producer SIZE COUNT RATE_HZ OUT   # stamp in the first 8 bytes, written in place
-//! nerve-bench-node consumer OUT                      # "sent received" lines + OUT.json
+//! nerve-bench-node consumer OUT [WARMUP]             # "sent received" lines + OUT.json
 //! nerve-bench-node echo
 //! nerve-bench-node zenoh-sub … | zenoh-pub …         # no nerve: see `zenoh_pair`
 //! ```
@@ -59,36 +59,45 @@ fn producer(args: &[String]) -> Result<()> {
 
 fn consumer(args: &[String]) -> Result<()> {
     let out: String = arg(args, 2, "output file")?;
+    // CPU time counts after the first WARMUP messages, as the Python nodes count theirs
+    // (benches/model.py): mapping a stream's first blocks is set-up, not the receive path.
+    let warmup: usize = if args.len() > 3 { arg(args, 3, "warmup")? } else { 0 };
+    let start_after = warmup.max(1);
     let (_node, mut events) = Node::init_from_env()?;
     let mut lines: Vec<(u64, u64)> = Vec::with_capacity(1 << 20);
-    let mut first = None;
+    let mut cpu_from = None;
     while let Some(event) = events.recv() {
         match event {
             Event::Input(Message { data, .. }) => {
                 let bytes = data.as_any().downcast_ref::<UInt8Array>().ok_or("payload is not UInt8")?;
                 let mut stamp = [0u8; 8];
                 stamp.copy_from_slice(&bytes.values()[..8]);
-                let received = monotonic_ns();
-                first.get_or_insert_with(|| (cpu_ns(), received));
-                lines.push((u64::from_le_bytes(stamp), received));
+                lines.push((u64::from_le_bytes(stamp), monotonic_ns()));
+                if lines.len() == start_after {
+                    cpu_from = Some(cpu_ns());
+                }
             }
             Event::Stop => break,
             _ => {}
         }
     }
-    let (first_cpu, first_wall) = first.unwrap_or((cpu_ns(), monotonic_ns()));
-    let last = lines.last().map_or(first_wall, |l| l.1);
+    // Before writing the samples: the time to write them is not the receive path's.
+    let used = cpu_from.map_or(0, |from| cpu_ns() - from);
+    let cpu_messages = if cpu_from.is_some() { lines.len() - start_after } else { 0 };
+    let seconds = match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) => (last.1 - first.1) as f64 / 1e9,
+        _ => 0.0,
+    };
     let mut f = std::io::BufWriter::new(std::fs::File::create(&out)?);
     for (sent, received) in &lines {
         writeln!(f, "{sent} {received}")?;
     }
+    f.flush()?;
     std::fs::write(
         format!("{out}.json"),
         format!(
-            "{{\"cpu_ns\": {}, \"messages\": {}, \"seconds\": {}}}",
-            cpu_ns() - first_cpu,
-            lines.len(),
-            (last - first_wall) as f64 / 1e9
+            "{{\"cpu_ns\": {used}, \"cpu_messages\": {cpu_messages}, \"messages\": {}, \"seconds\": {seconds}}}",
+            lines.len()
         ),
     )?;
     Ok(())
