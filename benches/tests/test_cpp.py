@@ -1,6 +1,7 @@
 """The cpp scenario: nerve's C++ node (benches/cpp-node) beside its Rust and Python nodes, the
 implementations that take turns in each of its cases, and the report's comparisons."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,8 @@ def test_quick_cpp_scenario_runs_every_case_with_the_compiled_nodes(tmp_path):
     text = report.read_text()
     for row in ("| nerve (c++) | 64 MiB @ 50 Hz |", "| nerve (rust) | 8 B unpaced |", "| nerve (python → c++) |"):
         assert row in text, row
-    for said in ("C++ → C++ minus Rust → Rust, p50: 8 B", "Consumer CPU per message", "Unpaced: C++"):
+    # Whether 8 B is within the target (plain) or beyond it (bold) is the machine's to say.
+    assert re.search(r"C\+\+ → C\+\+ minus Rust → Rust, p50: (\*\*)?8 B [+-]", text), text
+    for said in ("Consumer CPU per message", "Unpaced: C++"):
         assert said in text, said
     assert "One end in C++ minus Python → Python, p50: C++ → Python 8 B" in text
