@@ -10,21 +10,11 @@
 #include <vector>
 
 #include "common.h"
+#include "error_of.hpp"
 
 namespace {
 
 constexpr int64_t WAIT_MS = 10000;
-
-template <typename Call>
-nerve::Error error_of(Call call) {
-    try {
-        call();
-    } catch (const nerve::Error &e) {
-        return e;
-    }
-    ADD_FAILURE() << "no nerve::Error thrown";
-    return nerve::Error(0, "");
-}
 
 TEST(Cpp, ErrorsCarryStatusAndMessage) {
     unsetenv("NERVE_SOCKET");

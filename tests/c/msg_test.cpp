@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "common.h"
+#include "error_of.hpp"
 
 namespace {
 
@@ -105,17 +106,6 @@ void expect_every(const Every &got, const Every &want) {
     expect_inner(got.two[1], want.two[1]);
     EXPECT_EQ(got.stamp.sec, want.stamp.sec);
     EXPECT_EQ(got.stamp.nanosec, want.stamp.nanosec);
-}
-
-template <typename Call>
-nerve::Error error_of(Call call) {
-    try {
-        call();
-    } catch (const nerve::Error &e) {
-        return e;
-    }
-    ADD_FAILURE() << "no nerve::Error thrown";
-    return nerve::Error(0, "");
 }
 
 // An exported value, released when the test is done with it.

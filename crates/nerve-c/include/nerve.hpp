@@ -65,6 +65,14 @@ struct Deleter {
 template <typename T, int (*Free)(T *)>
 using Handle = std::unique_ptr<T, Deleter<T, Free>>;
 
+// Releases an Arrow schema, which stays the caller's after a send, when the scope ends.
+struct ReleaseSchema {
+    ArrowSchema *schema;
+    ~ReleaseSchema() {
+        if (schema->release != nullptr) schema->release(schema);
+    }
+};
+
 // Text a C call copies into the caller's buffer (`call(buffer, capacity, &len)`), of any
 // length: a second call with the room the first one asked for.
 template <typename Call>

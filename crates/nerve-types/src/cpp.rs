@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use crate::codegen::{Holding, Packages, holding};
 use crate::definition::{Array, BaseType, Field, FieldType, Message, Primitive, Value};
 use crate::name::{Kind, TypeName};
-use crate::packages::Packages;
 use crate::registry::{Registry, TypesError};
 
 /// C++'s keywords and alternative tokens: a field named one gets a `_` suffix.
@@ -245,14 +245,11 @@ impl Code<'_> {
             BaseType::String(_) | BaseType::WString(_) => "::std::string".to_owned(),
             BaseType::Message(name) => self.message_path(name),
         };
-        match (ty.array, &ty.base) {
-            (Array::Single, _) => base,
-            (Array::Fixed(n), _) => format!("::std::array<{base}, {n}>"),
-            // Numbers arrive in place, in the shared memory of the message: no copy.
-            (Array::Bounded(_) | Array::Unbounded, BaseType::Primitive(p)) if *p != Primitive::Bool => {
-                format!("::nerve::msg::Sequence<{base}>")
-            }
-            (Array::Bounded(_) | Array::Unbounded, _) => format!("::std::vector<{base}>"),
+        match holding(ty) {
+            Holding::One => base,
+            Holding::Fixed(n) => format!("::std::array<{base}, {n}>"),
+            Holding::Numbers => format!("::nerve::msg::Sequence<{base}>"),
+            Holding::List => format!("::std::vector<{base}>"),
         }
     }
 

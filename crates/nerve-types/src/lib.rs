@@ -15,12 +15,12 @@
 
 mod arrow;
 mod cdr;
+mod codegen;
 mod composite;
 mod cpp;
 mod definition;
 mod hash;
 mod name;
-mod packages;
 mod parse;
 mod port;
 mod registry;

@@ -6,9 +6,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
+use crate::codegen::{Holding, Packages, holding};
 use crate::definition::{Array, BaseType, Field, FieldType, Message, Primitive, Value};
 use crate::name::{Kind, TypeName};
-use crate::packages::Packages;
 use crate::registry::{Registry, TypesError};
 
 /// The path a Rust node reaches the `nerve-msgs` runtime and shipped packages by.
@@ -196,13 +196,11 @@ impl Code<'_> {
 
     fn rust_type(&self, ty: &FieldType) -> String {
         let base = self.base_type(&ty.base);
-        match (ty.array, &ty.base) {
-            (Array::Single, _) => base,
-            (Array::Fixed(n), _) => format!("[{base}; {n}]"),
-            (Array::Bounded(_) | Array::Unbounded, BaseType::Primitive(p)) if *p != Primitive::Bool => {
-                format!("rt::Seq<{base}>")
-            }
-            (Array::Bounded(_) | Array::Unbounded, _) => format!("::std::vec::Vec<{base}>"),
+        match holding(ty) {
+            Holding::One => base,
+            Holding::Fixed(n) => format!("[{base}; {n}]"),
+            Holding::Numbers => format!("rt::Seq<{base}>"),
+            Holding::List => format!("::std::vec::Vec<{base}>"),
         }
     }
 

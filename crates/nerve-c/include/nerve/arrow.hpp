@@ -22,6 +22,16 @@ inline void check(const ::arrow::Status &status, const char *what) {
     if (!status.ok()) throw Error(NERVE_STATUS_INVALID_ARGUMENT, std::string(what) + ": " + status.ToString());
 }
 
+// Calls `send(&c_array, &c_schema)` with `array` exported; the schema is released after.
+template <typename Send>
+void send_exported(const ::arrow::Array &array, Send send) {
+    ArrowArray c_array;
+    ArrowSchema c_schema;
+    check(::arrow::ExportArray(array, &c_array, &c_schema), "arrow::ExportArray");
+    ::nerve::detail::ReleaseSchema release{&c_schema};
+    send(&c_array, &c_schema);
+}
+
 }  // namespace detail
 
 // The event's value as an Arrow C++ array over the shared memory it arrived in: no copy, and it
@@ -38,26 +48,16 @@ inline std::shared_ptr<::arrow::Array> import(const EventView &event) {
 // Sends `array` on a node's output (its buffers are copied once, into shared memory).
 inline void send(Node &node, std::string_view output, const ::arrow::Array &array,
                  const char *parameters_json = nullptr) {
-    ArrowArray c_array;
-    ArrowSchema c_schema;
-    detail::check(::arrow::ExportArray(array, &c_array, &c_schema), "arrow::ExportArray");
-    struct Release {
-        ArrowSchema *schema;
-        ~Release() { schema->release(schema); }
-    } release{&c_schema};
-    node.send(output, &c_array, &c_schema, parameters_json);
+    detail::send_exported(array, [&](ArrowArray *c_array, ArrowSchema *c_schema) {
+        node.send(output, c_array, c_schema, parameters_json);
+    });
 }
 
 // Publishes `array` on a topic (its buffers are copied once, into shared memory).
 inline void send(Publisher &publisher, const ::arrow::Array &array, const char *parameters_json = nullptr) {
-    ArrowArray c_array;
-    ArrowSchema c_schema;
-    detail::check(::arrow::ExportArray(array, &c_array, &c_schema), "arrow::ExportArray");
-    struct Release {
-        ArrowSchema *schema;
-        ~Release() { schema->release(schema); }
-    } release{&c_schema};
-    publisher.send(&c_array, &c_schema, parameters_json);
+    detail::send_exported(array, [&](ArrowArray *c_array, ArrowSchema *c_schema) {
+        publisher.send(c_array, c_schema, parameters_json);
+    });
 }
 
 }  // namespace nerve::arrow

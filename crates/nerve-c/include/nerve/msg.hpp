@@ -448,39 +448,38 @@ M read(const EventView &event) {
     });
     ArrowSchema schema{};
     event.arrow(array.get(), &schema);
-    struct Release {
-        ArrowSchema *schema;
-        ~Release() {
-            if (schema->release != nullptr) schema->release(schema);
-        }
-    } release{&schema};
+    ::nerve::detail::ReleaseSchema release{&schema};
     return from_arrow<M>(*array, schema, 0, array);
 }
+
+namespace detail {
+
+// Calls `send(&array, &schema)` with `message` exported; the schema is released after.
+template <typename M, typename Send>
+void send_exported(const M &message, Send send) {
+    ArrowArray array;
+    ArrowSchema schema;
+    to_arrow(message, &array, &schema);
+    ::nerve::detail::ReleaseSchema release{&schema};
+    send(&array, &schema);
+}
+
+}  // namespace detail
 
 // Sends `message` on a node's output (declared with its type, or untyped).
 template <typename M>
 void send(Node &node, std::string_view output, const M &message, const char *parameters_json = nullptr) {
-    ArrowArray array;
-    ArrowSchema schema;
-    to_arrow(message, &array, &schema);
-    struct Release {
-        ArrowSchema *schema;
-        ~Release() { schema->release(schema); }
-    } release{&schema};
-    node.send(output, &array, &schema, parameters_json);
+    detail::send_exported(message, [&](ArrowArray *array, ArrowSchema *schema) {
+        node.send(output, array, schema, parameters_json);
+    });
 }
 
 // Publishes `message` on a topic.
 template <typename M>
 void send(Publisher &publisher, const M &message, const char *parameters_json = nullptr) {
-    ArrowArray array;
-    ArrowSchema schema;
-    to_arrow(message, &array, &schema);
-    struct Release {
-        ArrowSchema *schema;
-        ~Release() { schema->release(schema); }
-    } release{&schema};
-    publisher.send(&array, &schema, parameters_json);
+    detail::send_exported(message, [&](ArrowArray *array, ArrowSchema *schema) {
+        publisher.send(array, schema, parameters_json);
+    });
 }
 
 }  // namespace nerve::msg

@@ -1,10 +1,11 @@
-//! Which messages the code generators write: the packages asked for and the packages they use
-//! that nerve does not ship (those it ships are referred to where they are already generated).
+//! What the Rust and C++ code generators share: which messages they write (the packages asked
+//! for and the packages they use that nerve does not ship, those it ships being referred to where
+//! they are generated already), and how a generated type holds each field.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::definition::Message;
+use crate::definition::{Array, BaseType, FieldType, Message, Primitive};
 use crate::name::{Kind, TypeName};
 use crate::registry::{Registry, TypesError};
 
@@ -53,5 +54,28 @@ impl Packages {
             }
         }
         Ok(Self { wanted, messages })
+    }
+}
+
+/// How a generated type holds a field, which each language spells its own way.
+pub(crate) enum Holding {
+    /// One value.
+    One,
+    /// Exactly N values: `T[N]`.
+    Fixed(usize),
+    /// A sequence of numbers, read in place in a received message's shared memory.
+    Numbers,
+    /// Any other sequence (booleans, strings, messages).
+    List,
+}
+
+/// How a generated type holds a field of type `ty`.
+pub(crate) fn holding(ty: &FieldType) -> Holding {
+    match (ty.array, &ty.base) {
+        (Array::Single, _) => Holding::One,
+        (Array::Fixed(n), _) => Holding::Fixed(n),
+        // Arrow packs booleans in bits: they cannot be read in place as `bool`s.
+        (Array::Bounded(_) | Array::Unbounded, BaseType::Primitive(p)) if *p != Primitive::Bool => Holding::Numbers,
+        (Array::Bounded(_) | Array::Unbounded, _) => Holding::List,
     }
 }
