@@ -3,8 +3,8 @@
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::sync::Arc;
 
-use arrow_array::Array;
 use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::{Array, downcast_primitive_array};
 use arrow_schema::DataType;
 use nerve_node::Message;
 
@@ -104,30 +104,29 @@ impl NerveEvent {
         if *data.data_type() == DataType::Null {
             return Ok(&[]);
         }
-        let id = self.id().map(CStr::to_string_lossy).unwrap_or_default();
-        let width = data.data_type().primitive_width().ok_or_else(|| {
-            ApiError::WrongType(format!(
-                "the value on input `{id}` is {}, which is not one buffer of bytes: read it with nerve_event_arrow",
-                data.data_type()
-            ))
-        })?;
+        // Formatted only when refusing: reading bytes is on every message's path.
+        let id = || self.id().map(CStr::to_string_lossy).unwrap_or_default();
         if data.null_count() > 0 {
             return Err(ApiError::WrongType(format!(
-                "the value on input `{id}` has {} nulls, which bytes cannot show: read it with nerve_event_arrow",
+                "the value on input `{}` has {} nulls, which bytes cannot show: read it with nerve_event_arrow",
+                id(),
                 data.null_count()
             )));
         }
-        let layout = data.to_data();
-        let values = layout.buffers().first().map_or(&[][..], |b| b.as_slice());
-        let start = layout.offset() * width;
-        // The buffer lives as long as the message: the array holds it, and the event the array.
-        let range = start..start + data.len() * width;
-        let bytes = values
-            .get(range)
-            .ok_or_else(|| ApiError::WrongType(format!("the value on input `{id}` is shorter than its length says")))?;
-        // SAFETY: `bytes` points into a buffer that the message's `data` keeps alive (`to_data` made
-        // only a second handle on it), so it lives as long as `self`.
-        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) })
+        // The typed array's values buffer, already cut to the array's offset and length: no
+        // `to_data` (which builds a whole ArrayData, with allocations, per call).
+        let values: &[u8] = downcast_primitive_array!(
+            data => data.values().inner().as_slice(),
+            other => {
+                return Err(ApiError::WrongType(format!(
+                    "the value on input `{}` is {other}, which is not one buffer of bytes: read it with nerve_event_arrow",
+                    id()
+                )));
+            }
+        );
+        // SAFETY: `values` points into a buffer that the message's `data` keeps alive, so it
+        // lives as long as `self`.
+        Ok(unsafe { std::slice::from_raw_parts(values.as_ptr(), values.len()) })
     }
 
     fn parameter(&self, key: &str) -> Result<&serde_json::Value, ApiError> {

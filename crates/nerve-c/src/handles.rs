@@ -6,8 +6,9 @@
 //! `NERVE_STATUS_INVALID_HANDLE` instead of a crash. (A freed handle whose address nerve has since
 //! given to a new handle of the same kind cannot be told apart; no pointer-based API can.)
 
-use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
+
+use rustc_hash::FxHashMap;
 
 use crate::error::{ApiError, NerveStatus, guard};
 
@@ -45,9 +46,11 @@ impl Kind {
     }
 }
 
-static LIVE: LazyLock<Mutex<HashMap<usize, Kind>>> = LazyLock::new(Mutex::default);
+// Looked up several times for every event a C node reads: a pointer needs no SipHash (no one
+// chooses the keys to collide), and Fx hashing one word is a multiply.
+static LIVE: LazyLock<Mutex<FxHashMap<usize, Kind>>> = LazyLock::new(Mutex::default);
 
-fn live() -> std::sync::MutexGuard<'static, HashMap<usize, Kind>> {
+fn live() -> std::sync::MutexGuard<'static, FxHashMap<usize, Kind>> {
     // The map stays consistent under a panic (each change is one insert or remove).
     LIVE.lock().unwrap_or_else(PoisonError::into_inner)
 }
