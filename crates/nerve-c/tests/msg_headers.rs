@@ -5,18 +5,12 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use nerve_types::{Origin, Registry, cpp_headers};
+use nerve_types::{Registry, cpp_headers, shipped_packages};
 
 #[test]
 fn the_shipped_packages_cpp_headers_are_current() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::with_folders(Vec::new());
-    let packages: BTreeSet<String> = registry
-        .list()?
-        .into_iter()
-        .filter(|(_, origin)| matches!(origin, Origin::Shipped))
-        .map(|(name, _)| name.package)
-        .collect();
-    let headers = cpp_headers(&registry, &packages.into_iter().collect::<Vec<_>>())?;
+    let headers = cpp_headers(&registry, &shipped_packages())?;
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/nerve/msg");
     if std::env::var_os("NERVE_UPDATE_HEADER").is_some() {
         std::fs::create_dir_all(&dir)?;

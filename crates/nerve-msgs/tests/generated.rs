@@ -1,10 +1,9 @@
 //! The shipped packages' Rust code is what the generator writes today, and every generated type
 //! is the Arrow type the registry maps its definition to.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
-use nerve_types::{Origin, Registry, TypeName, arrow_type, rust_code};
+use nerve_types::{Registry, TypeName, arrow_type, rust_code, shipped_packages};
 
 /// Compares the file at `path` (relative to the crate) with `code`, or rewrites it when asked.
 fn check_current(path: &str, code: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -23,13 +22,7 @@ fn check_current(path: &str, code: &str) -> Result<(), Box<dyn std::error::Error
 #[test]
 fn the_shipped_packages_code_is_current() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::with_folders(Vec::new());
-    let packages: BTreeSet<String> = registry
-        .list()?
-        .into_iter()
-        .filter(|(_, origin)| matches!(origin, Origin::Shipped))
-        .map(|(name, _)| name.package)
-        .collect();
-    check_current("src/generated.rs", &rust_code(&registry, &packages.into_iter().collect::<Vec<_>>(), "crate")?)
+    check_current("src/generated.rs", &rust_code(&registry, &shipped_packages(), "crate")?)
 }
 
 #[test]

@@ -35,7 +35,7 @@ pub use hash::type_hash;
 pub use name::{Kind, NameError, TypeName};
 pub use parse::{ParseError, parse_file, parts};
 pub use port::{PortKind, PortType, PortTypeError, same_layout};
-pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType};
+pub use registry::{Origin, Registry, TYPES_PATH_VAR, TypesError, UnknownType, shipped_packages};
 pub use ros2msg::{registry_of, ros2msg};
 pub use rust::{NODE_ROOT, RUST_KEYWORDS, rust_code};
 

@@ -14,6 +14,14 @@ use crate::parse::{ParseError, parse_file, parts};
 /// The common interfaces, so a robot without ROS installed has them (`interfaces/README.md`).
 static SHIPPED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/interfaces");
 
+/// The packages whose definitions nerve ships (`std_msgs`, `sensor_msgs`, …), sorted: what the
+/// Rust and C++ code generators write for every user.
+pub fn shipped_packages() -> Vec<String> {
+    let mut names: Vec<String> = SHIPPED.dirs().map(|d| d.path().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
 /// Folders of interface packages, separated by `:`, searched after the dataflow's own.
 pub const TYPES_PATH_VAR: &str = "NERVE_TYPES_PATH";
 
