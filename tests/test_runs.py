@@ -129,3 +129,53 @@ def test_logs_of_a_run_that_ended(dataflows, tmp_path):
     assert unknown.returncode != 0
     assert "no dataflow that runs or ran on this host is called `no-such-run`" in unknown.stderr, unknown.stderr
     assert "out/<run id>/<node>.log" in unknown.stderr, unknown.stderr
+
+
+def test_top_shows_each_nodes_cpu_memory_rates_and_drops(dataflows):
+    path = dataflows.write(ticker_recorder(5, extra=SLOW_READER))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    name = f"top-{time.monotonic_ns()}"
+    proc = dataflows.start(path, "--name", name)
+    wait_for(lambda: (r := named(name)) is not None and r["state"] == "running", what="the run in `nerve list`")
+
+    def screen() -> dict:
+        top = nerve("top", name, "--once", "--json", "--interval", "0.5")
+        assert top.returncode == 0, top.stderr
+        (run,) = json.loads(top.stdout)["runs"]
+        assert run["name"] == name and run["state"] == "running", run
+        return {n["id"]: n for n in run["nodes"]}
+
+    # The ticker sends every 5 ms: once its messages flow, both readers receive them, and the
+    # slow one (a 2-message queue read every 50 ms) drops some.
+    wait_for(lambda: screen()["slow"]["dropped_per_sec"], what="drops of the slow reader in `nerve top`")
+    nodes = screen()
+    assert set(nodes) == {"ticker", "recorder", "slow"}
+    for node in nodes.values():
+        assert node["state"] == "running" and node["pid"] > 0, node
+        assert node["memory_bytes"] > 1 << 20, node  # a Python interpreter's resident memory
+        assert node["cpu_percent"] is not None and node["cpu_percent"] >= 0, node
+    # Rates are the inputs' rates: the ticker has none, its readers get its messages.
+    assert nodes["ticker"]["received_per_sec"] is None and nodes["ticker"]["queued"] is None
+    assert nodes["recorder"]["received_per_sec"] > 0 and nodes["recorder"]["dropped"] == 0
+    assert nodes["slow"]["received_per_sec"] > 0 and nodes["slow"]["queue_size"] == 2
+
+    table = nerve("top", name, "--once", "--interval", "0.2")
+    assert table.returncode == 0, table.stderr
+    assert f"{name} ({named(name)['run_id']}): running" in table.stdout, table.stdout
+    assert "cpu%" in table.stdout and "in msg/s" in table.stdout, table.stdout
+    slow_line = next(line for line in table.stdout.splitlines() if line.strip().startswith("slow "))
+    assert " MiB " in slow_line and "/2" in slow_line, slow_line
+
+    unknown = nerve("top", "no-such-dataflow", "--once")
+    assert unknown.returncode != 0 and "no running dataflow is called `no-such-dataflow`" in unknown.stderr
+    bad = nerve("top", "--interval", "0")
+    assert bad.returncode != 0 and "--interval must be a positive number of seconds" in bad.stderr
+
+    # Watching a run that ends ends the watch.
+    watch = subprocess.Popen(nerve_cmd("top", name, "--json", "--interval", "0.1"), stdout=subprocess.PIPE, text=True)
+    assert watch.stdout is not None
+    assert json.loads(watch.stdout.readline())["runs"][0]["name"] == name
+    assert nerve("stop", name).returncode == 0
+    proc.communicate(timeout=30)
+    watch.communicate(timeout=30)
+    assert watch.returncode == 0

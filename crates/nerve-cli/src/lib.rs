@@ -25,6 +25,7 @@ mod runs;
 mod sdk;
 mod service;
 mod tf;
+mod top;
 mod topic;
 mod types;
 mod values;
@@ -70,6 +71,9 @@ enum Command {
     /// List the running dataflows, on this machine and on the cluster: their nodes, states,
     /// restarts and queues.
     List(runs::ListArgs),
+    /// Watch the nodes of the running dataflows, refreshing: state, CPU, memory, input rates,
+    /// drops and queues.
+    Top(top::TopArgs),
     /// Stop a running dataflow as Ctrl-C would, and wait for it to end.
     Stop(runs::StopArgs),
     /// Run a dataflow on the cluster: every node on its `deploy: machine`, started together.
@@ -265,6 +269,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Tf(args) => tf::run(&args),
         Command::Action(args) => action::run(&args),
         Command::List(args) => runs::list(&args),
+        Command::Top(args) => top::top(&args),
         Command::Stop(args) => runs::stop(&args),
         Command::Start(args) => cluster::start(&args),
         Command::Coordinator(args) => cluster::coordinator(&args),

@@ -102,4 +102,8 @@ pub struct InputStatus {
     pub capacity: usize,
     /// Messages dropped so far because the queue was full (`drop_oldest`).
     pub dropped: u64,
+    /// Messages that reached its queue so far, dropped ones included: what `nerve top` takes
+    /// rates from.
+    #[serde(default)]
+    pub received: u64,
 }

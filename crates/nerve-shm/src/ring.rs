@@ -289,6 +289,13 @@ impl<'a> Ring<'a> {
         self.slots.len() / 2
     }
 
+    /// Entries queued here so far, since the queue was made: those still waiting, taken and
+    /// evicted alike (a restart's reopening keeps counting), so two looks at it give a rate.
+    #[must_use]
+    pub fn received(&self) -> u64 {
+        self.header.tail.load(Ordering::Relaxed)
+    }
+
     /// Messages evicted so far under drop-oldest.
     #[must_use]
     pub fn dropped(&self) -> u64 {

@@ -35,6 +35,7 @@ impl Run<'_> {
                                 queued: ring.len(),
                                 capacity: self.plan.inboxes[i][*queue].capacity,
                                 dropped: ring.dropped(),
+                                received: ring.received(),
                             })
                         }
                         _ => None,
