@@ -834,28 +834,33 @@ pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
 }
 
 fn parse_timer(spec: &str, whole: &str) -> Result<InputSource, String> {
-    const NANOS_PER_SEC: u64 = 1_000_000_000;
+    const MAX_HZ: f64 = 1e9;
     let bad = |why: String| Err(format!("bad timer `{whole}`: {why}"));
     let Some((unit, number)) = spec.split_once('/') else {
         return bad("expected `timer/millis/N`, `timer/secs/N` or `timer/hz/N`".to_owned());
     };
-    let n = match number.parse::<u64>() {
-        Ok(0) => return bad("N must be a positive integer, found `0`".to_owned()),
-        Ok(n) => n,
-        Err(_) => return bad(format!("N must be a positive integer, found `{number}`")),
+    // Fractions too, as dora-rs takes them (`dora/timer/hz/0.5`: every two seconds).
+    let n = match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 => n,
+        _ => return bad(format!("N must be a positive number, found `{number}`")),
     };
-    let interval = match unit {
-        "millis" => Duration::from_millis(n),
-        "secs" => Duration::from_secs(n),
-        "hz" if n > NANOS_PER_SEC => {
-            return bad(format!("at most {NANOS_PER_SEC} Hz, found {n}"));
-        }
-        "hz" => Duration::from_nanos(NANOS_PER_SEC / n),
+    // In whole nanoseconds, rounded: `millis/300` is 0.3 s, which a float holds a hair short.
+    let nanos = match unit {
+        "millis" => n * 1e6,
+        "secs" => n * 1e9,
+        "hz" if n > MAX_HZ => return bad(format!("at most {MAX_HZ} Hz, found {number}")),
+        "hz" => 1e9 / n,
         _ => {
             return bad(format!("unknown unit `{unit}` (expected millis, secs or hz)"));
         }
-    };
-    Ok(InputSource::Timer { interval })
+    }
+    .round();
+    // `u64::MAX as f64` rounds up to 2^64, so the bound excludes it.
+    if !(1.0..u64::MAX as f64).contains(&nanos) {
+        return bad(format!("{number} {unit} is not a period a timer can keep (1 ns to 584 years)"));
+    }
+    // In range and integral (checked and rounded above): the cast is exact.
+    Ok(InputSource::Timer { interval: Duration::from_nanos(nanos as u64) })
 }
 
 #[cfg(test)]
@@ -875,6 +880,15 @@ mod tests {
         assert!(parse_source("timer/millis/-3").is_err());
         assert!(parse_source("timer/minutes/3").is_err());
         assert!(parse_source("timer/hz/2000000000").is_err());
+        // Fractions, as dora-rs takes them.
+        assert_eq!(parse_source("dora/timer/hz/0.5"), ms(2000));
+        assert_eq!(parse_source("dora/timer/secs/1.5"), ms(1500));
+        assert_eq!(parse_source("timer/millis/2.5"), Ok(InputSource::Timer { interval: Duration::from_micros(2500) }));
+        assert_eq!(parse_source("timer/millis/300"), ms(300));
+        assert_eq!(parse_source("timer/hz/3"), Ok(InputSource::Timer { interval: Duration::from_nanos(333_333_333) }));
+        for bad in ["timer/hz/0", "timer/hz/-0.5", "timer/secs/nan", "timer/secs/inf", "timer/millis/1e-9", "timer/secs/1e300"] {
+            assert!(parse_source(bad).is_err(), "{bad}");
+        }
         assert!(parse_source("dora/camera").is_err());
         assert!(parse_source("camera").is_err());
         assert!(parse_source("/image").is_err());

@@ -225,7 +225,7 @@ fn display_has_one_line_per_problem() {
     assert_eq!(
         err.to_string(),
         "flow.yml:4:17: nodes[a].inputs.x: unknown source node `b` (known nodes: a)\n\
-         flow.yml:4:25: nodes[a].inputs.y: bad timer `timer/hz/0`: N must be a positive integer, found `0`"
+         flow.yml:4:25: nodes[a].inputs.y: bad timer `timer/hz/0`: N must be a positive number, found `0`"
     );
     assert_eq!(err.problems().len(), 2);
     assert_eq!(err.problems()[1].line, 4);
