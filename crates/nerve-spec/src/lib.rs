@@ -116,8 +116,8 @@ pub use param::ParamValue;
 pub use parse::{IdError, check_id};
 pub use spec::{
     DEFAULT_QUEUE_SIZE, Dataflow, DiscoveryRange, FailurePolicy, HostLossPolicy, InputSource, InputSpec,
-    MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NetworkSpec, NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartPolicy,
-    RestartSpec, SchedPolicy, ServicesSpec,
+    MAX_QUEUE_SIZE, MAX_READERS_PER_OUTPUT, NetworkSpec, NodePath, NodeSpec, QueuePolicy, RealtimeSpec, RestartCount,
+    RestartPolicy, RestartSpec, SchedPolicy, ServicesSpec,
 };
 pub use tree::{MAX_DEPTH, MAX_NODES};
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::fields::{join_field, key_str, mapping, optional_string, string_field, unknown_key};
 use crate::parse_params::parse_params;
-use crate::parse_process::{parse_realtime, parse_restart};
+use crate::parse_process::{DORA_RESTART_KEYS, parse_dora_restart, parse_realtime, parse_restart};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::spec::{
@@ -381,6 +381,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut output_marks = Vec::new();
     let mut inputs = Vec::new();
     let mut port_types = Vec::new();
+    let mut dora_restart = Vec::new();
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -414,6 +415,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "on_failure" => spec.on_failure = parse_failure(p, value, &f(k)),
             "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
             "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
+            _ if DORA_RESTART_KEYS.contains(&k) => {
+                dora_restart.push((key, value));
+                process_marks.push((key.mark, k));
+            }
             _ => match unsupported(k) {
                 Some(instead) => {
                     p.push(key.mark, f(k), format!("`{k}` is not supported by nerve: {instead}"));
@@ -437,10 +442,25 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         None => {}
     }
 
+    if let Some((first, _)) = dora_restart.first() {
+        if process_marks.iter().any(|(_, k)| *k == "restart") {
+            let k = key_str(first);
+            p.push(
+                first.mark,
+                f(k),
+                format!("`{k}` (dora-rs's form) and `restart:` both say how the node restarts: keep one"),
+            );
+        } else {
+            spec.restart = parse_dora_restart(p, &dora_restart, &field);
+        }
+    }
+
     if spec.path == NodePath::Dynamic {
         for (mark, key) in process_marks {
             let applies = match key {
-                "restart" => spec.restart.policy != RestartPolicy::Never,
+                _ if key == "restart" || DORA_RESTART_KEYS.contains(&key) => {
+                    spec.restart.policy != RestartPolicy::Never
+                }
                 _ => spec.realtime.as_ref().is_some_and(|rt| rt.priority.is_some() || !rt.cpus.is_empty()),
             };
             if applies {
@@ -886,7 +906,9 @@ mod tests {
         assert_eq!(parse_source("timer/millis/2.5"), Ok(InputSource::Timer { interval: Duration::from_micros(2500) }));
         assert_eq!(parse_source("timer/millis/300"), ms(300));
         assert_eq!(parse_source("timer/hz/3"), Ok(InputSource::Timer { interval: Duration::from_nanos(333_333_333) }));
-        for bad in ["timer/hz/0", "timer/hz/-0.5", "timer/secs/nan", "timer/secs/inf", "timer/millis/1e-9", "timer/secs/1e300"] {
+        for bad in
+            ["timer/hz/0", "timer/hz/-0.5", "timer/secs/nan", "timer/secs/inf", "timer/millis/1e-9", "timer/secs/1e300"]
+        {
             assert!(parse_source(bad).is_err(), "{bad}");
         }
         assert!(parse_source("dora/camera").is_err());

@@ -3,15 +3,22 @@
 use std::time::Duration;
 
 use crate::fields::{join_field, key_str, mapping, unknown_key};
-use crate::spec::{RealtimeSpec, RestartPolicy, RestartSpec, SchedPolicy};
+use crate::spec::{RealtimeSpec, RestartCount, RestartPolicy, RestartSpec, SchedPolicy};
 use crate::tree::{Node, Problems, ScalarKind, Value};
 
-const RESTART_KEYS: &[&str] = &["policy", "max_restarts", "delay", "max_delay"];
+const RESTART_KEYS: &[&str] = &["policy", "max_restarts", "delay", "max_delay", "window"];
+
+/// dora-rs's node keys for restarting, which nerve takes with dora's meaning.
+pub(crate) const DORA_RESTART_KEYS: &[&str] =
+    &["restart_policy", "max_restarts", "restart_delay", "max_restart_delay", "restart_window"];
 
 const REALTIME_KEYS: &[&str] = &["priority", "policy", "cpus", "lock_memory", "cpu_latency_us"];
 
 /// Longest back-off accepted, so that a typo cannot park a node for years.
 const MAX_DELAY: Duration = Duration::from_secs(3600);
+
+/// Longest window restarts are counted in ("5 restarts a week" is the most anyone asks).
+const MAX_WINDOW: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// Highest real-time priority Linux accepts for `SCHED_FIFO` and `SCHED_RR`.
 const MAX_PRIORITY: i128 = 99;
@@ -44,18 +51,13 @@ pub(crate) fn parse_restart(p: &mut Problems, value: &Node, field: &str) -> Rest
                             spec.max_restarts = u32::try_from(n).unwrap_or(u32::MAX);
                         }
                     }
-                    "delay" => spec.delay = duration(p, v, &f).unwrap_or(spec.delay),
-                    "max_delay" => spec.max_delay = duration(p, v, &f).unwrap_or(spec.max_delay),
+                    "delay" => spec.delay = duration(p, v, &f, MAX_DELAY).unwrap_or(spec.delay),
+                    "max_delay" => spec.max_delay = duration(p, v, &f, MAX_DELAY).unwrap_or(spec.max_delay),
+                    "window" => spec.count = window(p, v, &f).unwrap_or(spec.count),
                     _ => unknown_key(p, key, &f, RESTART_KEYS),
                 }
             }
-            if spec.max_delay < spec.delay {
-                p.push(
-                    value.mark,
-                    field,
-                    format!("max_delay ({:?}) is shorter than delay ({:?})", spec.max_delay, spec.delay),
-                );
-            }
+            check_delays(p, value, field, &spec, ("max_delay", "delay"));
         }
         Value::Seq(_) => p.push(
             value.mark,
@@ -64,6 +66,58 @@ pub(crate) fn parse_restart(p: &mut Problems, value: &Node, field: &str) -> Rest
         ),
     }
     spec
+}
+
+/// dora-rs's restart keys of one node (`restart_policy: on-failure`, `max_restarts`,
+/// `restart_delay`, `max_restart_delay`, `restart_window`), with dora's meaning and defaults:
+/// `max_restarts: 0` (the default) is no limit, without `restart_delay` a node restarts at once,
+/// and without `restart_window` the limit counts the whole run's restarts. `field` names the
+/// node; `entries` are the keys found, with their values.
+pub(crate) fn parse_dora_restart(p: &mut Problems, entries: &[(&Node, &Node)], field: &str) -> RestartSpec {
+    let mut spec = RestartSpec {
+        max_restarts: u32::MAX,
+        delay: Duration::ZERO,
+        max_delay: MAX_DELAY,
+        count: RestartCount::Run,
+        ..RestartSpec::default()
+    };
+    let mut at = None;
+    for (key, v) in entries {
+        let k = key_str(key);
+        let f = join_field(field, k);
+        at.get_or_insert(*v);
+        match k {
+            "restart_policy" => spec.policy = parse_restart_policy(p, v, &f).unwrap_or(spec.policy),
+            "max_restarts" => {
+                if let Some(n) = integer(p, v, &f, 0, i128::from(u32::MAX)) {
+                    spec.max_restarts = u32::try_from(n).ok().filter(|n| *n > 0).unwrap_or(u32::MAX);
+                }
+            }
+            "restart_delay" => spec.delay = duration(p, v, &f, MAX_DELAY).unwrap_or(spec.delay),
+            "max_restart_delay" => spec.max_delay = duration(p, v, &f, MAX_DELAY).unwrap_or(spec.max_delay),
+            _ => spec.count = window(p, v, &f).unwrap_or(spec.count),
+        }
+    }
+    if let Some(at) = at {
+        check_delays(p, at, field, &spec, ("max_restart_delay", "restart_delay"));
+    }
+    spec
+}
+
+/// A window restarts are counted in, as [`RestartCount::Window`].
+fn window(p: &mut Problems, value: &Node, field: &str) -> Option<RestartCount> {
+    let window = duration(p, value, field, MAX_WINDOW)?;
+    if window.is_zero() {
+        p.push(value.mark, field, "a window of 0 s would count no restart: leave it out to count them all");
+        return None;
+    }
+    Some(RestartCount::Window(window))
+}
+
+fn check_delays(p: &mut Problems, at: &Node, field: &str, spec: &RestartSpec, (max, delay): (&str, &str)) {
+    if spec.max_delay < spec.delay {
+        p.push(at.mark, field, format!("{max} ({:?}) is shorter than {delay} ({:?})", spec.max_delay, spec.delay));
+    }
 }
 
 fn parse_restart_policy(p: &mut Problems, value: &Node, field: &str) -> Option<RestartPolicy> {
@@ -167,8 +221,8 @@ fn integer(p: &mut Problems, value: &Node, field: &str, min: i128, max: i128) ->
     }
 }
 
-/// Seconds as a number (`0.5`), or a string with a unit (`500ms`, `2s`).
-fn duration(p: &mut Problems, value: &Node, field: &str) -> Option<Duration> {
+/// Seconds as a number (`0.5`), or a string with a unit (`500ms`, `2s`), up to `max`.
+fn duration(p: &mut Problems, value: &Node, field: &str, max: Duration) -> Option<Duration> {
     let text = value.text().unwrap_or("");
     let secs = match value.as_scalar().map(|s| s.kind) {
         #[expect(clippy::cast_precision_loss, reason = "the range is checked below; fractions of seconds are fine")]
@@ -187,14 +241,14 @@ fn duration(p: &mut Problems, value: &Node, field: &str) -> Option<Duration> {
         _ => None,
     };
     match secs {
-        Some(s) if s.is_finite() && s >= 0.0 && s <= MAX_DELAY.as_secs_f64() => Some(Duration::from_secs_f64(s)),
+        Some(s) if s.is_finite() && s >= 0.0 && s <= max.as_secs_f64() => Some(Duration::from_secs_f64(s)),
         _ => {
             p.push(
                 value.mark,
                 field,
                 format!(
                     "expected a duration up to {}s: seconds (`0.5`) or with a unit (`500ms`, `2s`), found `{text}`",
-                    MAX_DELAY.as_secs()
+                    max.as_secs()
                 ),
             );
             None
@@ -225,9 +279,12 @@ mod tests {
                 policy: RestartPolicy::Always,
                 max_restarts: 2,
                 delay: Duration::from_millis(250),
-                max_delay: Duration::from_millis(1500)
+                max_delay: Duration::from_millis(1500),
+                count: RestartCount::InARow,
             }
         );
+        let r = node("    restart: {policy: on-failure, max_restarts: 5, window: 300}\n").expect("valid");
+        assert_eq!(r.restart.count, RestartCount::Window(Duration::from_secs(300)));
         let e = node("    restart: sometimes\n").expect_err("invalid");
         assert!(e.contains("df.yml:4:14: nodes[n].restart: unknown restart policy `sometimes`"), "{e}");
         let e = node("    restart: {policy: always, delay: 5s, max_delay: 1s}\n").expect_err("invalid");
@@ -239,6 +296,47 @@ mod tests {
     }
 
     #[test]
+    fn dora_restart_keys_keep_doras_meaning() {
+        // dora-rs's defaults: no limit, no delay, the whole run counted.
+        let r = node("    restart_policy: on-failure\n").expect("valid").restart;
+        assert_eq!(
+            (r.policy, r.max_restarts, r.delay, r.count),
+            (RestartPolicy::OnFailure, u32::MAX, Duration::ZERO, RestartCount::Run)
+        );
+        let r = node(
+            "    restart_policy: always\n    max_restarts: 5\n    restart_delay: 1.0\n    max_restart_delay: 30\n    restart_window: 300\n",
+        )
+        .expect("valid")
+        .restart;
+        assert_eq!(
+            r,
+            RestartSpec {
+                policy: RestartPolicy::Always,
+                max_restarts: 5,
+                delay: Duration::from_secs(1),
+                max_delay: Duration::from_secs(30),
+                count: RestartCount::Window(Duration::from_secs(300)),
+            }
+        );
+        assert_eq!(
+            node("    restart_policy: always\n    max_restarts: 0\n").expect("valid").restart.max_restarts,
+            u32::MAX
+        );
+        let e = node("    restart: always\n    max_restarts: 3\n").expect_err("invalid");
+        assert!(
+            e.contains("df.yml:5:5: nodes[n].max_restarts: `max_restarts` (dora-rs's form) and `restart:` both"),
+            "{e}"
+        );
+        let e = node("    restart_policy: sometimes\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].restart_policy: unknown restart policy `sometimes`"), "{e}");
+        let e =
+            node("    restart_policy: always\n    restart_delay: 5\n    max_restart_delay: 1\n").expect_err("invalid");
+        assert!(e.contains("max_restart_delay (1s) is shorter than restart_delay (5s)"), "{e}");
+        let e = node("    restart_policy: always\n    restart_window: 0\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].restart_window: a window of 0 s would count no restart"), "{e}");
+    }
+
+    #[test]
     fn a_node_started_by_hand_cannot_be_restarted_or_scheduled() {
         let dynamic = |extra: &str| {
             let yaml = format!("nodes:\n  - id: n\n    path: dynamic\n{extra}");
@@ -246,6 +344,8 @@ mod tests {
         };
         let e = dynamic("    restart: always\n").expect_err("invalid");
         assert!(e.contains("df.yml:4:5: nodes[n].restart: nerve does not start a `path: dynamic` node"), "{e}");
+        let e = dynamic("    restart_policy: on-failure\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].restart_policy: nerve does not start a `path: dynamic` node"), "{e}");
         let e = dynamic("    realtime: {priority: 10}\n").expect_err("invalid");
         assert!(e.contains("nodes[n].realtime: nerve does not start"), "{e}");
         // Locking memory is done by the node itself, so it works either way.

@@ -347,13 +347,32 @@ impl RestartPolicy {
 pub struct RestartSpec {
     /// When to restart.
     pub policy: RestartPolicy,
-    /// Restarts in a row before nerve gives up on the node. A process that ran for
-    /// [`RestartSpec::STABLE_RUN`] or longer starts the count afresh.
+    /// Restarts counted (see [`RestartSpec::count`]) before nerve gives up on the node;
+    /// `u32::MAX`: no limit.
     pub max_restarts: u32,
-    /// Wait before the first restart in a row; each further one waits twice as long.
+    /// Wait before the first restart counted; each further one waits twice as long.
     pub delay: Duration,
     /// Longest wait between two restarts.
     pub max_delay: Duration,
+    /// When the count of restarts starts again from zero.
+    #[serde(default)]
+    pub count: RestartCount,
+}
+
+/// When the count of restarts that [`RestartSpec::max_restarts`] limits starts again from zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RestartCount {
+    /// Once a process ran for [`RestartSpec::STABLE_RUN`]: restarts *in a row* are counted
+    /// (nerve's `restart:`).
+    #[default]
+    InARow,
+    /// Once this long passed since the first restart counted: "N restarts within M seconds"
+    /// (`restart: {window: M}`, dora-rs's `restart_window`).
+    Window(Duration),
+    /// Never: the limit bounds the restarts of the whole run (dora-rs's `max_restarts`
+    /// without `restart_window`).
+    Run,
 }
 
 impl RestartSpec {
@@ -370,7 +389,7 @@ impl RestartSpec {
         }
     }
 
-    /// The wait before restart number `attempt` in a row (0 for the first).
+    /// The wait before restart number `attempt` counted (0 for the first).
     pub fn delay_before(&self, attempt: u32) -> Duration {
         let factor = 1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX);
         self.delay.saturating_mul(factor).min(self.max_delay)
@@ -384,6 +403,7 @@ impl Default for RestartSpec {
             max_restarts: 5,
             delay: Duration::from_millis(100),
             max_delay: Duration::from_secs(10),
+            count: RestartCount::InARow,
         }
     }
 }

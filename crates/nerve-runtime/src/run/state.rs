@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-use nerve_spec::RestartSpec;
+use nerve_spec::{RestartCount, RestartSpec};
 
 use super::report::Outcome;
 use crate::event::Generation;
@@ -108,8 +108,11 @@ pub(super) struct NodeRt {
     pub(super) killed: Option<Kill>,
     /// When the current process was started.
     pub(super) spawned_at: Option<Instant>,
-    /// Restarts in a row (the back-off and the limit count these).
+    /// Restarts counted (the back-off and the limit count these): in a row, in the current
+    /// window or in the run, as the node's `RestartCount` says.
     pub(super) restarts_in_a_row: u32,
+    /// When the first restart of the current window was counted (`RestartCount::Window`).
+    pub(super) window_start: Option<Instant>,
     /// Restarts during the whole run.
     pub(super) restarts: u32,
     /// Served by the process that runs the dataflow ([`RunOptions::helpers`](super::RunOptions::helpers)).
@@ -131,6 +134,7 @@ impl NodeRt {
             killed: None,
             spawned_at: None,
             restarts_in_a_row: 0,
+            window_start: None,
             restarts: 0,
             helper,
         }
@@ -195,15 +199,32 @@ impl NodeRt {
         if !policy.wants_restart(!matches!(outcome, Outcome::Finished)) {
             return None;
         }
-        if self.spawned_at.is_some_and(|t| now.saturating_duration_since(t) >= RestartSpec::STABLE_RUN) {
-            self.restarts_in_a_row = 0;
-        }
+        let counted = match policy.count {
+            RestartCount::InARow => {
+                if self.spawned_at.is_some_and(|t| now.saturating_duration_since(t) >= RestartSpec::STABLE_RUN) {
+                    self.restarts_in_a_row = 0;
+                }
+                "in a row".to_owned()
+            }
+            RestartCount::Window(window) => {
+                let start = *self.window_start.get_or_insert(now);
+                if now.saturating_duration_since(start) > window {
+                    self.restarts_in_a_row = 0;
+                    self.window_start = Some(now);
+                }
+                format!("within {window:?}")
+            }
+            RestartCount::Run => "in this run".to_owned(),
+        };
+        let limit = match policy.max_restarts {
+            u32::MAX => "no limit".to_owned(),
+            n => format!("max_restarts: {n}"),
+        };
         if self.restarts_in_a_row >= policy.max_restarts {
             tracing::error!(
                 node = %self.id,
-                "not restarting: {} restart(s) in a row already (max_restarts: {})",
+                "not restarting: {} restart(s) {counted} already ({limit})",
                 self.restarts_in_a_row,
-                policy.max_restarts
             );
             return None;
         }
@@ -211,9 +232,8 @@ impl NodeRt {
         self.restarts_in_a_row += 1;
         tracing::warn!(
             node = %self.id,
-            "restarting in {wait:?} (restart {} of at most {} in a row, restart: {})",
+            "restarting in {wait:?} (restart {} {counted}, {limit}, restart: {})",
             self.restarts_in_a_row,
-            policy.max_restarts,
             policy.policy.as_str()
         );
         self.state = NodeState::Restarting { at: now + wait, previous: outcome.clone() };
@@ -257,6 +277,7 @@ mod tests {
             max_restarts: 2,
             delay: Duration::from_millis(100),
             max_delay: Duration::from_secs(10),
+            count: RestartCount::InARow,
         };
         let failed = Outcome::Failed("exit code 1".into());
         let start = Instant::now();
@@ -270,6 +291,36 @@ mod tests {
         // A process that ran for a stable while starts the count afresh.
         let later = start + RestartSpec::STABLE_RUN;
         assert_eq!(node.schedule_restart(&policy, &failed, later), Some(Duration::from_millis(100)));
+    }
+
+    #[test]
+    fn a_window_counts_the_restarts_within_it_and_a_run_counts_them_all() {
+        let window = Duration::from_secs(300);
+        let policy = RestartSpec {
+            policy: RestartPolicy::Always,
+            max_restarts: 2,
+            delay: Duration::ZERO,
+            max_delay: Duration::ZERO,
+            count: RestartCount::Window(window),
+        };
+        let start = Instant::now();
+        let mut node = NodeRt::new("worker".into(), false);
+        node.spawned_at = Some(start);
+        let at = |secs| start + Duration::from_secs(secs);
+        assert_eq!(node.schedule_restart(&policy, &Outcome::Finished, at(0)), Some(Duration::ZERO));
+        // A stable run does not start the count again: only the window's end does.
+        node.spawned_at = Some(at(100));
+        assert_eq!(node.schedule_restart(&policy, &Outcome::Finished, at(200)), Some(Duration::ZERO));
+        assert_eq!(node.schedule_restart(&policy, &Outcome::Finished, at(300)), None, "two within 300 s");
+        assert_eq!(node.schedule_restart(&policy, &Outcome::Finished, at(301)), Some(Duration::ZERO));
+
+        let run = RestartSpec { count: RestartCount::Run, ..policy };
+        let mut node = NodeRt::new("worker".into(), false);
+        node.spawned_at = Some(start);
+        assert!(node.schedule_restart(&run, &Outcome::Finished, at(0)).is_some());
+        node.spawned_at = Some(at(1000));
+        assert!(node.schedule_restart(&run, &Outcome::Finished, at(2000)).is_some());
+        assert_eq!(node.schedule_restart(&run, &Outcome::Finished, at(1_000_000)), None, "two in the run");
     }
 
     #[test]
