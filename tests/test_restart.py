@@ -30,6 +30,18 @@ def test_a_crashing_producer_is_restarted_until_its_limit(dataflows):
     assert "--- nerve: restart 2 of this node ---" in log
 
 
+def test_doras_restart_keys_count_the_runs_restarts(dataflows):
+    # dora-rs's form, with dora's meaning: no back-off unless asked, the run's restarts counted.
+    ticker_env = '{CRASH_AT: "20"}\n            restart_policy: on-failure\n            max_restarts: 2'
+    path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    run = dataflows.run(path)
+    assert run.returncode != 0
+    assert re.findall(r"restarting in 0ns .*node=(\S+)", run.stderr) == ["ticker"] * 2, run.stderr
+    assert "not restarting: 2 restart(s) in this run already (max_restarts: 2)" in run.stderr
+    assert counts(run.node_lines("recorder")) == list(range(20)) * 3
+
+
 def test_a_crashed_reader_is_wired_in_again(dataflows, tmp_path):
     mark, back = tmp_path / "crashed-once", tmp_path / "back"
     reader_env = f'{{CRASH_AT: "10", CRASH_MARK: "{mark}", BACK_MARK: "{back}"}}'
