@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::fields::{join_field, key_str, mapping, optional_string, string_field, unknown_key};
 use crate::parse_params::parse_params;
-use crate::parse_process::{DORA_RESTART_KEYS, parse_dora_restart, parse_realtime, parse_restart};
+use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::spec::{
@@ -20,8 +20,18 @@ use crate::spec::{
 use crate::topic_name;
 use crate::tree::{Mark, Node, Problems, ScalarKind, Value};
 
-const TOP_KEYS: &[&str] =
-    &["nodes", "deploy", "_unstable_deploy", "communication", "version", "types", "network", "on_failure", "share"];
+const TOP_KEYS: &[&str] = &[
+    "nodes",
+    "deploy",
+    "_unstable_deploy",
+    "communication",
+    "version",
+    "types",
+    "network",
+    "on_failure",
+    "share",
+    "env",
+];
 
 const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
 
@@ -151,9 +161,11 @@ fn parse_nodes(
     let mut nodes_value = None;
     let mut default_machine = None;
     let mut default_on_failure = None;
+    let mut default_env = BTreeMap::new();
     for (key, value) in entries {
         match key_str(key) {
             "nodes" => nodes_value = Some(value),
+            "env" => default_env = parse_env(p, value, "env"),
             "types" => *types = parse_type_folders(p, value, base_dir),
             "network" => *network = parse_network(p, value),
             "share" => *share = parse_names(p, value, "share", "topic, service or action"),
@@ -192,6 +204,12 @@ fn parse_nodes(
     if let Some(policy) = default_on_failure {
         for node in &mut nodes {
             node.spec.on_failure.get_or_insert(policy);
+        }
+    }
+    // Every node's, under its own (a node's `env` wins), as dora-rs does.
+    for node in &mut nodes {
+        for (name, value) in &default_env {
+            node.spec.env.entry(name.clone()).or_insert_with(|| value.clone());
         }
     }
     nodes
@@ -382,6 +400,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut inputs = Vec::new();
     let mut port_types = Vec::new();
     let mut dora_restart = Vec::new();
+    let mut affinity = None;
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -415,6 +434,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "on_failure" => spec.on_failure = parse_failure(p, value, &f(k)),
             "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
             "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
+            "cpu_affinity" => {
+                affinity = Some((key, parse_cpus(p, value, &f(k))));
+                process_marks.push((key.mark, k));
+            }
             _ if DORA_RESTART_KEYS.contains(&k) => {
                 dora_restart.push((key, value));
                 process_marks.push((key.mark, k));
@@ -440,6 +463,16 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
         // `path:` was there but not a string; already reported.
         None => {}
+    }
+
+    // dora-rs's `cpu_affinity: [0, 1]` is nerve's `realtime: {cpus: [0, 1]}`.
+    if let Some((key, cpus)) = affinity {
+        let realtime = spec.realtime.get_or_insert_with(Default::default);
+        if realtime.cpus.is_empty() {
+            realtime.cpus = cpus;
+        } else {
+            p.push(key.mark, f("cpu_affinity"), "`cpu_affinity` and `realtime: {cpus}` both pin the node: keep one");
+        }
     }
 
     if let Some((first, _)) = dora_restart.first() {
@@ -886,6 +919,17 @@ fn parse_timer(spec: &str, whole: &str) -> Result<InputSource, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dataflows_env_reaches_every_node_under_its_own() {
+        let yaml = "env: {RUST_LOG: info, SHARED: 1}\nnodes:\n  - id: a\n    path: dynamic\n    env: {RUST_LOG: debug}\n  - id: b\n    path: dynamic\n";
+        let df = crate::parse_str(yaml, std::path::Path::new("df.yml")).expect("valid");
+        let env = |i: usize| df.nodes[i].env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        assert_eq!(env(0), ["RUST_LOG=debug", "SHARED=1"]);
+        assert_eq!(env(1), ["RUST_LOG=info", "SHARED=1"]);
+        let bad = crate::parse_str("env: [A]\nnodes:\n  - id: a\n    path: dynamic\n", std::path::Path::new("df.yml"));
+        assert!(bad.expect_err("invalid").to_string().contains("df.yml:1:6: env: expected a mapping"));
+    }
 
     #[test]
     fn sources() {

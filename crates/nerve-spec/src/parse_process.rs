@@ -183,7 +183,7 @@ pub(crate) fn parse_realtime(p: &mut Problems, value: &Node, field: &str) -> Opt
     Some(spec)
 }
 
-fn parse_cpus(p: &mut Problems, value: &Node, field: &str) -> Vec<usize> {
+pub(crate) fn parse_cpus(p: &mut Problems, value: &Node, field: &str) -> Vec<usize> {
     let Value::Seq(items) = &value.value else {
         p.push(value.mark, field, format!("expected a list of CPU numbers like `[2, 3]`, found {}", value.describe()));
         return Vec::new();
@@ -337,6 +337,18 @@ mod tests {
     }
 
     #[test]
+    fn doras_cpu_affinity_pins_as_realtime_cpus_does() {
+        let n = node("    cpu_affinity: [0, 1]\n").expect("valid");
+        assert_eq!(n.realtime.map(|rt| (rt.cpus, rt.priority)), Some((vec![0, 1], None)));
+        let n = node("    cpu_affinity: [1]\n    realtime: {priority: 10}\n").expect("valid");
+        assert_eq!(n.realtime.map(|rt| (rt.cpus, rt.priority)), Some((vec![1], Some(10))));
+        let e = node("    cpu_affinity: [1]\n    realtime: {cpus: [2]}\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].cpu_affinity: `cpu_affinity` and `realtime: {cpus}` both pin the node"), "{e}");
+        let e = node("    cpu_affinity: []\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].cpu_affinity: an empty list"), "{e}");
+    }
+
+    #[test]
     fn a_node_started_by_hand_cannot_be_restarted_or_scheduled() {
         let dynamic = |extra: &str| {
             let yaml = format!("nodes:\n  - id: n\n    path: dynamic\n{extra}");
@@ -348,6 +360,8 @@ mod tests {
         assert!(e.contains("nodes[n].restart_policy: nerve does not start a `path: dynamic` node"), "{e}");
         let e = dynamic("    realtime: {priority: 10}\n").expect_err("invalid");
         assert!(e.contains("nodes[n].realtime: nerve does not start"), "{e}");
+        let e = dynamic("    cpu_affinity: [0]\n").expect_err("invalid");
+        assert!(e.contains("nodes[n].cpu_affinity: nerve does not start"), "{e}");
         // Locking memory is done by the node itself, so it works either way.
         assert!(dynamic("    restart: never\n    realtime: {lock_memory: true}\n").is_ok());
     }
