@@ -27,6 +27,10 @@ node.send_output("out", pa.array(range(100), type=pa.uint16()).slice(10, 5))
 node.send_output("out", [1, 2, 3], {"list": [1, "two"], "nested": {"ok": True}, "f": 0.5})
 with node.send_output_raw("out", 6, {"raw": 1}) as sample:
     memoryview(sample)[:] = b"loaned"
+# dora-rs's manual form.
+sample = node.send_output_raw("out", 4, {"raw": 2})
+sample.as_memoryview()[:] = b"dora"
+sample.send()
 try:
     node.send_output("nope", b"x")
 except KeyError as e:
@@ -85,6 +89,7 @@ def test_send_output_accepts_bytes_numpy_and_any_arrow_array(dataflows):
         ["uint16", [10, 11, 12, 13, 14], {}],
         ["int64", [1, 2, 3], {"f": 0.5, "list": [1, "two"], "nested": {"ok": True}}],
         ["uint8", list(b"loaned"), {"raw": 1}],
+        ["uint8", list(b"dora"), {"raw": 2}],
     ]
     [error] = run.node_lines("sender")
     assert "KeyError:" in error and "no output `nope`" in error and "declared outputs: out" in error

@@ -42,6 +42,29 @@ def test_doras_restart_keys_count_the_runs_restarts(dataflows):
     assert counts(run.node_lines("recorder")) == list(range(20)) * 3
 
 
+def test_a_restarted_node_knows_it_is_one(dataflows):
+    # The first process fails; the restart says which run and restart it is, then finishes.
+    node = (
+        "import sys\nfrom nerve import Node\nnode = Node()\n"
+        "print(node.dataflow_id(), node.restart_count(), node.is_restart(), flush=True)\n"
+        "sys.exit(0 if node.is_restart() else 3)\n"
+    )
+    path = dataflows.write(
+        """
+        nodes:
+          - id: phoenix
+            path: phoenix.py
+            restart: {policy: on-failure, delay: 0}
+        """,
+        {"phoenix.py": node},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    first, second = (line.split() for line in run.node_lines("phoenix") if line.count(" ") == 2)
+    assert first[1:] == ["0", "False"] and second[1:] == ["1", "True"], (first, second)
+    assert first[0] == second[0] and first[0] in run.stderr  # the run id nerve printed
+
+
 def test_a_crashed_reader_is_wired_in_again(dataflows, tmp_path):
     mark, back = tmp_path / "crashed-once", tmp_path / "back"
     reader_env = f'{{CRASH_AT: "10", CRASH_MARK: "{mark}", BACK_MARK: "{back}"}}'

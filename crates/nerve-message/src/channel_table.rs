@@ -102,6 +102,10 @@ pub struct ChannelTable {
     pub node_id: String,
     /// This node's index.
     pub node_index: usize,
+    /// Times the node's `restart:` policy started it again before this process: 0 for its
+    /// first (dora-rs's `restart_count()`).
+    #[serde(default)]
+    pub restarts: u32,
     /// Version of the runtime.
     pub nerve_version: String,
     /// Inputs in declaration order.

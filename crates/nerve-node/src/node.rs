@@ -208,6 +208,19 @@ impl Node {
         &self.shared.table.node_id
     }
 
+    /// The id of the run this node belongs to (dora-rs's `dataflow_id()`).
+    #[must_use]
+    pub fn run_id(&self) -> &str {
+        &self.shared.table.run_id
+    }
+
+    /// Times the node's `restart:` policy started it again before this process: 0 for its
+    /// first process.
+    #[must_use]
+    pub fn restart_count(&self) -> u32 {
+        self.shared.table.restarts
+    }
+
     /// The whole dataflow, as JSON.
     #[must_use]
     pub fn dataflow_descriptor(&self) -> &serde_json::Value {

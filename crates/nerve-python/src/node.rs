@@ -73,6 +73,22 @@ impl Node {
         self.node.id()
     }
 
+    /// The id of the run this node belongs to (dora-rs's name for it).
+    fn dataflow_id(&self) -> &str {
+        self.node.run_id()
+    }
+
+    /// Times the node's restart policy started it again before this process: 0 for its first.
+    fn restart_count(&self) -> u32 {
+        self.node.restart_count()
+    }
+
+    /// Whether this process is a restart of the node (``restart_count() > 0``): a node that
+    /// keeps state on disk may pick up where its previous process stopped.
+    fn is_restart(&self) -> bool {
+        self.node.restart_count() > 0
+    }
+
     /// Waits for the next event (at most ``timeout`` seconds); ``None`` on timeout or once the
     /// stream has ended. The ticks of timers made by :meth:`create_timer` run their callbacks
     /// meanwhile.

@@ -105,6 +105,12 @@ impl Sample {
         lock(&self.sample).take();
     }
 
+    /// A writable ``memoryview`` of the sample's shared memory (dora-rs's name for
+    /// ``memoryview(sample)``).
+    fn as_memoryview<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, pyo3::types::PyMemoryView>> {
+        pyo3::types::PyMemoryView::from(slf.as_any())
+    }
+
     fn __len__(&self) -> usize {
         self.len
     }

@@ -127,6 +127,8 @@ impl Plan {
             share: df.share.clone(),
             node_id: df.nodes[n].id.clone(),
             node_index: n,
+            // The run's count, set by the run as `sim_time` is.
+            restarts: 0,
             nerve_version: nerve_message::NERVE_VERSION.to_owned(),
             inputs: self.inputs[n].clone(),
             outputs,

@@ -200,6 +200,7 @@ impl Run<'_> {
         let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
         let mut table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
         table.sim_time = self.opts.sim_time;
+        table.restarts = self.nodes[i].restarts;
         table.run_name.clone_from(&self.run_name);
         table.server_wait_ms = Some(u64::try_from(self.opts.ready_timeout.as_millis()).unwrap_or(u64::MAX));
         if frame::write(&mut stream, &RuntimeMessage::Registered(Box::new(table))).is_err() {
