@@ -177,6 +177,52 @@ def test_a_topic_is_a_json_channel_that_flows_only_while_subscribed(bridge: int)
         publisher.communicate(timeout=30)
 
 
+def test_a_slow_client_loses_the_oldest_messages_and_the_publisher_never_waits() -> None:
+    topic = unique_topic("fox-slow")
+    sent = 2000
+    # 2000 messages of 20000 values each, about 160 MB of JSON: more than the socket buffers
+    # and the bridge's queues of 8 hold.
+    code = (
+        "import sys, numpy as np, nerve\n"
+        f"p = nerve.Publisher({topic!r})\n"
+        "assert p.wait_for_subscribers(1, timeout=60)\n"
+        f"for i in range({sent}):\n"
+        "    p.send(np.full(20000, i % 256, dtype=np.uint8), {'i': i})\n"
+        "print('sent', flush=True)\n"
+        "sys.stdin.read()\n"  # lives on, so that its channel does while the client reads
+    )
+    proc = subprocess.Popen(
+        nerve_cmd("foxglove", "--port", "0", "--queue-size", "8"), stderr=subprocess.PIPE, text=True
+    )
+    publisher = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None and publisher.stdout is not None
+        port = int(re.findall(r"ws://127\.0\.0\.1:(\d+)", proc.stderr.readline() or "x")[0])
+        # A client that reads nothing while the messages are sent: the websockets connection
+        # stops taking frames from the socket once 16 are waiting.
+        with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=30) as ws:
+            channel = None
+            while channel is None:
+                frame = json.loads(ws.recv(timeout=30))
+                if frame["op"] == "advertise":
+                    channel = next((c for c in frame["channels"] if c["topic"] == topic), None)
+            ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": 1, "channelId": channel["id"]}]}))
+            # The publisher sends everything while the client does not read.
+            assert publisher.stdout.readline().strip() == "sent"
+            received = []
+            while not received or received[-1] != sent - 1:
+                frame = ws.recv(timeout=30)
+                if isinstance(frame, bytes) and frame[0] == MESSAGE_DATA:
+                    received.append(json.loads(frame[13:])["parameters"]["i"])
+    finally:
+        publisher.kill()
+        publisher.communicate(timeout=30)
+        proc.terminate()
+        proc.communicate(timeout=30)
+    # The newest came, in order; the oldest of the backlog were dropped.
+    assert received == sorted(received) and len(received) < sent, len(received)
+
+
 CAMERA = """
     import numpy as np
     from nerve import Node
