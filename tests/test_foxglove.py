@@ -8,6 +8,7 @@ package, decoded by ``mcap-ros2-support``'s CDR decoder, and compared with the s
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import struct
@@ -16,7 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import nerve
@@ -113,23 +114,29 @@ class Client:
         return self.next(want, timeout, what=f"a message of subscription {subscription}")
 
 
-@pytest.fixture
-def bridge() -> Iterator[int]:
-    """``nerve foxglove`` on a free port of 127.0.0.1; yields the port."""
-    proc = subprocess.Popen(
-        nerve_cmd("foxglove", "--port", "0"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+@contextmanager
+def serving(*args: str) -> Iterator[int]:
+    """``nerve foxglove ARGS`` on a free port of 127.0.0.1; yields the port."""
+    proc = subprocess.Popen(nerve_cmd("foxglove", "--port", "0", *args), stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stderr is not None
         lines = []
         while not (m := re.search(r"ws://127\.0\.0\.1:(\d+)", lines[-1] if lines else "")):
             lines.append(proc.stderr.readline())
             assert lines[-1], "".join(lines)  # the command ended without serving
+        # Read on, so that the server never waits on a full pipe.
+        threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True).start()
         yield int(m.group(1))
     finally:
         proc.terminate()
-        proc.communicate(timeout=30)
-    assert proc.returncode == 0
+        proc.wait(timeout=30)
+    assert proc.returncode == 0, "".join(lines)
+
+
+@pytest.fixture
+def bridge() -> Iterator[int]:
+    with serving() as port:
+        yield port
 
 
 def subscribers(topic: str, run: str = "-") -> str:
@@ -191,36 +198,67 @@ def test_a_slow_client_loses_the_oldest_messages_and_the_publisher_never_waits()
         "print('sent', flush=True)\n"
         "sys.stdin.read()\n"  # lives on, so that its channel does while the client reads
     )
-    proc = subprocess.Popen(
-        nerve_cmd("foxglove", "--port", "0", "--queue-size", "8"), stderr=subprocess.PIPE, text=True
-    )
     publisher = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
-        assert proc.stderr is not None and publisher.stdout is not None
-        port = int(re.findall(r"ws://127\.0\.0\.1:(\d+)", proc.stderr.readline() or "x")[0])
-        # A client that reads nothing while the messages are sent: the websockets connection
-        # stops taking frames from the socket once 16 are waiting.
-        with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=30) as ws:
-            channel = None
-            while channel is None:
-                frame = json.loads(ws.recv(timeout=30))
-                if frame["op"] == "advertise":
-                    channel = next((c for c in frame["channels"] if c["topic"] == topic), None)
-            ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": 1, "channelId": channel["id"]}]}))
-            # The publisher sends everything while the client does not read.
-            assert publisher.stdout.readline().strip() == "sent"
-            received = []
-            while not received or received[-1] != sent - 1:
-                frame = ws.recv(timeout=30)
-                if isinstance(frame, bytes) and frame[0] == MESSAGE_DATA:
-                    received.append(json.loads(frame[13:])["parameters"]["i"])
+        assert publisher.stdout is not None
+        with serving("--queue-size", "8") as port:
+            # A client that reads nothing while the messages are sent: the websockets connection
+            # stops taking frames from the socket once 16 are waiting.
+            with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=30) as ws:
+                channel = None
+                while channel is None:
+                    frame = json.loads(ws.recv(timeout=30))
+                    if frame["op"] == "advertise":
+                        channel = next((c for c in frame["channels"] if c["topic"] == topic), None)
+                ws.send(json.dumps({"op": "subscribe", "subscriptions": [{"id": 1, "channelId": channel["id"]}]}))
+                # The publisher sends everything while the client does not read.
+                assert publisher.stdout.readline().strip() == "sent"
+                received = []
+                while not received or received[-1] != sent - 1:
+                    frame = ws.recv(timeout=30)
+                    if isinstance(frame, bytes) and frame[0] == MESSAGE_DATA:
+                        received.append(json.loads(frame[13:])["parameters"]["i"])
     finally:
         publisher.kill()
         publisher.communicate(timeout=30)
-        proc.terminate()
-        proc.communicate(timeout=30)
     # The newest came, in order; the oldest of the backlog were dropped.
     assert received == sorted(received) and len(received) < sent, len(received)
+
+
+def test_transforms_are_foxglove_frame_transforms() -> None:
+    from foxglove.messages import FrameTransform, FrameTransforms, Quaternion, Timestamp, Vector3
+
+    domain = str(7000 + os.getpid() % 1000)  # no other process's transforms
+    code = (
+        "import time, nerve\n"
+        f"moving = nerve.TransformBroadcaster(domain={domain})\n"
+        "while True:\n"
+        "    moving.send('world', 'base', [1.0, 2.0, 3.0], [0.0, 0.0, 0.6, 0.8], stamp=3_000_000_007)\n"
+        "    time.sleep(0.02)\n"
+    )
+    broadcaster = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        with serving("--domain", domain) as port:
+            client = Client(port)
+            try:
+                channel = client.channel("tf")
+                assert (channel["encoding"], channel["schemaName"]) == ("protobuf", "foxglove.FrameTransforms")
+                client.send("subscribe", subscriptions=[{"id": 3, "channelId": channel["id"]}])
+                payload = client.message(3)
+            finally:
+                client.close()
+    finally:
+        broadcaster.kill()
+        broadcaster.communicate(timeout=30)
+    # The bytes the foxglove-sdk package itself encodes for these transforms.
+    transform = FrameTransform(
+        timestamp=Timestamp(sec=3, nsec=7),
+        parent_frame_id="world",
+        child_frame_id="base",
+        translation=Vector3(x=1.0, y=2.0, z=3.0),
+        rotation=Quaternion(x=0.0, y=0.0, z=0.6, w=0.8),
+    )
+    assert payload == FrameTransforms(transforms=[transform]).encode()
 
 
 CAMERA = """

@@ -12,11 +12,15 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use foxglove::messages::{FrameTransform, FrameTransforms, Quaternion, Timestamp, Vector3};
 use foxglove::websocket::{
     Capability, ChannelView, Client, ClientChannel, ClientChannelId, ClientId, ServerListener, Status,
 };
-use foxglove::{ChannelId, Context, PartialMetadata, RawChannel, Schema, WebSocketServer, WebSocketServerHandle};
+use foxglove::{
+    ChannelId, Context, Encode, PartialMetadata, RawChannel, Schema, WebSocketServer, WebSocketServerHandle,
+};
 use nerve_shm::sim_clock::SimClock;
+use nerve_tf::StampedTransform;
 use nerve_topic::{CallbackMode, Callbacks, Message, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 use nerve_types::{Codec, Registry, TypeName};
 
@@ -385,6 +389,9 @@ impl Worker {
                     definition.into_bytes(),
                 ))
             }
+            Encoding::FrameTransforms => {
+                builder.message_encoding(FrameTransforms::get_message_encoding()).schema(FrameTransforms::get_schema())
+            }
             Encoding::Json => builder.message_encoding("json").schema(Schema::new(
                 json::MESSAGE_SCHEMA_NAME,
                 "jsonschema",
@@ -405,17 +412,18 @@ impl Worker {
         let options = SubscriberOptions { domain: self.domain, queue_size: self.queue_size, run, ..Default::default() };
         let encoder = match &offered.encoding {
             Encoding::Cdr { name, registry } => match Codec::new(registry, name) {
-                Ok(codec) => Some(codec),
+                Ok(codec) => Encoder::Cdr(codec),
                 Err(e) => {
                     tracing::warn!(topic = %key, "cannot encode the topic as CDR: {e}");
                     return;
                 }
             },
-            Encoding::Json => None,
+            Encoding::FrameTransforms => Encoder::FrameTransforms,
+            Encoding::Json => Encoder::Json,
         };
         let (channel, clock) = (Arc::clone(&offered.channel), Arc::clone(&self.clock));
         let flow = Subscriber::new(&topic, options)
-            .and_then(|s| s.on_message(CallbackMode::Serial, move |m| forward(&channel, encoder.as_ref(), &clock, &m)));
+            .and_then(|s| s.on_message(CallbackMode::Serial, move |m| forward(&channel, &encoder, &clock, &m)));
         match flow {
             Ok(flow) => offered.flow = Some(flow),
             Err(e) => tracing::warn!(topic = %key, "cannot subscribe for Foxglove: {e}"),
@@ -459,18 +467,93 @@ impl Outlet {
     }
 }
 
-/// Sends one nerve message on its channel: CDR, a message per row of the value, or JSON.
-fn forward(channel: &RawChannel, cdr: Option<&Codec>, clock: &Clock, message: &Message) {
+/// How a topic's messages become a channel's.
+enum Encoder {
+    /// A CDR message per row of the value.
+    Cdr(Codec),
+    /// A `foxglove.FrameTransforms` per message of transforms.
+    FrameTransforms,
+    /// A JSON object per message.
+    Json,
+}
+
+/// Sends one nerve message on its channel.
+fn forward(channel: &RawChannel, encoder: &Encoder, clock: &Clock, message: &Message) {
     let stamp = PartialMetadata::with_log_time(clock.now_ns());
-    let Some(codec) = cdr else {
-        channel.log_with_meta(&json::message(message), stamp);
-        return;
-    };
-    for row in 0..message.data.len() {
-        match codec.encode(message.data.as_ref(), row) {
-            Ok(bytes) => channel.log_with_meta(&bytes, stamp),
-            // The node checks its typed outputs, so this is a topic of another sender.
-            Err(e) => tracing::warn!(topic = channel.topic(), "message not sent to Foxglove: {e}"),
+    match encoder {
+        Encoder::Json => channel.log_with_meta(&json::message(message), stamp),
+        Encoder::Cdr(codec) => {
+            for row in 0..message.data.len() {
+                match codec.encode(message.data.as_ref(), row) {
+                    Ok(bytes) => channel.log_with_meta(&bytes, stamp),
+                    // The node checks its typed outputs, so this is a topic of another sender.
+                    Err(e) => tracing::warn!(topic = channel.topic(), "message not sent to Foxglove: {e}"),
+                }
+            }
         }
+        Encoder::FrameTransforms => match nerve_tf::wire::decode(&message.data) {
+            Ok(transforms) => {
+                let mut bytes = Vec::new();
+                match frame_transforms(&transforms).encode(&mut bytes) {
+                    Ok(()) => channel.log_with_meta(&bytes, stamp),
+                    Err(e) => tracing::warn!(topic = channel.topic(), "transforms not sent to Foxglove: {e}"),
+                }
+            }
+            // Someone else's message on a transform topic: the tree's own listeners skip it too.
+            Err(e) => tracing::warn!(topic = channel.topic(), "not transforms, not sent to Foxglove: {e}"),
+        },
+    }
+}
+
+/// nerve's transforms as Foxglove's.
+fn frame_transforms(transforms: &[StampedTransform]) -> FrameTransforms {
+    let transforms = transforms
+        .iter()
+        .map(|t| {
+            let [x, y, z] = t.transform.translation;
+            let rotation = t.transform.rotation;
+            FrameTransform {
+                timestamp: Some(timestamp(t.stamp_ns)),
+                parent_frame_id: t.parent.clone(),
+                child_frame_id: t.child.clone(),
+                translation: Some(Vector3 { x, y, z }),
+                rotation: Some(Quaternion { x: rotation[0], y: rotation[1], z: rotation[2], w: rotation[3] }),
+            }
+        })
+        .collect();
+    FrameTransforms { transforms }
+}
+
+/// A stamp in nanoseconds as Foxglove's seconds and nanoseconds (a stamp before the epoch, or
+/// past 2106, at the nearest end).
+fn timestamp(ns: i64) -> Timestamp {
+    let ns = u64::try_from(ns).unwrap_or(0);
+    let sec = u32::try_from(ns / 1_000_000_000).unwrap_or(u32::MAX);
+    // Below 10^9: fits.
+    let nsec = u32::try_from(ns % 1_000_000_000).unwrap_or(0);
+    Timestamp::new(sec, nsec)
+}
+
+#[cfg(test)]
+mod tests {
+    use nerve_tf::Transform;
+
+    use super::*;
+
+    #[test]
+    fn transforms_keep_frames_stamps_and_poses() {
+        let moving = StampedTransform {
+            parent: "world".into(),
+            child: "base".into(),
+            stamp_ns: 3_000_000_007,
+            transform: Transform { translation: [1.0, 2.0, 3.0], rotation: [0.0, 0.0, 0.6, 0.8] },
+        };
+        let ours = frame_transforms(&[moving]);
+        let [t] = &ours.transforms[..] else { panic!("{ours:?}") };
+        assert_eq!((t.parent_frame_id.as_str(), t.child_frame_id.as_str()), ("world", "base"));
+        assert_eq!(t.timestamp, Some(Timestamp::new(3, 7)));
+        assert_eq!(t.translation, Some(Vector3 { x: 1.0, y: 2.0, z: 3.0 }));
+        assert_eq!(t.rotation, Some(Quaternion { x: 0.0, y: 0.0, z: 0.6, w: 0.8 }));
+        assert_eq!(timestamp(-5), Timestamp::new(0, 0));
     }
 }

@@ -24,6 +24,9 @@ pub enum Encoding {
         /// Where its definition is found.
         registry: Arc<Registry>,
     },
+    /// The transforms of nerve's `tf` and `tf_static` topics ([`nerve_tf::wire`]) as Foxglove's
+    /// own `foxglove.FrameTransforms`, which its 3D panel draws as the frame tree.
+    FrameTransforms,
     /// A JSON object per message ([`crate::json::message`]).
     Json,
 }
@@ -34,7 +37,7 @@ impl Encoding {
     pub fn same(&self, other: &Self) -> bool {
         match (self, other) {
             (Self::Cdr { name: a, .. }, Self::Cdr { name: b, .. }) => a == b,
-            (Self::Json, Self::Json) => true,
+            (Self::FrameTransforms, Self::FrameTransforms) | (Self::Json, Self::Json) => true,
             _ => false,
         }
     }
@@ -58,10 +61,19 @@ impl Types {
         }
     }
 
-    /// How the topic of `key` goes out: CDR when a running dataflow declares its type.
+    /// How the topic of `key` goes out: CDR when a running dataflow declares its type,
+    /// Foxglove's transforms for the transform topics, else JSON.
     #[must_use]
     pub fn encoding(&self, key: &str) -> Encoding {
-        self.runs.values().find_map(|keys| keys.get(key).cloned()).unwrap_or(Encoding::Json)
+        if let Some(typed) = self.runs.values().find_map(|keys| keys.get(key)) {
+            return typed.clone();
+        }
+        let (name, _) = scope_of(key);
+        if name == nerve_tf::wire::TF_TOPIC || name == nerve_tf::wire::TF_STATIC_TOPIC {
+            Encoding::FrameTransforms
+        } else {
+            Encoding::Json
+        }
     }
 }
 
@@ -162,6 +174,15 @@ mod tests {
         assert_eq!(changes(&offered, &found), (key.clone(), key));
         let same = BTreeMap::from([("~r/cam/image".to_owned(), cdr("sensor_msgs/msg/Image"))]);
         assert_eq!(changes(&found, &same), (vec![], vec![]));
+    }
+
+    #[test]
+    fn the_transform_topics_go_out_as_foxglove_transforms() {
+        let types = Types::default();
+        for key in ["tf", "tf_static", "~demo/tf"] {
+            assert!(matches!(types.encoding(key), Encoding::FrameTransforms), "{key}");
+        }
+        assert!(matches!(types.encoding("robot/tf"), Encoding::Json));
     }
 
     #[test]

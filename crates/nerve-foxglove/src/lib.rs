@@ -7,6 +7,8 @@
 //! * an output a running dataflow declares with a ROS 2 message type (`output_types:`) goes out
 //!   as CDR under the type's `ros2msg` schema, as `ros2 bag` records it, which Foxglove decodes
 //!   and draws (images, point clouds, transforms, markers…);
+//! * the transforms of the `tf` and `tf_static` topics (`nerve_tf::wire`) as Foxglove's own
+//!   `foxglove.FrameTransforms`, the frame tree of its 3D panel;
 //! * any other value as JSON ([`json`]): the sender's stamp, its metadata parameters, the values.
 //!
 //! Nothing flows to a client that did not subscribe: the bridge subscribes to a topic when the
