@@ -51,6 +51,24 @@ class Client:
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
+    @classmethod
+    def once_advertised(cls, port: int, *topics: str) -> Client:
+        """A client that connects once the channels of ``topics`` exist.
+
+        The foxglove SDK's server sends a client the advertisement of a channel added while it
+        is connected a moment before it records the channel as the client's
+        (``advertise_channels`` in its ``connected_client.rs``): a subscription sent at once may
+        be refused with ``Unknown channel ID``. The channels that exist when a client connects
+        are recorded before its first message is read.
+        """
+        probe = cls(port)
+        try:
+            for topic in topics:
+                probe.channel(topic)
+        finally:
+            probe.close()
+        return cls(port)
+
     def _read(self) -> None:
         try:
             for frame in self.ws:
@@ -71,7 +89,8 @@ class Client:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                pytest.fail(f"no {what} within {timeout} s; JSON ops seen: {[m['op'] for m in self.seen]}")
+                ops = [m if m["op"] == "status" else m["op"] for m in self.seen]
+                pytest.fail(f"no {what} within {timeout} s; JSON ops seen: {ops}")
             try:
                 frame = self.inbox.get(timeout=left)
             except queue.Empty:
@@ -159,7 +178,7 @@ def test_a_topic_is_a_json_channel_that_flows_only_while_subscribed(bridge: int)
         "    p.send(np.array([i, i + 1], dtype=np.int32), {'i': i}); i += 1; time.sleep(0.02)\n"
     )
     publisher = subprocess.Popen([sys.executable, "-c", code])
-    client = Client(bridge)
+    client = Client.once_advertised(bridge, topic)
     try:
         info = client.op("serverInfo")
         assert info["name"] == "nerve"
@@ -202,6 +221,7 @@ def test_a_slow_client_loses_the_oldest_messages_and_the_publisher_never_waits()
     try:
         assert publisher.stdout is not None
         with serving("--queue-size", "8") as port:
+            Client.once_advertised(port, topic).close()
             # A client that reads nothing while the messages are sent: the websockets connection
             # stops taking frames from the socket once 16 are waiting.
             with connect(f"ws://127.0.0.1:{port}", subprotocols=[SUBPROTOCOL], open_timeout=30) as ws:
@@ -239,7 +259,7 @@ def test_transforms_are_foxglove_frame_transforms() -> None:
     broadcaster = subprocess.Popen([sys.executable, "-c", code])
     try:
         with serving("--domain", domain) as port:
-            client = Client(port)
+            client = Client.once_advertised(port, "tf")
             try:
                 channel = client.channel("tf")
                 assert (channel["encoding"], channel["schemaName"]) == ("protobuf", "foxglove.FrameTransforms")
@@ -313,7 +333,7 @@ def camera_run(dataflows: Dataflows) -> Iterator[tuple[str, int]]:
 
 def test_a_typed_output_is_cdr_under_its_ros2_schema(camera_run: tuple[str, int]) -> None:
     name, port = camera_run
-    client = Client(port)
+    client = Client.once_advertised(port, f"~{name}/camera/image", f"~{name}/camera/count")
     try:
         assert "time" in client.op("serverInfo")["capabilities"]
         image = client.channel(f"~{name}/camera/image")

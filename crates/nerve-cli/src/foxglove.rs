@@ -25,8 +25,9 @@ pub struct FoxgloveArgs {
     /// and stamps messages with it.
     #[arg(long, value_name = "RUN")]
     sim_time: Option<String>,
-    /// Messages of a channel held for a slow client before the oldest are dropped.
-    #[arg(long, default_value_t = 1024, value_name = "N")]
+    /// Messages held for a client that reads slowly (all its channels together); past it, the
+    /// oldest are dropped.
+    #[arg(long, default_value_t = nerve_foxglove::DEFAULT_BACKLOG, value_name = "N")]
     queue_size: usize,
 }
 
@@ -44,7 +45,7 @@ pub fn run(args: &FoxgloveArgs) -> anyhow::Result<i32> {
         address: args.address.clone(),
         port: args.port,
         domain: args.domain,
-        queue_size: args.queue_size,
+        backlog: args.queue_size,
         time,
         ..Options::default()
     };

@@ -38,15 +38,22 @@ pub struct Options {
     pub port: u16,
     /// The topics' and services' domain.
     pub domain: u32,
-    /// Messages of a channel the bridge may hold for a client that reads slowly, and that it
-    /// may queue from a topic while it converts; past either, the oldest are dropped. A node
-    /// never waits for the bridge.
-    pub queue_size: usize,
+    /// Messages the server holds for a client that reads slowly, all its channels together;
+    /// past it, the oldest are dropped. No node ever waits for a client.
+    pub backlog: usize,
     /// How often the bridge looks for new and gone topics and services.
     pub rediscover: Duration,
     /// The server's time, and the stamps of the messages it sends.
     pub time: TimeSource,
 }
+
+/// [`Options::backlog`] unless set: four seconds of a 30 Hz camera, an eighth of a second of a
+/// 1 kHz sensor. The server holds each message whole, so more costs memory quickly.
+pub const DEFAULT_BACKLOG: usize = 128;
+
+/// Messages the bridge's subscriber to a topic holds while it converts them; past it, the
+/// oldest are dropped. Few: each holds a block of the publisher's shared memory.
+const TOPIC_QUEUE: usize = 16;
 
 impl Default for Options {
     fn default() -> Self {
@@ -54,7 +61,7 @@ impl Default for Options {
             address: "127.0.0.1".to_owned(),
             port: 8765,
             domain: 0,
-            queue_size: 1024,
+            backlog: DEFAULT_BACKLOG,
             rediscover: Duration::from_secs(1),
             time: TimeSource::Wall,
         }
@@ -103,7 +110,7 @@ impl Bridge {
             .listener(Arc::new(listener))
             .capabilities(capabilities)
             .supported_encodings(["json", "cdr"])
-            .message_backlog_size(options.queue_size)
+            .message_backlog_size(options.backlog)
             .parameter_handler(Arc::new(params::Handler))
             .start_blocking()
             .map_err(|source| StartError::Server { address: options.address.clone(), port: options.port, source })?;
@@ -114,7 +121,6 @@ impl Bridge {
         let worker = Worker {
             context,
             domain: options.domain,
-            queue_size: options.queue_size,
             clock: Arc::clone(&clock),
             types: Types::default(),
             offered: BTreeMap::new(),
@@ -291,7 +297,6 @@ enum Decode {
 struct Worker {
     context: Arc<Context>,
     domain: u32,
-    queue_size: usize,
     clock: Arc<Clock>,
     types: Types,
     offered: BTreeMap<String, Offered>,
@@ -409,7 +414,9 @@ impl Worker {
             return;
         }
         let (topic, run) = channels::scope_of(key);
-        let options = SubscriberOptions { domain: self.domain, queue_size: self.queue_size, run, ..Default::default() };
+        let scope = channels::reach(self.domain, key);
+        let options =
+            SubscriberOptions { domain: self.domain, scope, queue_size: TOPIC_QUEUE, run, ..Default::default() };
         let encoder = match &offered.encoding {
             Encoding::Cdr { name, registry } => match Codec::new(registry, name) {
                 Ok(codec) => Encoder::Cdr(codec),

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use nerve_runtime::inspect::RunStatus;
+use nerve_topic::Scope;
 use nerve_topic::registry::Kind as EndpointKind;
 use nerve_topic::run_scope::{self, RunScope};
 use nerve_types::{Kind, PortKind, PortType, Registry, TypeName};
@@ -126,6 +127,19 @@ pub fn published(domain: u32) -> Vec<String> {
         .filter(|(_, entries)| entries.iter().any(|e| e.kind == EndpointKind::Pub && e.pid != me))
         .map(|(key, _)| key)
         .collect()
+}
+
+/// How far the bridge's subscriber to topic `key` must reach: the network when a publisher of
+/// this host publishes there (then publishers of other hosts may too), else this host, which
+/// needs no network session (every dataflow output's own topic is of this host).
+#[must_use]
+pub fn reach(domain: u32, key: &str) -> Scope {
+    let endpoints = nerve_topic::registry::endpoints(domain, key);
+    if endpoints.iter().any(|e| e.kind == EndpointKind::Pub && e.scope == Scope::Network) {
+        Scope::Network
+    } else {
+        Scope::Host
+    }
 }
 
 /// What a topic key names: the topic and whose it is.

@@ -13,7 +13,7 @@
 //!
 //! Nothing flows to a client that did not subscribe: the bridge subscribes to a topic when the
 //! first client subscribes to its channel and unsubscribes when the last one leaves. A client
-//! that reads slowly loses its oldest messages ([`Options::queue_size`]); no node ever waits.
+//! that reads slowly loses its oldest messages ([`Options::backlog`]); no node ever waits.
 //! Clients may publish (JSON values, or CDR of a ROS 2 type) on any topic, call services
 //! ([`services`]), and read and set the parameters of running nodes ([`params`]). Under
 //! simulated time the server announces the run's time and stamps messages with it.
@@ -39,5 +39,5 @@ pub mod json;
 pub mod params;
 pub mod services;
 
-pub use bridge::{Bridge, Options, TimeSource};
+pub use bridge::{Bridge, DEFAULT_BACKLOG, Options, TimeSource};
 pub use error::{PayloadError, StartError};

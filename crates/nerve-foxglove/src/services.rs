@@ -26,6 +26,10 @@ const REQUEST_SCHEMA: &str = r#"{"type":"object","properties":{"value":{},"param
 /// Keeps the server's services those that have a server now, looking every `period`, until
 /// `stop`.
 pub fn keep_in_step(server: &WebSocketServerHandle, domain: u32, period: Duration, stop: &AtomicBool) {
+    // One network session for as long as the bridge runs: each listing would otherwise open and
+    // close one, and an opening waits its turn among every process of the host.
+    let _session = nerve_topic::session::network()
+        .inspect_err(|e| tracing::warn!("no network session, so no services for Foxglove: {e}"));
     let mut advertised = BTreeSet::new();
     while !stop.load(Ordering::SeqCst) {
         let started = Instant::now();
