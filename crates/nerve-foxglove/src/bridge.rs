@@ -25,7 +25,7 @@ use nerve_topic::{CallbackMode, Callbacks, Message, Publisher, PublisherOptions,
 use nerve_types::{Codec, Registry, TypeName};
 
 use crate::channels::{self, Encoding, Types};
-use crate::error::{PayloadError, StartError};
+use crate::error::{ChannelError, PublishError, StartError};
 use crate::{json, params, services};
 
 /// How [`Bridge::start`] serves.
@@ -383,11 +383,11 @@ impl Worker {
     }
 
     /// The Foxglove channel of topic `key`.
-    fn channel(&self, key: &str, encoding: &Encoding) -> Result<Arc<RawChannel>, String> {
+    fn channel(&self, key: &str, encoding: &Encoding) -> Result<Arc<RawChannel>, ChannelError> {
         let builder = self.context.channel_builder(key);
         let builder = match encoding {
             Encoding::Cdr { name, registry } => {
-                let definition = nerve_types::ros2msg(registry, name).map_err(|e| e.to_string())?;
+                let definition = nerve_types::ros2msg(registry, name)?;
                 builder.message_encoding("cdr").schema(Schema::new(
                     name.to_string(),
                     "ros2msg",
@@ -403,7 +403,7 @@ impl Worker {
                 json::MESSAGE_SCHEMA.as_bytes(),
             )),
         };
-        builder.build_raw().map_err(|e| e.to_string())
+        Ok(builder.build_raw()?)
     }
 
     fn subscribe(&mut self, id: ChannelId) {
@@ -439,38 +439,35 @@ impl Worker {
 
     /// A publisher for a client's channel: JSON values, or CDR of the ROS 2 type the client
     /// names (defined by the `ros2msg` schema it sends, else by the types this host knows).
-    fn outlet(&self, channel: &ClientChannel) -> Result<Outlet, String> {
+    fn outlet(&self, channel: &ClientChannel) -> Result<Outlet, PublishError> {
         let decode = match channel.encoding.as_str() {
             "json" => Decode::Json,
             "cdr" => {
-                let name = TypeName::parse(&channel.schema_name).map_err(|e| e.to_string())?;
+                let name = TypeName::parse(&channel.schema_name)
+                    .map_err(|source| PublishError::TypeName { schema: channel.schema_name.clone(), source })?;
                 let registry = match (&channel.schema_encoding, &channel.schema) {
                     (Some(encoding), Some(text)) if encoding == "ros2msg" => {
-                        nerve_types::registry_of(&name, &String::from_utf8_lossy(text)).map_err(|e| e.to_string())?
+                        nerve_types::registry_of(&name, &String::from_utf8_lossy(text))?
                     }
                     _ => Registry::new(&[]),
                 };
-                Decode::Cdr(Codec::new(&registry, &name).map_err(|e| e.to_string())?)
+                Decode::Cdr(Codec::new(&registry, &name)?)
             }
-            other => {
-                let error = PayloadError::Encoding { encoding: other.to_owned(), schema: channel.schema_name.clone() };
-                return Err(error.to_string());
-            }
+            other => return Err(PublishError::Encoding { encoding: other.to_owned() }),
         };
         let (topic, run) = channels::scope_of(&channel.topic);
-        let publisher = Publisher::new(&topic, PublisherOptions { domain: self.domain, run, ..Default::default() })
-            .map_err(|e| e.to_string())?;
+        let publisher = Publisher::new(&topic, PublisherOptions { domain: self.domain, run, ..Default::default() })?;
         Ok(Outlet { publisher, decode })
     }
 }
 
 impl Outlet {
-    fn publish(&self, payload: &[u8]) -> Result<(), String> {
+    fn publish(&self, payload: &[u8]) -> Result<(), PublishError> {
         let (value, parameters) = match &self.decode {
-            Decode::Json => json::parse(payload).map_err(|e| e.to_string())?,
-            Decode::Cdr(codec) => (codec.decode(payload).map_err(|e| e.to_string())?, nerve_topic::Parameters::new()),
+            Decode::Json => json::parse(payload)?,
+            Decode::Cdr(codec) => (codec.decode(payload)?, nerve_topic::Parameters::new()),
         };
-        self.publisher.send(&value, &parameters).map_err(|e| e.to_string())
+        Ok(self.publisher.send(&value, &parameters)?)
     }
 }
 

@@ -49,17 +49,101 @@ pub enum PayloadError {
         /// Arrow's reason.
         why: String,
     },
-    /// The channel's encoding is neither `json` nor `cdr` of a known ROS 2 type.
-    #[error(
-        "cannot publish `{encoding}` messages of schema `{schema}`: nerve takes `json`, or `cdr` of a ROS 2 message type it knows"
-    )]
+}
+
+/// Why a client cannot publish on a channel it advertised, or why one of its messages was
+/// dropped.
+#[derive(Debug, thiserror::Error)]
+pub enum PublishError {
+    /// The channel's encoding is neither `json` nor `cdr`.
+    #[error("cannot publish `{encoding}` messages: nerve takes `json`, or `cdr` of a ROS 2 message type")]
     Encoding {
         /// The client channel's message encoding.
         encoding: String,
-        /// Its schema name.
-        schema: String,
     },
-    /// CDR bytes that do not decode as the channel's type.
-    #[error("{0}")]
-    Cdr(String),
+    /// A `cdr` channel whose schema names no ROS 2 message type.
+    #[error("schema `{schema}`: {source}")]
+    TypeName {
+        /// The schema name.
+        schema: String,
+        /// Why it is no type name.
+        #[source]
+        source: nerve_types::NameError,
+    },
+    /// The `ros2msg` schema the client sent does not parse.
+    #[error(transparent)]
+    Schema(#[from] nerve_types::ParseError),
+    /// The type is not defined (by the client's schema, nor on this host).
+    #[error(transparent)]
+    Type(#[from] nerve_types::TypesError),
+    /// A JSON message that is no nerve value.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    /// CDR bytes that are not a message of the channel's type.
+    #[error(transparent)]
+    Cdr(#[from] nerve_types::CdrError),
+    /// The topic cannot be published on.
+    #[error(transparent)]
+    Topic(#[from] nerve_topic::TopicError),
+}
+
+/// Why a client's service call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// The request is no nerve value.
+    #[error(transparent)]
+    Payload(#[from] PayloadError),
+    /// No client of the service could be made.
+    #[error(transparent)]
+    Topic(#[from] nerve_topic::TopicError),
+    /// No server appeared in time.
+    #[error("no server of `{service}` appeared within {seconds} s")]
+    NoServer {
+        /// The service.
+        service: String,
+        /// How long the call waited.
+        seconds: u64,
+    },
+    /// The call itself failed (the handler refused, the server went away, no reply in time).
+    #[error(transparent)]
+    Service(#[from] nerve_topic::service::ServiceError),
+}
+
+/// Why a client could not set a parameter.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamSetError {
+    /// The name is not `NODE/KEY` or `RUN/NODE/KEY`.
+    #[error("`{0}` is not NODE/KEY or RUN/NODE/KEY")]
+    Name(String),
+    /// The request had no value.
+    #[error("no value given")]
+    NoValue,
+    /// The value is not one a parameter can hold.
+    #[error(transparent)]
+    Value(#[from] nerve_spec::param::ParamValueError),
+    /// The node or its run cannot be found or asked.
+    #[error(transparent)]
+    Runtime(#[from] nerve_runtime::RuntimeError),
+    /// The node refused the value.
+    #[error(transparent)]
+    Refused(#[from] nerve_runtime::param::ParamError),
+    /// The node's answer lacks the parameter.
+    #[error("node `{node}` did not answer with `{key}`")]
+    NoAnswer {
+        /// The node.
+        node: String,
+        /// The parameter.
+        key: String,
+    },
+}
+
+/// Why a topic could not be offered as a channel.
+#[derive(Debug, thiserror::Error)]
+pub enum ChannelError {
+    /// Its declared type cannot be resolved.
+    #[error(transparent)]
+    Type(#[from] nerve_types::TypesError),
+    /// The server refused the channel.
+    #[error(transparent)]
+    Server(#[from] foxglove::FoxgloveError),
 }

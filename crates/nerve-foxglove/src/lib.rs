@@ -40,4 +40,4 @@ pub mod params;
 pub mod services;
 
 pub use bridge::{Bridge, DEFAULT_BACKLOG, Options, TimeSource};
-pub use error::{PayloadError, StartError};
+pub use error::{CallError, ChannelError, ParamSetError, PayloadError, PublishError, StartError};

@@ -4,14 +4,14 @@
 //! A parameter is named `NODE/KEY` (`controller/speed`), or `RUN/NODE/KEY` when two running
 //! dataflows have a node of that id (RUN: the dataflow's `--name`, else its run id).
 
-use std::collections::BTreeMap;
-
 use foxglove::websocket::{
     AnyClient, GetParametersResponder, Parameter, ParameterHandler, ParameterType, ParameterValue,
     SetParametersResponder,
 };
 use nerve_runtime::inspect::{self, RunStatus};
 use nerve_runtime::param::{ParamOp, ParamValue};
+
+use crate::error::ParamSetError;
 
 /// Answers Foxglove's parameter requests from the running nodes.
 #[derive(Debug)]
@@ -75,24 +75,23 @@ fn node_name(runs: &[RunStatus], run: &RunStatus, node: &str) -> String {
 }
 
 /// Sets one parameter; its value as the node stored it.
-fn set_one(parameter: &Parameter) -> Result<Parameter, String> {
+fn set_one(parameter: &Parameter) -> Result<Parameter, ParamSetError> {
     let (run, node, key) = split_name(&parameter.name)?;
-    let json = parameter.value.as_ref().map(to_json).ok_or("no value given")?;
-    let value = ParamValue::from_json(&json).map_err(|e| e.to_string())?;
-    let (status, _) = inspect::find_node(node, run).map_err(|e| e.to_string())?;
-    let op = ParamOp::Set { key: key.to_owned(), value };
-    let stored: BTreeMap<String, ParamValue> =
-        inspect::param(&status, node, op).map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
-    let value = stored.get(key).ok_or_else(|| format!("node `{node}` did not answer with `{key}`"))?;
+    let json = parameter.value.as_ref().map(to_json).ok_or(ParamSetError::NoValue)?;
+    let value = ParamValue::from_json(&json)?;
+    let (status, _) = inspect::find_node(node, run)?;
+    let stored = inspect::param(&status, node, ParamOp::Set { key: key.to_owned(), value })??;
+    let value =
+        stored.get(key).ok_or_else(|| ParamSetError::NoAnswer { node: node.to_owned(), key: key.to_owned() })?;
     Ok(parameter_of(parameter.name.clone(), value))
 }
 
 /// `NODE/KEY` or `RUN/NODE/KEY` as (run, node, key).
-fn split_name(name: &str) -> Result<(Option<&str>, &str, &str), String> {
+fn split_name(name: &str) -> Result<(Option<&str>, &str, &str), ParamSetError> {
     match name.split('/').collect::<Vec<_>>()[..] {
         [node, key] => Ok((None, node, key)),
         [run, node, key] => Ok((Some(run), node, key)),
-        _ => Err(format!("`{name}` is not NODE/KEY or RUN/NODE/KEY")),
+        _ => Err(ParamSetError::Name(name.to_owned())),
     }
 }
 
@@ -142,8 +141,8 @@ mod tests {
 
     #[test]
     fn names_give_the_node_and_the_key() {
-        assert_eq!(split_name("controller/speed"), Ok((None, "controller", "speed")));
-        assert_eq!(split_name("demo/controller/pid.kp"), Ok((Some("demo"), "controller", "pid.kp")));
+        assert_eq!(split_name("controller/speed").ok(), Some((None, "controller", "speed")));
+        assert_eq!(split_name("demo/controller/pid.kp").ok(), Some((Some("demo"), "controller", "pid.kp")));
         assert!(split_name("speed").is_err());
     }
 

@@ -14,6 +14,7 @@ use foxglove::{Schema, WebSocketServerHandle};
 use nerve_topic::Message;
 use nerve_topic::service::{Client, ServiceOptions};
 
+use crate::error::CallError;
 use crate::{channels, json};
 
 /// How long a call waits for the reply.
@@ -83,14 +84,14 @@ impl Handler for Caller {
 }
 
 /// One call of service `key` with a JSON request; the JSON reply, or why not.
-fn call(key: &str, domain: u32, payload: &[u8]) -> Result<Vec<u8>, String> {
-    let (request, parameters) = json::parse(payload).map_err(|e| e.to_string())?;
+fn call(key: &str, domain: u32, payload: &[u8]) -> Result<Vec<u8>, CallError> {
+    let (request, parameters) = json::parse(payload)?;
     let (name, run) = channels::scope_of(key);
-    let client = Client::new(&name, ServiceOptions { domain, run, ..Default::default() }).map_err(|e| e.to_string())?;
+    let client = Client::new(&name, ServiceOptions { domain, run, ..Default::default() })?;
     // A new client hears of the servers a moment after it starts.
     if !client.wait_for_server(CALL_TIMEOUT) {
-        return Err(format!("no server of `{key}` answered within {} s", CALL_TIMEOUT.as_secs()));
+        return Err(CallError::NoServer { service: key.to_owned(), seconds: CALL_TIMEOUT.as_secs() });
     }
-    let reply = client.call(&request.to_data(), &parameters, CALL_TIMEOUT).map_err(|e| e.to_string())?;
+    let reply = client.call(&request.to_data(), &parameters, CALL_TIMEOUT)?;
     Ok(json::message(&Message::new(name.as_str().into(), reply.metadata, reply.data)))
 }
