@@ -103,7 +103,7 @@ impl Bridge {
             capabilities.push(Capability::Time);
         }
         let listener = Listener { commands: Mutex::new(commands.clone()) };
-        let server = WebSocketServer::new()
+        let handle = WebSocketServer::new()
             .name("nerve")
             .bind(&options.address, options.port)
             .context(&context)
@@ -114,9 +114,11 @@ impl Bridge {
             .parameter_handler(Arc::new(params::Handler))
             .start_blocking()
             .map_err(|source| StartError::Server { address: options.address.clone(), port: options.port, source })?;
-        let server = Arc::new(server);
         let mut bridge =
-            Self { port: server.port(), stop: Arc::default(), commands, threads: Vec::new(), server: None };
+            Self { port: handle.port(), stop: Arc::default(), commands, threads: Vec::new(), server: None };
+        // Declared after `bridge`, so dropped before it: a failed start stops the server.
+        let server = Arc::new(handle);
+        bridge.server = Some(Arc::clone(&server));
         let clock = Arc::new(Clock::default());
         let worker = Worker {
             context,
@@ -135,7 +137,6 @@ impl Bridge {
             let (stop, server_ref, source) = (Arc::clone(&bridge.stop), Arc::clone(&server), options.time.clone());
             bridge.spawn("time", move || follow_time(&server_ref, &source, &clock, &stop))?;
         }
-        bridge.server = Some(server);
         Ok(bridge)
     }
 
