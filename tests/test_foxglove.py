@@ -359,10 +359,27 @@ def test_a_typed_output_is_cdr_under_its_ros2_schema(camera_run: tuple[str, int]
         counted = json.loads(client.message(2))
         assert counted["value"] == [counted["parameters"]["frame"]]
         # The server's time is the run's simulated time, which the camera moves by 1 s a frame.
-        stamp = client.next(lambda f: struct.unpack_from("<Q", f, 1)[0] if f[0:1] == bytes([TIME]) else None)
+        stamp = client.next(server_time, what="the server's time")
         assert stamp % 1_000_000_000 == 0 and stamp > 0
     finally:
         client.close()
+
+
+def server_time(frame: str | bytes) -> int | None:
+    """The time a Time frame announces."""
+    return struct.unpack_from("<Q", frame, 1)[0] if isinstance(frame, bytes) and frame[0] == TIME else None
+
+
+def test_nerve_foxglove_follows_the_simulated_time_of_a_run_it_names(camera_run: tuple[str, int]) -> None:
+    name, _ = camera_run
+    with serving("--sim-time", name) as port:
+        client = Client(port)
+        try:
+            assert "time" in client.op("serverInfo")["capabilities"]
+            stamp = client.next(server_time, what="the server's time")
+            assert stamp % 1_000_000_000 == 0 and stamp > 0
+        finally:
+            client.close()
 
 
 def test_parameters_are_read_and_set(camera_run: tuple[str, int]) -> None:
