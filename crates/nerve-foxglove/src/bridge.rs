@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -20,6 +20,7 @@ use foxglove::{
     ChannelId, Context, Encode, PartialMetadata, RawChannel, Schema, WebSocketServer, WebSocketServerHandle,
 };
 use nerve_shm::sim_clock::SimClock;
+use nerve_shm::sync::lock;
 use nerve_tf::StampedTransform;
 use nerve_topic::{CallbackMode, Callbacks, Message, Publisher, PublisherOptions, Subscriber, SubscriberOptions};
 use nerve_types::{Codec, Registry, TypeName};
@@ -87,6 +88,11 @@ pub struct Bridge {
     stop: Arc<AtomicBool>,
     commands: Sender<Command>,
     threads: Vec<JoinHandle<()>>,
+    /// The thread of [`services::keep_in_step`], joined only if it has ended: it may be waiting
+    /// on the network.
+    services: Option<JoinHandle<()>>,
+    /// Held by the services thread while it updates the server, and by the stop.
+    using_server: Arc<Mutex<()>>,
     server: Option<Arc<WebSocketServerHandle>>,
 }
 
@@ -114,8 +120,15 @@ impl Bridge {
             .parameter_handler(Arc::new(params::Handler))
             .start_blocking()
             .map_err(|source| StartError::Server { address: options.address.clone(), port: options.port, source })?;
-        let mut bridge =
-            Self { port: handle.port(), stop: Arc::default(), commands, threads: Vec::new(), server: None };
+        let mut bridge = Self {
+            port: handle.port(),
+            stop: Arc::default(),
+            commands,
+            threads: Vec::new(),
+            services: None,
+            using_server: Arc::default(),
+            server: None,
+        };
         // Declared after `bridge`, so dropped before it: a failed start stops the server.
         let server = Arc::new(handle);
         bridge.server = Some(Arc::clone(&server));
@@ -131,8 +144,13 @@ impl Bridge {
         };
         let rediscover = options.rediscover;
         bridge.spawn("channels", move || worker.run(&inbox, rediscover))?;
-        let (stop, server_ref, domain) = (Arc::clone(&bridge.stop), Arc::clone(&server), options.domain);
-        bridge.spawn("services", move || services::keep_in_step(&server_ref, domain, rediscover, &stop))?;
+        let (stop, server_ref, domain) = (Arc::clone(&bridge.stop), Arc::downgrade(&server), options.domain);
+        let using = Arc::clone(&bridge.using_server);
+        let listing = std::thread::Builder::new()
+            .name("foxglove-services".to_owned())
+            .spawn(move || services::keep_in_step(&server_ref, &using, domain, rediscover, &stop))
+            .map_err(|source| StartError::Thread { what: "services", source })?;
+        bridge.services = Some(listing);
         if options.time != TimeSource::Wall {
             let (stop, server_ref, source) = (Arc::clone(&bridge.stop), Arc::clone(&server), options.time.clone());
             bridge.spawn("time", move || follow_time(&server_ref, &source, &clock, &stop))?;
@@ -158,10 +176,19 @@ impl Bridge {
 
 impl Drop for Bridge {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
+        {
+            // Under the lock, so that no update of the services holds the server past here.
+            let _using = lock(&self.using_server);
+            self.stop.store(true, Ordering::SeqCst);
+        }
         let _ = self.commands.send(Command::Stop);
         for thread in self.threads.drain(..) {
             let _ = thread.join();
+        }
+        // Left to end on its own (it sees the stop) if a listing still waits on the network;
+        // between listings it holds no reference to the server.
+        if let Some(services) = self.services.take().filter(JoinHandle::is_finished) {
+            let _ = services.join();
         }
         // The threads held the only other references.
         if let Some(server) = self.server.take().and_then(|s| Arc::try_unwrap(s).ok()) {
@@ -188,7 +215,7 @@ struct Listener {
 impl Listener {
     fn send(&self, command: Command) {
         // Only fails once the bridge is stopping: nothing is left to do then.
-        let _ = self.commands.lock().unwrap_or_else(PoisonError::into_inner).send(command);
+        let _ = lock(&self.commands).send(command);
     }
 }
 

@@ -48,7 +48,7 @@ impl Encoding {
 /// is read once, while it runs.
 #[derive(Debug, Default)]
 pub struct Types {
-    runs: HashMap<String, Arc<BTreeMap<String, Encoding>>>,
+    runs: HashMap<String, BTreeMap<String, Encoding>>,
 }
 
 impl Types {
@@ -57,7 +57,7 @@ impl Types {
         self.runs.retain(|id, _| runs.iter().any(|r| &r.run_id == id));
         for run in runs {
             if !self.runs.contains_key(&run.run_id) {
-                self.runs.insert(run.run_id.clone(), Arc::new(typed_keys(run)));
+                self.runs.insert(run.run_id.clone(), typed_keys(run));
             }
         }
     }

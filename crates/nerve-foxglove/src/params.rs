@@ -56,6 +56,10 @@ fn get(names: &[String]) -> Vec<Parameter> {
     for run in &runs {
         for node in &run.nodes {
             let prefix = node_name(&runs, run, &node.id);
+            // Only the nodes asked about are asked.
+            if !names.is_empty() && !names.iter().any(|n| n.strip_prefix(&prefix).is_some_and(|k| k.starts_with('/'))) {
+                continue;
+            }
             // A node that is not running has no parameters to read (they live in its process).
             let Ok(Ok(params)) = inspect::param(run, &node.id, ParamOp::List) else { continue };
             all.extend(params.iter().map(|(key, value)| parameter_of(format!("{prefix}/{key}"), value)));

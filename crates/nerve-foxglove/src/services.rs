@@ -7,10 +7,12 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use foxglove::websocket::service::{Handler, Request, Responder, Service, ServiceSchema};
 use foxglove::{Schema, WebSocketServerHandle};
+use nerve_shm::sync::lock;
 use nerve_topic::Message;
 use nerve_topic::service::{Client, ServiceOptions};
 
@@ -25,8 +27,18 @@ pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 const REQUEST_SCHEMA: &str = r#"{"type":"object","properties":{"value":{},"parameters":{"type":"object"},"type":{"type":"string"}},"required":["value"]}"#;
 
 /// Keeps the server's services those that have a server now, looking every `period`, until
-/// `stop`.
-pub fn keep_in_step(server: &WebSocketServerHandle, domain: u32, period: Duration, stop: &AtomicBool) {
+/// `stop` or until the server is gone.
+///
+/// The thread holds the server only between two listings: a listing can wait on the network
+/// for as long as another process of the host takes to open its own session, and the bridge
+/// does not wait for that to stop the server.
+pub fn keep_in_step(
+    server: &Weak<WebSocketServerHandle>,
+    using: &Mutex<()>,
+    domain: u32,
+    period: Duration,
+    stop: &AtomicBool,
+) {
     // One network session for as long as the bridge runs: each listing would otherwise open and
     // close one, and an opening waits its turn among every process of the host.
     let _session = nerve_topic::session::network()
@@ -34,7 +46,11 @@ pub fn keep_in_step(server: &WebSocketServerHandle, domain: u32, period: Duratio
     let mut advertised = BTreeSet::new();
     while !stop.load(Ordering::SeqCst) {
         let started = Instant::now();
-        match nerve_topic::service::list(domain) {
+        let listed = nerve_topic::service::list(domain);
+        // The bridge stops under this lock: once it has, no update holds the server any more.
+        let _using = lock(using);
+        let Some(server) = server.upgrade().filter(|_| !stop.load(Ordering::SeqCst)) else { return };
+        match listed {
             Ok(servers) => {
                 let found: BTreeSet<String> = servers.into_iter().map(|(_, key)| key).collect();
                 let gone: Vec<&String> = advertised.difference(&found).collect();
@@ -49,6 +65,7 @@ pub fn keep_in_step(server: &WebSocketServerHandle, domain: u32, period: Duratio
             }
             Err(e) => tracing::warn!("cannot list the services: {e}"),
         }
+        drop((server, _using));
         // In short steps, so a stop is seen at once.
         while !stop.load(Ordering::SeqCst) && started.elapsed() < period {
             std::thread::sleep(period.saturating_sub(started.elapsed()).min(Duration::from_millis(100)));
