@@ -321,7 +321,7 @@ def camera_run(dataflows: Dataflows) -> Iterator[tuple[str, int]]:
     name = f"fox{time.monotonic_ns() % 10**9}"
     port = free_port()
     path = dataflows.write(DATAFLOW, {"camera.py": CAMERA})
-    proc = dataflows.start(path, "--name", name, "--sim-time", "--foxglove", str(port))
+    proc = dataflows.start(path, "--name", name, "--sim-time", f"--foxglove={port}")
     try:
         wait_for(lambda: subscribers("camera/image", name) != "", what="the camera to publish")
         yield name, port

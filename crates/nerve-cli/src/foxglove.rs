@@ -58,7 +58,7 @@ pub fn run(args: &FoxgloveArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The bridge of `nerve run --foxglove PORT`, on loopback, for as long as the run lasts.
+/// The bridge of `nerve run --foxglove[=PORT]`, on loopback, for as long as the run lasts.
 pub(crate) fn for_run(port: u16, sim_time: bool) -> anyhow::Result<Bridge> {
     let time = if sim_time { TimeSource::SimulatedOwnRun } else { TimeSource::Wall };
     let bridge = Bridge::start(&Options { port, time, ..Options::default() }).context("--foxglove")?;

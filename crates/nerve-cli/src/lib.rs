@@ -151,9 +151,9 @@ struct RunFlags {
     /// and moves only when a node sets it (a simulator, or a replay).
     #[arg(long)]
     sim_time: bool,
-    /// Serve this host's topics, outputs, services and parameters to Foxglove on this port of
-    /// 127.0.0.1 while the run lasts, as `nerve foxglove` does [PORT: 8765].
-    #[arg(long, value_name = "PORT", num_args = 0..=1, default_missing_value = "8765")]
+    /// Serve this host's topics, outputs, services and parameters to Foxglove on 127.0.0.1
+    /// while the run lasts, as `nerve foxglove` does: on port 8765, or `--foxglove=PORT`.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, require_equals = true, default_missing_value = "8765")]
     foxglove: Option<u16>,
 }
 
