@@ -13,6 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod action;
 mod cluster;
+mod foxglove;
 pub mod graph;
 pub mod logging;
 mod network;
@@ -96,6 +97,9 @@ enum Command {
     Param(param::ParamArgs),
     /// List the message, service and action types this machine knows, or show one.
     Types(types::TypesArgs),
+    /// Serve this host's topics, dataflow outputs, services and parameters to Foxglove (its
+    /// WebSocket protocol) until Ctrl-C.
+    Foxglove(foxglove::FoxgloveArgs),
     /// Record a dataflow's outputs and topics to an MCAP file while running it.
     Record(record::RecordArgs),
     /// Run a dataflow with its source nodes fed from a recording, or republish its topics.
@@ -151,6 +155,10 @@ struct RunFlags {
     /// and moves only when a node sets it (a simulator, or a replay).
     #[arg(long)]
     sim_time: bool,
+    /// Serve this host's topics, outputs, services and parameters to Foxglove on 127.0.0.1
+    /// while the run lasts, as `nerve foxglove` does: on port 8765, or `--foxglove=PORT`.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, require_equals = true, default_missing_value = "8765")]
+    foxglove: Option<u16>,
 }
 
 /// A run's `--name`: it also scopes the run's topics, services and actions.
@@ -233,8 +241,9 @@ where
 }
 
 fn init_logging(zenoh_warnings: bool) {
-    // Zenoh's own start-up notes (ids, addresses) are noise on a terminal.
-    logging::init(if zenoh_warnings { "info,zenoh=warn" } else { "info,zenoh=error" });
+    // Zenoh's own start-up notes (ids, addresses) are noise on a terminal, as are the Foxglove
+    // server's (`nerve foxglove` says where it listens).
+    logging::init(if zenoh_warnings { "info,zenoh=warn,foxglove=warn" } else { "info,zenoh=error,foxglove=warn" });
 }
 
 fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
@@ -281,6 +290,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Node(args) => node::run(&args),
         Command::Param(args) => param::run(&args),
         Command::Types(args) => types::run(&args),
+        Command::Foxglove(args) => foxglove::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::RecordNode(args) => record::node(&args),
@@ -321,6 +331,8 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
         nerve_runtime::inspect::check_name_free(name)?;
     }
     let network = network::with_dataflow(&df.network)?;
+    // Dropped, and so stopped, when the run has ended.
+    let _foxglove = args.foxglove.map(|port| foxglove::for_run(port, args.sim_time)).transpose()?;
     let opts = nerve_runtime::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,
