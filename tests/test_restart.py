@@ -11,35 +11,36 @@ def counts(lines: list[str]) -> list[int]:
     return [int(line.split()[2]) for line in lines if line.startswith("INPUT count")]
 
 
-def test_a_crashing_producer_is_restarted_until_its_limit(dataflows):
-    # Each ticker process sends 0..19, then kills itself: two restarts are allowed.
-    ticker_env = '{CRASH_AT: "20"}\n            restart: {policy: on-failure, max_restarts: 2, delay: 0.2}'
+def crashing_ticker(dataflows, restart: str):
+    """Runs a ticker that sends 0..19 then kills itself, restarted as `restart` (YAML keys of
+    the node) allows, read by a recorder."""
+    ticker_env = '{CRASH_AT: "20"}\n            ' + restart.replace("\n", "\n            ")
     path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
     copy_nodes(path, "ticker.py", "recorder.py")
     run = dataflows.run(path)
     assert run.returncode != 0
     assert "ticker (killed by signal 9)" in run.stderr
-    assert re.findall(r"restarting in .*node=(\S+)", run.stderr) == ["ticker"] * 2, run.stderr
-    assert "not restarting: 2 restart(s) in a row already (max_restarts: 2)" in run.stderr
-    lines = run.node_lines("recorder")
     # The reader kept running throughout: three whole runs of the producer, in order, then
     # its input closes once the producer is given up on.
+    lines = run.node_lines("recorder")
     assert counts(lines) == list(range(20)) * 3, lines
     assert lines[-2:] == ["INPUT_CLOSED count", "END"]
+    return run, path
+
+
+def test_a_crashing_producer_is_restarted_until_its_limit(dataflows):
+    run, path = crashing_ticker(dataflows, "restart: {policy: on-failure, max_restarts: 2, delay: 0.2}")
+    assert re.findall(r"restarting in .*node=(\S+)", run.stderr) == ["ticker"] * 2, run.stderr
+    assert "not restarting: 2 restart(s) in a row already (max_restarts: 2)" in run.stderr
     log = next((path.parent / "out").glob("*/ticker.log")).read_text()
     assert "--- nerve: restart 2 of this node ---" in log
 
 
 def test_doras_restart_keys_count_the_runs_restarts(dataflows):
     # dora-rs's form, with dora's meaning: no back-off unless asked, the run's restarts counted.
-    ticker_env = '{CRASH_AT: "20"}\n            restart_policy: on-failure\n            max_restarts: 2'
-    path = dataflows.write(ticker_recorder(5, ticker_env=ticker_env))
-    copy_nodes(path, "ticker.py", "recorder.py")
-    run = dataflows.run(path)
-    assert run.returncode != 0
+    run, _ = crashing_ticker(dataflows, "restart_policy: on-failure\nmax_restarts: 2")
     assert re.findall(r"restarting in 0ns .*node=(\S+)", run.stderr) == ["ticker"] * 2, run.stderr
     assert "not restarting: 2 restart(s) in this run already (max_restarts: 2)" in run.stderr
-    assert counts(run.node_lines("recorder")) == list(range(20)) * 3
 
 
 def test_a_restarted_node_knows_it_is_one(dataflows):

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import time
+from pathlib import Path
 
 from conftest import nerve_cmd, wait_for
 from test_lifecycle import copy_nodes, ticker_recorder
@@ -28,12 +29,18 @@ def named(name: str) -> dict | None:
     return next((r for r in runs() if r["name"] == name), None)
 
 
-def test_list_stop_and_logs_of_a_named_run(dataflows):
+def start_named(dataflows, prefix: str) -> tuple[subprocess.Popen, Path, str]:
+    """A ticker read by a recorder and by a slow reader that drops, running under a fresh name."""
     path = dataflows.write(ticker_recorder(5, extra=SLOW_READER))
     copy_nodes(path, "ticker.py", "recorder.py")
-    name = f"demo-{time.monotonic_ns()}"
+    name = f"{prefix}-{time.monotonic_ns()}"
     proc = dataflows.start(path, "--name", name)
     wait_for(lambda: (r := named(name)) is not None and r["state"] == "running", what="the run in `nerve list`")
+    return proc, path, name
+
+
+def test_list_stop_and_logs_of_a_named_run(dataflows):
+    proc, path, name = start_named(dataflows, "demo")
 
     # The slow reader's drops show up while the run goes on.
     def slow_input() -> dict:
@@ -132,11 +139,7 @@ def test_logs_of_a_run_that_ended(dataflows, tmp_path):
 
 
 def test_top_shows_each_nodes_cpu_memory_rates_and_drops(dataflows):
-    path = dataflows.write(ticker_recorder(5, extra=SLOW_READER))
-    copy_nodes(path, "ticker.py", "recorder.py")
-    name = f"top-{time.monotonic_ns()}"
-    proc = dataflows.start(path, "--name", name)
-    wait_for(lambda: (r := named(name)) is not None and r["state"] == "running", what="the run in `nerve list`")
+    proc, _, name = start_named(dataflows, "top")
 
     def screen() -> dict:
         top = nerve("top", name, "--once", "--json", "--interval", "0.5")
