@@ -67,10 +67,9 @@ struct NodeLine {
 /// What `/proc` says of a process: the CPU it used so far, in clock ticks, and its resident
 /// memory in bytes; `None` once it is gone.
 fn process(pid: u32) -> Option<(u64, u64)> {
-    let process = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?;
-    let stat = process.stat().ok()?;
-    let memory = process.statm().ok()?.resident * procfs::page_size();
-    Some((stat.utime + stat.stime, memory))
+    // One read of `stat` gives both: its `rss` is the resident page count `statm` also shows.
+    let stat = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?.stat().ok()?;
+    Some((stat.utime + stat.stime, stat.rss * procfs::page_size()))
 }
 
 /// Events per second between two counts taken `seconds` apart.

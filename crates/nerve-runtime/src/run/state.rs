@@ -110,7 +110,7 @@ pub(super) struct NodeRt {
     pub(super) spawned_at: Option<Instant>,
     /// Restarts counted (the back-off and the limit count these): in a row, in the current
     /// window or in the run, as the node's `RestartCount` says.
-    pub(super) restarts_in_a_row: u32,
+    pub(super) restarts_counted: u32,
     /// When the first restart of the current window was counted (`RestartCount::Window`).
     pub(super) window_start: Option<Instant>,
     /// Restarts during the whole run.
@@ -133,7 +133,7 @@ impl NodeRt {
             pending_closed: Vec::new(),
             killed: None,
             spawned_at: None,
-            restarts_in_a_row: 0,
+            restarts_counted: 0,
             window_start: None,
             restarts: 0,
             helper,
@@ -202,14 +202,14 @@ impl NodeRt {
         let counted = match policy.count {
             RestartCount::InARow => {
                 if self.spawned_at.is_some_and(|t| now.saturating_duration_since(t) >= RestartSpec::STABLE_RUN) {
-                    self.restarts_in_a_row = 0;
+                    self.restarts_counted = 0;
                 }
                 "in a row".to_owned()
             }
             RestartCount::Window(window) => {
                 let start = *self.window_start.get_or_insert(now);
                 if now.saturating_duration_since(start) > window {
-                    self.restarts_in_a_row = 0;
+                    self.restarts_counted = 0;
                     self.window_start = Some(now);
                 }
                 format!("within {window:?}")
@@ -220,20 +220,20 @@ impl NodeRt {
             u32::MAX => "no limit".to_owned(),
             n => format!("max_restarts: {n}"),
         };
-        if self.restarts_in_a_row >= policy.max_restarts {
+        if self.restarts_counted >= policy.max_restarts {
             tracing::error!(
                 node = %self.id,
                 "not restarting: {} restart(s) {counted} already ({limit})",
-                self.restarts_in_a_row,
+                self.restarts_counted,
             );
             return None;
         }
-        let wait = policy.delay_before(self.restarts_in_a_row);
-        self.restarts_in_a_row += 1;
+        let wait = policy.delay_before(self.restarts_counted);
+        self.restarts_counted += 1;
         tracing::warn!(
             node = %self.id,
             "restarting in {wait:?} (restart {} {counted}, {limit}, restart: {})",
-            self.restarts_in_a_row,
+            self.restarts_counted,
             policy.policy.as_str()
         );
         self.state = NodeState::Restarting { at: now + wait, previous: outcome.clone() };
