@@ -194,3 +194,30 @@ def hosts():
         yield made
     finally:
         made.remove()
+
+
+#: ROS 2's discovery kept to this host; a domain of the tests' own.
+ROS_ENV = {
+    "ROS_AUTOMATIC_DISCOVERY_RANGE": "LOCALHOST",
+    "ROS_DOMAIN_ID": "17",
+    "RMW_IMPLEMENTATION": "rmw_fastrtps_cpp",
+    "NERVE_LOG": "info",
+}
+
+
+@pytest.fixture
+def ros_host():
+    """One host (network namespace) for a dataflow and its ROS 2 peers: no DDS packet leaves
+    the machine, and no other run on it shares the DDS domain. Needs root, as in CI."""
+    if os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    made = Hosts(f"r2{os.getpid() % 10000}", 1)
+    try:
+        yield made
+    finally:
+        made.remove()
+
+
+def ros_start(host: Hosts, argv: list[str], **kwargs) -> subprocess.Popen[str]:
+    """Starts ``argv`` on ``host`` with ROS 2's environment."""
+    return subprocess.Popen(host.on(0, argv), text=True, env={**os.environ, **ROS_ENV}, **kwargs)

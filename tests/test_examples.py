@@ -3,12 +3,13 @@
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
-from conftest import REPO, ZENOH_ENV, free_port, nerve_cmd, zenoh_config
+from conftest import REPO, ZENOH_ENV, free_port, nerve_cmd, ros_start, zenoh_config
 
 EXAMPLES = sorted(p.parent.name for p in (REPO / "examples").glob("*/dataflow.yml"))
 
@@ -187,3 +188,20 @@ def test_cluster_example_on_one_machine(tmp_path):
             base.wait(timeout=30)
     assert destroyed.returncode == 0, destroyed.stderr
     assert nerve("check").returncode != 0
+
+
+def test_ros2_example_robot_follows_the_nerve_planner(ros_host):
+    """The README's steps: the rclpy robot first, then the dataflow, stopped once the robot has
+    followed its commands. On a host of its own, so no DDS packet leaves the machine."""
+    folder = REPO / "examples" / "ros2"
+    robot = ros_start(ros_host, [sys.executable, str(folder / "robot.py")], stdout=subprocess.PIPE)
+    run = ros_start(
+        ros_host, nerve_cmd("run", str(folder / "bridge.yml")), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        out, _ = robot.communicate(timeout=120)
+    finally:
+        run.send_signal(signal.SIGINT)
+        log, _ = run.communicate(timeout=60)
+    assert robot.returncode == 0 and "robot: followed 20 commands from nerve" in out, out + log
+    assert run.returncode == 0, log

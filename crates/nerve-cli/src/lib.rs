@@ -110,6 +110,9 @@ enum Command {
     /// A source node replaced by `nerve replay` (started by the runtime).
     #[command(hide = true)]
     ReplayNode(replay::ReplayNodeArgs),
+    /// A dataflow's `ros2:` bridge node (started by the runtime).
+    #[command(hide = true)]
+    Ros2Node,
 }
 
 #[derive(Debug, clap::Args)]
@@ -242,13 +245,29 @@ where
 
 fn init_logging(zenoh_warnings: bool) {
     // Zenoh's own start-up notes (ids, addresses) are noise on a terminal, as are the Foxglove
-    // server's (`nerve foxglove` says where it listens).
-    logging::init(if zenoh_warnings { "info,zenoh=warn,foxglove=warn" } else { "info,zenoh=error,foxglove=warn" });
+    // server's (`nerve foxglove` says where it listens) and the DDS stack's: rustdds logs every
+    // discovered peer, and at shutdown warns of peers already gone and of multicast groups it
+    // never joined on a loopback-only participant. The bridge reports what matters itself.
+    const QUIET: &str = "foxglove=warn,ros2_client=warn,rustdds=error,rustdds::network::udp_listener=off";
+    logging::init(&if zenoh_warnings {
+        format!("info,zenoh=warn,{QUIET}")
+    } else {
+        format!("info,zenoh=error,{QUIET}")
+    });
 }
 
 fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {
     // The spec error lists every problem with file, line and field.
-    nerve_spec::load(path).map_err(|e| anyhow::anyhow!("{e}"))
+    let mut df = nerve_spec::load(path).map_err(|e| anyhow::anyhow!("{e}"))?;
+    for node in &mut df.nodes {
+        if let Some(bridge) = &node.ros2 {
+            // A `ros2:` node is this command, which reads the bridge from its environment.
+            let config = serde_json::to_string(bridge).context("writing a ROS 2 bridge's configuration")?;
+            node.env.insert(nerve_ros2::bridge::CONFIG_VAR.to_owned(), config);
+            (node.path, node.args) = nerve_itself(&["ros2-node".to_owned()])?;
+        }
+    }
+    Ok(df)
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<i32> {
@@ -295,6 +314,10 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Replay(args) => replay::run(&args),
         Command::RecordNode(args) => record::node(&args),
         Command::ReplayNode(args) => replay::node(&args),
+        Command::Ros2Node => {
+            nerve_ros2::bridge::run_from_env()?;
+            Ok(0)
+        }
     }
 }
 

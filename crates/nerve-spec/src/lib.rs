@@ -104,6 +104,7 @@ mod parse_params;
 mod parse_process;
 mod paths;
 mod port_types;
+pub mod ros2;
 mod spec;
 pub mod topic_name;
 mod tree;

@@ -13,6 +13,7 @@ use crate::parse_params::parse_params;
 use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
+use crate::ros2::parse_ros2;
 use crate::spec::{
     DEFAULT_QUEUE_SIZE, DiscoveryRange, FailurePolicy, HostLossPolicy, InputSource, InputSpec, MAX_QUEUE_SIZE,
     NetworkSpec, NodePath, NodeSpec, QueuePolicy, RestartPolicy, ServicesSpec,
@@ -56,6 +57,7 @@ const NODE_KEYS: &[&str] = &[
     "on_failure",
     "output_types",
     "input_types",
+    "ros2",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -401,6 +403,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut port_types = Vec::new();
     let mut dora_restart = Vec::new();
     let mut affinity = None;
+    let mut ros2 = None;
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -434,6 +437,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "on_failure" => spec.on_failure = parse_failure(p, value, &f(k)),
             "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
             "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
+            "ros2" => ros2 = Some(value),
             "cpu_affinity" => {
                 affinity = Some((key, parse_cpus(p, value, &f(k))));
                 process_marks.push((key.mark, k));
@@ -451,6 +455,18 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
     }
 
+    if let Some(value) = ros2 {
+        let inputs: Vec<String> = spec.inputs.iter().map(|i| i.id.clone()).collect();
+        spec.ros2 = parse_ros2(p, value, &f("ros2"), (&id, &spec.outputs, &inputs), &mut port_types);
+        if let Some((_, mark)) = &raw_path {
+            p.push(*mark, f("path"), "a `ros2:` node is a bridge nerve runs itself: remove `path:`");
+        }
+        // Only a bridge that parsed stands for the missing `path:`.
+        if spec.ros2.is_none() && raw_path.is_none() {
+            return None;
+        }
+    }
+
     match raw_path {
         Some((raw, mark)) => match paths::resolve(&raw, base_dir, spec.build.is_some()) {
             Ok(path) => spec.path = path,
@@ -458,7 +474,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         },
         // A node written as dora operators already has its problem reported;
         // "missing `path`" would only repeat it.
-        None if !entries.iter().any(|(k, _)| matches!(key_str(k), "path" | "operator" | "operators" | "custom")) => {
+        None if !entries
+            .iter()
+            .any(|(k, _)| matches!(key_str(k), "path" | "operator" | "operators" | "custom" | "ros2")) =>
+        {
             p.push(item.mark, &field, "missing required key `path` (a program, a `.py` file, or `dynamic`)");
         }
         // `path:` was there but not a string; already reported.
@@ -488,7 +507,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
     }
 
-    if spec.path == NodePath::Dynamic {
+    if spec.path == NodePath::Dynamic && spec.ros2.is_none() {
         for (mark, key) in process_marks {
             let applies = match key {
                 _ if key == "restart" || DORA_RESTART_KEYS.contains(&key) => {

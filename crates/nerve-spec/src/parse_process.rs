@@ -207,7 +207,7 @@ pub(crate) fn parse_cpus(p: &mut Problems, value: &Node, field: &str) -> Vec<usi
 }
 
 /// An integer within `min..=max`.
-fn integer(p: &mut Problems, value: &Node, field: &str, min: i128, max: i128) -> Option<i128> {
+pub(crate) fn integer(p: &mut Problems, value: &Node, field: &str, min: i128, max: i128) -> Option<i128> {
     match value.as_scalar().map(|s| s.kind) {
         Some(ScalarKind::Int(n)) if (min..=max).contains(&n) => Some(n),
         Some(ScalarKind::Int(n)) => {
@@ -222,7 +222,7 @@ fn integer(p: &mut Problems, value: &Node, field: &str, min: i128, max: i128) ->
 }
 
 /// Seconds as a number (`0.5`), or a string with a unit (`500ms`, `2s`), up to `max`.
-fn duration(p: &mut Problems, value: &Node, field: &str, max: Duration) -> Option<Duration> {
+pub(crate) fn duration(p: &mut Problems, value: &Node, field: &str, max: Duration) -> Option<Duration> {
     let text = value.text().unwrap_or("");
     let secs = match value.as_scalar().map(|s| s.kind) {
         #[expect(clippy::cast_precision_loss, reason = "the range is checked below; fractions of seconds are fine")]

@@ -173,6 +173,9 @@ pub struct NodeSpec {
     pub output_types: BTreeMap<String, String>,
     /// Input id → the type declared for it (`input_types:`), as written.
     pub input_types: BTreeMap<String, String>,
+    /// The node's `ros2:` key: a bridge to ROS 2 that nerve runs in place of a program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ros2: Option<crate::ros2::Ros2Bridge>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -205,6 +208,7 @@ impl NodeSpec {
             on_failure: None,
             output_types: BTreeMap::new(),
             input_types: BTreeMap::new(),
+            ros2: None,
             config: serde_json::json!({ "id": id }),
             line: 0,
         }

@@ -141,10 +141,22 @@ impl Codec {
             h if h[..2] == HEADER_BE[..2] => true,
             h => return Err(frame(format!("header {h:02x?} is not plain CDR (XCDR1)"))),
         };
-        let mut r = Reader { bytes, pos: 4, big_endian, name: &self.name, path: Vec::new() };
+        self.decode_body(&bytes[4..], big_endian)
+    }
+
+    /// A one-row array of this type from the CDR bytes that follow the encapsulation header
+    /// (a DDS sample's payload, whose header the middleware has already read).
+    ///
+    /// # Errors
+    /// As [`Codec::decode`], but for the header.
+    pub fn decode_body(&self, body: &[u8], big_endian: bool) -> Result<ArrayRef, CdrError> {
+        let mut r = Reader { bytes: body, pos: 0, big_endian, name: &self.name, path: Vec::new() };
         let mut column = Column::new(&self.shape);
         r.value(&self.shape, &mut column)?;
-        let data = column.finish(&self.data_type).map_err(|e| frame(format!("cannot build the Arrow value: {e}")))?;
+        let data = column.finish(&self.data_type).map_err(|e| CdrError::Frame {
+            type_name: self.name.clone(),
+            what: format!("cannot build the Arrow value: {e}"),
+        })?;
         Ok(make_array(data))
     }
 }
@@ -389,8 +401,7 @@ impl<'a> Reader<'a> {
     }
 
     fn align(&mut self, n: usize) {
-        let from_body = self.pos - 4;
-        self.pos += (n - from_body % n) % n;
+        self.pos += (n - self.pos % n) % n;
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], CdrError> {

@@ -1,0 +1,152 @@
+//! ROS 2 topics on DDS: their names, and CDR samples in and out of the typed Arrow values
+//! nerve moves.
+//!
+//! rustdds reads and writes the 4-byte encapsulation header itself; the adapters here hand it
+//! the CDR body nerve's codec writes and decode the body it receives straight into Arrow, so a
+//! sample is copied once each way.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use arrow_array::ArrayRef;
+use nerve_types::{CdrError, Codec, Kind, TypeName};
+use rustdds::bytes::Bytes;
+use rustdds::no_key::{Decode, DeserializerAdapter, SerializerAdapter};
+use rustdds::{DomainParticipant, QosPolicies, RepresentationIdentifier, Topic, TopicDescription, TopicKind};
+
+use crate::error::Ros2Error;
+
+/// The DDS topic of the fully qualified ROS 2 topic `name` (`/chatter` is `rt/chatter`).
+#[must_use]
+pub fn dds_topic_name(name: &str) -> String {
+    format!("rt{name}")
+}
+
+/// The DDS type name ROS 2 gives a type: `sensor_msgs/msg/Image` is
+/// `sensor_msgs::msg::dds_::Image_`.
+#[must_use]
+pub fn dds_type_name(name: &TypeName) -> String {
+    let kind = match name.kind {
+        Kind::Msg => "msg",
+        Kind::Srv => "srv",
+        Kind::Action => "action",
+    };
+    nerve_spec::ros2::dds_type_name(&name.package, kind, &name.name)
+}
+
+/// Writes CDR bodies as they are; rustdds puts the little-endian header in front.
+#[derive(Debug)]
+pub struct CdrBody;
+
+impl SerializerAdapter<Bytes> for CdrBody {
+    type Error = Infallible;
+
+    fn output_encoding() -> RepresentationIdentifier {
+        RepresentationIdentifier::CDR_LE
+    }
+
+    fn to_bytes(value: &Bytes) -> Result<Bytes, Infallible> {
+        Ok(value.clone())
+    }
+}
+
+/// Reads samples of plain CDR, either byte order, into the Arrow value of their type.
+#[derive(Debug)]
+pub struct ArrowCdr;
+
+impl DeserializerAdapter<ArrayRef> for ArrowCdr {
+    type Error = CdrError;
+    type Decoded = ArrayRef;
+
+    fn supported_encodings() -> &'static [RepresentationIdentifier] {
+        &[RepresentationIdentifier::CDR_LE, RepresentationIdentifier::CDR_BE]
+    }
+
+    fn transform_decoded(decoded: ArrayRef) -> ArrayRef {
+        decoded
+    }
+}
+
+/// The decoder of one topic's type.
+#[derive(Debug, Clone)]
+pub struct ArrowDecoder(pub Arc<Codec>);
+
+impl Decode<'_, ArrayRef> for ArrowDecoder {
+    type Error = CdrError;
+
+    fn decode_bytes(self, body: &[u8], encoding: RepresentationIdentifier) -> Result<ArrayRef, CdrError> {
+        self.0.decode_body(body, encoding == RepresentationIdentifier::CDR_BE)
+    }
+}
+
+/// A writer of CDR bodies.
+pub type Writer = rustdds::no_key::DataWriter<Bytes, CdrBody>;
+
+/// A reader of Arrow values; take samples with [`ArrowDecoder`].
+pub type Reader = rustdds::no_key::SimpleDataReader<ArrayRef, ArrowCdr>;
+
+/// Creates topics, writers and readers in one participant.
+pub struct Endpoints {
+    participant: DomainParticipant,
+    publisher: rustdds::Publisher,
+    subscriber: rustdds::Subscriber,
+}
+
+impl Endpoints {
+    /// Endpoints of `participant`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Dds`]: its publisher or subscriber cannot be created.
+    pub fn new(participant: &DomainParticipant) -> Result<Self, Ros2Error> {
+        let qos = QosPolicies::qos_none();
+        let dds = |what: &str| {
+            let what = what.to_owned();
+            move |source| Ros2Error::Dds { what, source }
+        };
+        Ok(Self {
+            participant: participant.clone(),
+            publisher: participant.create_publisher(&qos).map_err(dds("a DDS publisher"))?,
+            subscriber: participant.create_subscriber(&qos).map_err(dds("a DDS subscriber"))?,
+        })
+    }
+
+    /// The DDS topic of the ROS 2 topic `name` (fully qualified) of type `type_name`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Dds`].
+    pub fn topic(&self, name: &str, type_name: &TypeName, qos: &QosPolicies) -> Result<Topic, Ros2Error> {
+        let dds_name = dds_topic_name(name);
+        self.participant
+            .create_topic(dds_name.clone(), dds_type_name(type_name), qos, TopicKind::NoKey)
+            .map_err(|source| Ros2Error::Dds { what: format!("the topic {dds_name}"), source })
+    }
+
+    /// A writer on `topic`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Dds`].
+    pub fn writer(&self, topic: &Topic, qos: QosPolicies) -> Result<Writer, Ros2Error> {
+        self.publisher
+            .create_datawriter_no_key::<Bytes, CdrBody>(topic, Some(qos))
+            .map_err(|source| Ros2Error::Dds { what: format!("a writer on {}", topic.name()), source })
+    }
+
+    /// A reader on `topic`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Dds`].
+    pub fn reader(&self, topic: &Topic, qos: QosPolicies) -> Result<Reader, Ros2Error> {
+        self.subscriber
+            .create_simple_datareader_no_key::<ArrayRef, ArrowCdr>(topic, Some(qos))
+            .map_err(|source| Ros2Error::Dds { what: format!("a reader on {}", topic.name()), source })
+    }
+}
+
+/// Row `row` of `value` as the CDR body rustdds writes after its header.
+///
+/// # Errors
+/// [`CdrError`] naming the first field that does not fit the type.
+pub fn encode_body(codec: &Codec, value: &dyn arrow_array::Array, row: usize) -> Result<Bytes, CdrError> {
+    let frame = codec.encode(value, row)?;
+    Ok(Bytes::from(frame).slice(4..))
+}

@@ -1,0 +1,653 @@
+//! A node's `ros2:` key, dora-rs 1.x's schema: the node is a bridge to ROS 2 that nerve runs
+//! itself. ROS 2 messages arrive as typed Arrow values on its outputs; what reaches its inputs
+//! goes out to ROS 2.
+//!
+//! ```yaml
+//! - id: pose_bridge
+//!   ros2:
+//!     topic: /turtle1/pose
+//!     message_type: turtlesim/Pose
+//!     direction: subscribe
+//!     qos: {reliable: true, keep_last: 10}
+//!   outputs: [pose]
+//! ```
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fields::{join_field, key_str, mapping, string_field, unknown_key};
+use crate::parse_process::{duration, integer};
+use crate::port_types::PortDecl;
+use crate::tree::{Mark, Node, Problems, ScalarKind};
+
+/// What a `ros2:` node bridges, resolved: every topic with its port, type and QoS.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ros2Bridge {
+    /// The namespace of the ROS 2 node the bridge appears as (`/` unless set).
+    pub namespace: String,
+    /// The name of that ROS 2 node; the nerve node's id unless set (`-` becomes `_`).
+    pub node_name: String,
+    /// The topics, in the order written.
+    pub topics: Vec<Ros2Topic>,
+}
+
+/// One bridged topic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ros2Topic {
+    /// The ROS 2 topic name as written (`/turtle1/pose`, or relative to the namespace).
+    pub topic: String,
+    /// The message type, as written (`sensor_msgs/Image` or `sensor_msgs/msg/Image`).
+    pub message_type: String,
+    /// Which way messages flow.
+    pub direction: Ros2Direction,
+    /// The nerve port: the output a subscribed topic's messages go out on, or the input whose
+    /// messages are published.
+    pub port: String,
+    /// Quality of service on the ROS 2 side.
+    pub qos: Ros2Qos,
+}
+
+/// Which way a bridged topic's messages flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ros2Direction {
+    /// From ROS 2 to the node's output (dora-rs's default).
+    #[default]
+    Subscribe,
+    /// From the node's input to ROS 2.
+    Publish,
+}
+
+/// ROS 2 quality of service, dora-rs's `qos:` keys and defaults: best effort, volatile,
+/// keep the last message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ros2Qos {
+    /// Reliable delivery (`reliable: true`) or best effort.
+    pub reliable: bool,
+    /// Whether late joiners get what was already published.
+    pub durability: Ros2Durability,
+    /// How many messages are kept for readers.
+    pub history: Ros2History,
+    /// How the writer's liveliness is asserted.
+    pub liveliness: Ros2Liveliness,
+    /// How long a writer may stay silent before it is declared gone (`None`: forever).
+    pub lease_duration: Option<Duration>,
+    /// How long a reliable write may block on a full history (`None`: 100 ms).
+    pub max_blocking_time: Option<Duration>,
+}
+
+impl Default for Ros2Qos {
+    fn default() -> Self {
+        Self {
+            reliable: false,
+            durability: Ros2Durability::Volatile,
+            history: Ros2History::KeepLast(1),
+            liveliness: Ros2Liveliness::Automatic,
+            lease_duration: None,
+            max_blocking_time: None,
+        }
+    }
+}
+
+/// `qos: {durability:}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ros2Durability {
+    /// Only what is published after a reader joins.
+    Volatile,
+    /// The last messages are kept for readers that join later (`/tf_static`, maps).
+    TransientLocal,
+}
+
+/// `qos: {keep_last: N}` or `qos: {keep_all: true}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ros2History {
+    /// The last N messages.
+    KeepLast(u32),
+    /// Every message, up to the resource limits.
+    KeepAll,
+}
+
+/// `qos: {liveliness:}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ros2Liveliness {
+    /// Asserted by the middleware.
+    Automatic,
+    /// Asserted by the participant.
+    ManualByParticipant,
+    /// Asserted per topic.
+    ManualByTopic,
+}
+
+const ROS2_KEYS: &[&str] = &[
+    "transport",
+    "topic",
+    "message_type",
+    "direction",
+    "topics",
+    "service",
+    "service_type",
+    "action",
+    "action_type",
+    "role",
+    "qos",
+    "namespace",
+    "node_name",
+];
+
+const TOPIC_KEYS: &[&str] = &["topic", "message_type", "direction", "output", "input", "qos"];
+
+const QOS_KEYS: &[&str] =
+    &["reliable", "durability", "liveliness", "lease_duration", "max_blocking_time", "keep_last", "keep_all"];
+
+/// dora-rs's limit on `topics:`, kept so a dataflow valid there is valid here and back.
+const MAX_TOPICS: usize = 64;
+
+/// Longest `lease_duration` or `max_blocking_time` accepted.
+const MAX_QOS_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// One `topics:` entry (or the single `topic:`) as written, before its port is known.
+struct Written<'a> {
+    topic: String,
+    message_type: Option<(String, &'a Node)>,
+    direction: Ros2Direction,
+    port: Option<String>,
+    qos: Option<Ros2Qos>,
+    field: String,
+    mark: Mark,
+}
+
+/// Parses `ros2:`. `outputs` and `inputs` are the node's declared ports: each topic is given
+/// one, and its message type is declared on it (pushed to `port_types`) so the usual checks
+/// (the type exists, both ends of an edge agree) apply.
+pub(crate) fn parse_ros2(
+    p: &mut Problems,
+    value: &Node,
+    field: &str,
+    node: (&str, &[String], &[String]),
+    port_types: &mut Vec<PortDecl>,
+) -> Option<Ros2Bridge> {
+    let (id, outputs, inputs) = node;
+    let entries = mapping(p, value, field, "a mapping (`topic:` or `topics:`, `message_type:`...)")?;
+    let f = |k: &str| join_field(field, k);
+    let mut single = Written {
+        topic: String::new(),
+        message_type: None,
+        direction: Ros2Direction::Subscribe,
+        port: None,
+        qos: None,
+        field: field.to_owned(),
+        mark: value.mark,
+    };
+    let mut modes: Vec<(&str, Mark)> = Vec::new();
+    let mut list = Vec::new();
+    let mut qos = Ros2Qos::default();
+    let mut namespace = "/".to_owned();
+    let mut node_name = id.replace('-', "_");
+    for (key, v) in entries {
+        let k = key_str(key);
+        match k {
+            "transport" => parse_transport(p, v, &f(k)),
+            "topic" => {
+                modes.push((k, key.mark));
+                single.topic = string_field(p, v, &f(k)).unwrap_or_default();
+                single.mark = v.mark;
+            }
+            "message_type" => single.message_type = string_field(p, v, &f(k)).map(|t| (t, v)),
+            "direction" => single.direction = parse_direction(p, v, &f(k)),
+            "topics" => {
+                modes.push((k, key.mark));
+                list = parse_topics(p, v, &f(k));
+            }
+            "service" | "action" => {
+                modes.push((k, key.mark));
+                p.push(
+                    key.mark,
+                    f(k),
+                    format!(
+                        "nerve's ROS 2 bridge does not bridge {k}s yet, only topics; serve or call the {k} \
+                         from a node with rclpy meanwhile"
+                    ),
+                );
+            }
+            "service_type" | "action_type" | "role" => {}
+            "qos" => qos = parse_qos(p, v, &f(k)).unwrap_or_default(),
+            "namespace" => namespace = string_field(p, v, &f(k)).unwrap_or(namespace),
+            "node_name" => node_name = string_field(p, v, &f(k)).unwrap_or(node_name),
+            _ => unknown_key(p, key, &f(k), ROS2_KEYS),
+        }
+    }
+    check_namespace(p, value.mark, &f("namespace"), &namespace);
+    if !is_ros_token(&node_name) {
+        p.push(
+            value.mark,
+            f("node_name"),
+            format!("`{node_name}` is not a ROS 2 node name (letters, digits and `_`, not starting with a digit)"),
+        );
+    }
+    match modes.as_slice() {
+        [] => {
+            p.push(value.mark, field, "a ROS 2 bridge needs one of `topic`, `topics`, `service` or `action`");
+            return None;
+        }
+        [_, (second, mark), ..] => {
+            p.push(*mark, f(second), "only one of `topic`, `topics`, `service` and `action` may be set");
+            return None;
+        }
+        [("topic", _)] => {
+            single.port = Some(single_port(p, &single, outputs, inputs)?);
+            list = vec![single];
+        }
+        [("topics", _)] => {}
+        [_] => return None,
+    }
+    let topics = list
+        .into_iter()
+        .filter_map(|w| {
+            let port = w.port.clone().unwrap_or_else(|| default_port(&w.topic));
+            let ports = if w.direction == Ros2Direction::Subscribe { outputs } else { inputs };
+            if !ports.contains(&port) {
+                let (kind, key) = match w.direction {
+                    Ros2Direction::Subscribe => ("output", "outputs"),
+                    Ros2Direction::Publish => ("input", "inputs"),
+                };
+                p.push(
+                    w.mark,
+                    &w.field,
+                    format!("the {kind} `{port}` for topic `{}` is not in the node's `{key}`", w.topic),
+                );
+            }
+            check_topic_name(p, w.mark, &w.field, &w.topic);
+            let Some((message_type, at)) = w.message_type else {
+                p.push(w.mark, &w.field, format!("topic `{}` needs `message_type` (`std_msgs/String`...)", w.topic));
+                return None;
+            };
+            port_types.push(PortDecl {
+                port: port.clone(),
+                output: w.direction == Ros2Direction::Subscribe,
+                text: message_type.clone(),
+                mark: at.mark,
+                field: join_field(&w.field, "message_type"),
+            });
+            Some(Ros2Topic {
+                topic: w.topic,
+                message_type,
+                direction: w.direction,
+                port,
+                qos: w.qos.unwrap_or_else(|| qos.clone()),
+            })
+        })
+        .collect();
+    Some(Ros2Bridge { namespace, node_name, topics })
+}
+
+/// The port of the single `topic:`: the node's one output (subscribe) or one input (publish).
+fn single_port(p: &mut Problems, w: &Written<'_>, outputs: &[String], inputs: &[String]) -> Option<String> {
+    let (ports, kind) = match w.direction {
+        Ros2Direction::Subscribe => (outputs, "output"),
+        Ros2Direction::Publish => (inputs, "input"),
+    };
+    match ports {
+        [one] => Some(one.clone()),
+        _ => {
+            p.push(
+                w.mark,
+                &w.field,
+                format!(
+                    "a bridge of the single topic `{}` needs exactly one {kind}, the node declares {}{}",
+                    w.topic,
+                    ports.len(),
+                    if ports.is_empty() { String::new() } else { format!(" ({})", ports.join(", ")) }
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// dora-rs's port id for a topic given without `output:`/`input:`: `/turtle1/pose` is `turtle1_pose`.
+fn default_port(topic: &str) -> String {
+    topic.trim_start_matches(['/', '~']).replace('/', "_")
+}
+
+fn parse_transport(p: &mut Problems, value: &Node, field: &str) {
+    let Some(entries) = mapping(p, value, field, "a mapping (`kind: dds`)") else { return };
+    for (key, v) in entries {
+        match (key_str(key), v.text()) {
+            ("kind", Some("dds")) => {}
+            ("kind", _) => p.push(
+                v.mark,
+                join_field(field, "kind"),
+                format!(
+                    "only `dds` is supported (ROS 2's default middleware); found {}",
+                    v.text().map_or_else(|| v.describe().to_owned(), |t| format!("`{t}`"))
+                ),
+            ),
+            (k, _) => p.push(
+                key.mark,
+                join_field(field, k),
+                format!("`{k}` belongs to the zenoh transport, which nerve's bridge does not speak"),
+            ),
+        }
+    }
+}
+
+fn parse_direction(p: &mut Problems, value: &Node, field: &str) -> Ros2Direction {
+    match value.text() {
+        Some("subscribe") => Ros2Direction::Subscribe,
+        Some("publish") => Ros2Direction::Publish,
+        _ => {
+            p.push(
+                value.mark,
+                field,
+                format!("expected `subscribe` (ROS 2 to nerve) or `publish` (nerve to ROS 2), found {}", shown(value)),
+            );
+            Ros2Direction::Subscribe
+        }
+    }
+}
+
+fn parse_topics<'a>(p: &mut Problems, value: &'a Node, field: &str) -> Vec<Written<'a>> {
+    let crate::tree::Value::Seq(items) = &value.value else {
+        p.push(value.mark, field, format!("expected a list of topics, found {}", value.describe()));
+        return Vec::new();
+    };
+    if items.is_empty() {
+        p.push(value.mark, field, "the list of topics is empty");
+    }
+    if items.len() > MAX_TOPICS {
+        p.push(value.mark, field, format!("{} topics, at most {MAX_TOPICS} per bridge node", items.len()));
+    }
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let field = format!("{field}[{i}]");
+        let Some(entries) = mapping(p, item, &field, "a topic mapping (`topic:`, `message_type:`...)") else {
+            continue;
+        };
+        let mut w = Written {
+            topic: String::new(),
+            message_type: None,
+            direction: Ros2Direction::Subscribe,
+            port: None,
+            qos: None,
+            field: field.clone(),
+            mark: item.mark,
+        };
+        let mut port_key = None;
+        for (key, v) in entries {
+            let k = key_str(key);
+            let kf = join_field(&field, k);
+            match k {
+                "topic" => w.topic = string_field(p, v, &kf).unwrap_or_default(),
+                "message_type" => w.message_type = string_field(p, v, &kf).map(|t| (t, v)),
+                "direction" => w.direction = parse_direction(p, v, &kf),
+                "output" | "input" => {
+                    w.port = string_field(p, v, &kf);
+                    port_key = Some((k, key.mark));
+                }
+                "qos" => w.qos = parse_qos(p, v, &kf),
+                _ => unknown_key(p, key, &kf, TOPIC_KEYS),
+            }
+        }
+        if w.topic.is_empty() {
+            p.push(item.mark, &field, "missing required key `topic`");
+            continue;
+        }
+        match (port_key, w.direction) {
+            (Some(("input", mark)), Ros2Direction::Subscribe) => {
+                p.push(
+                    mark,
+                    join_field(&field, "input"),
+                    "a subscribed topic goes out on an `output:`, not an `input:`",
+                );
+            }
+            (Some(("output", mark)), Ros2Direction::Publish) => {
+                p.push(
+                    mark,
+                    join_field(&field, "output"),
+                    "a published topic comes from an `input:`, not an `output:`",
+                );
+            }
+            _ => {}
+        }
+        out.push(w);
+    }
+    out
+}
+
+fn parse_qos(p: &mut Problems, value: &Node, field: &str) -> Option<Ros2Qos> {
+    let entries = mapping(p, value, field, "a mapping of QoS settings")?;
+    let mut qos = Ros2Qos::default();
+    let mut keep_last = None;
+    let mut keep_all = false;
+    for (key, v) in entries {
+        let k = key_str(key);
+        let kf = join_field(field, k);
+        match k {
+            "reliable" => qos.reliable = boolean(p, v, &kf),
+            "keep_all" => keep_all = boolean(p, v, &kf),
+            "keep_last" => keep_last = integer(p, v, &kf, 1, i128::from(i32::MAX)).and_then(|n| u32::try_from(n).ok()),
+            "durability" => {
+                qos.durability = match v.text() {
+                    Some("volatile") => Ros2Durability::Volatile,
+                    Some("transient_local") => Ros2Durability::TransientLocal,
+                    _ => {
+                        p.push(v.mark, kf, format!("expected `volatile` or `transient_local`, found {}", shown(v)));
+                        Ros2Durability::Volatile
+                    }
+                }
+            }
+            "liveliness" => {
+                qos.liveliness = match v.text() {
+                    Some("automatic") => Ros2Liveliness::Automatic,
+                    Some("manual_by_participant") => Ros2Liveliness::ManualByParticipant,
+                    Some("manual_by_topic") => Ros2Liveliness::ManualByTopic,
+                    _ => {
+                        p.push(
+                            v.mark,
+                            kf,
+                            format!(
+                                "expected `automatic`, `manual_by_participant` or `manual_by_topic`, found {}",
+                                shown(v)
+                            ),
+                        );
+                        Ros2Liveliness::Automatic
+                    }
+                }
+            }
+            "lease_duration" => qos.lease_duration = duration(p, v, &kf, MAX_QOS_DURATION),
+            "max_blocking_time" => qos.max_blocking_time = duration(p, v, &kf, MAX_QOS_DURATION),
+            _ => unknown_key(p, key, &kf, QOS_KEYS),
+        }
+    }
+    qos.history = match (keep_all, keep_last) {
+        (true, Some(_)) => {
+            p.push(value.mark, field, "`keep_all: true` and `keep_last` contradict each other: keep one");
+            Ros2History::KeepAll
+        }
+        (true, None) => Ros2History::KeepAll,
+        (false, n) => Ros2History::KeepLast(n.unwrap_or(1)),
+    };
+    Some(qos)
+}
+
+fn boolean(p: &mut Problems, value: &Node, field: &str) -> bool {
+    match value.as_scalar().map(|s| s.kind) {
+        Some(ScalarKind::Bool(b)) => b,
+        _ => {
+            p.push(value.mark, field, format!("expected true or false, found {}", value.describe()));
+            false
+        }
+    }
+}
+
+fn shown(value: &Node) -> String {
+    value.text().map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"))
+}
+
+/// A ROS 2 name token: letters, digits and `_`, not starting with a digit.
+fn is_ros_token(token: &str) -> bool {
+    let mut chars = token.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !token.contains("__")
+}
+
+/// A topic name as ROS 2 accepts it: absolute (`/a/b`), relative (`a/b`) or private (`~/a`).
+fn check_topic_name(p: &mut Problems, mark: Mark, field: &str, topic: &str) {
+    let body = topic.strip_prefix("~/").or_else(|| topic.strip_prefix('/')).unwrap_or(topic);
+    if body.is_empty() || !body.split('/').all(is_ros_token) {
+        p.push(
+            mark,
+            field,
+            format!(
+                "`{topic}` is not a ROS 2 topic name (tokens of letters, digits and `_` separated by `/`, none starting \
+                 with a digit)"
+            ),
+        );
+    }
+}
+
+fn check_namespace(p: &mut Problems, mark: Mark, field: &str, namespace: &str) {
+    let ok = namespace == "/" || namespace.strip_prefix('/').is_some_and(|body| body.split('/').all(is_ros_token));
+    if !ok {
+        p.push(mark, field, format!("`{namespace}` is not a ROS 2 namespace (`/`, or absolute like `/robot1`)"));
+    }
+}
+
+/// The name of a message type's DDS topic type, as ROS 2 writes it: `sensor_msgs/msg/Image` is
+/// `sensor_msgs::msg::dds_::Image_`.
+#[must_use]
+pub fn dds_type_name(package: &str, kind: &str, name: &str) -> String {
+    format!("{package}::{kind}::dds_::{name}_")
+}
+
+/// The fully qualified ROS 2 name of `topic` for a node `node_name` in `namespace`.
+#[must_use]
+pub fn resolve_topic(topic: &str, namespace: &str, node_name: &str) -> String {
+    let ns = namespace.trim_end_matches('/');
+    if let Some(rest) = topic.strip_prefix("~/") {
+        format!("{ns}/{node_name}/{rest}")
+    } else if topic.starts_with('/') {
+        topic.to_owned()
+    } else {
+        format!("{ns}/{topic}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn bridge(yaml: &str) -> Result<crate::NodeSpec, String> {
+        let df = crate::parse_str(yaml, Path::new("df.yml")).map_err(|e| e.to_string())?;
+        Ok(df.nodes.into_iter().find(|n| n.ros2.is_some()).expect("a bridge node"))
+    }
+
+    const SINK: &str = "  - id: sink\n    path: dynamic\n    inputs: {pose: b/pose}\n";
+
+    #[test]
+    fn a_single_topic_goes_out_on_the_nodes_one_output_with_its_type() {
+        let yaml = format!(
+            "nodes:\n  - id: b\n    ros2:\n      topic: /turtle1/pose\n      message_type: geometry_msgs/Pose\n    outputs: [pose]\n{SINK}"
+        );
+        let node = bridge(&yaml).unwrap_or_else(|e| panic!("{e}"));
+        let ros2 = node.ros2.as_ref().expect("parsed");
+        assert_eq!(ros2.node_name, "b");
+        assert_eq!(ros2.namespace, "/");
+        assert_eq!(ros2.topics[0].port, "pose");
+        assert_eq!(ros2.topics[0].direction, Ros2Direction::Subscribe);
+        assert_eq!(ros2.topics[0].qos, Ros2Qos::default());
+        assert_eq!(node.output_types.get("pose").map(String::as_str), Some("geometry_msgs/Pose"));
+    }
+
+    #[test]
+    fn topics_take_their_ports_from_the_topic_name_unless_given() {
+        let yaml = "nodes:\n  - id: b\n    ros2:\n      topics:\n        - {topic: /turtle1/pose, message_type: geometry_msgs/Pose}\n        - topic: /turtle1/cmd_vel\n          message_type: geometry_msgs/msg/Twist\n          direction: publish\n          input: velocity\n          qos: {reliable: true, durability: transient_local, keep_last: 5}\n      qos: {keep_all: true}\n    inputs: {velocity: b/turtle1_pose}\n    outputs: [turtle1_pose]\n";
+        let node = bridge(yaml);
+        // The edge joins a Pose output to a Twist input: the type check refuses it.
+        let e = node.expect_err("types differ");
+        assert!(e.contains("geometry_msgs/msg/Twist"), "{e}");
+        let yaml = yaml.replace("velocity: b/turtle1_pose", "velocity: dora/timer/millis/10");
+        let ros2 = bridge(&yaml).unwrap_or_else(|e| panic!("{e}")).ros2.expect("parsed");
+        assert_eq!(ros2.topics[0].port, "turtle1_pose");
+        assert_eq!(ros2.topics[0].qos.history, Ros2History::KeepAll);
+        assert_eq!(ros2.topics[1].port, "velocity");
+        assert_eq!(ros2.topics[1].direction, Ros2Direction::Publish);
+        assert!(ros2.topics[1].qos.reliable);
+        assert_eq!(ros2.topics[1].qos.durability, Ros2Durability::TransientLocal);
+        assert_eq!(ros2.topics[1].qos.history, Ros2History::KeepLast(5));
+    }
+
+    #[test]
+    fn mistakes_are_named_where_they_are() {
+        for (ros2, ports, expected) in [
+            ("{topic: /a}", "outputs: [a]", "topic `/a` needs `message_type`"),
+            (
+                "{topic: /a, message_type: std_msgs/String}",
+                "outputs: [a, b]",
+                "needs exactly one output, the node declares 2 (a, b)",
+            ),
+            (
+                "{topic: /a, message_type: std_msgs/Strin}",
+                "outputs: [a]",
+                "unknown type `std_msgs/msg/Strin`; did you mean `std_msgs/msg/String`?",
+            ),
+            ("{topic: /a, message_type: std_msgs/String, direction: both}", "outputs: [a]", "expected `subscribe`"),
+            ("{topic: 1a, message_type: std_msgs/String}", "outputs: [a]", "`1a` is not a ROS 2 topic name"),
+            ("{topic: /a, topics: [], message_type: std_msgs/String}", "outputs: [a]", "only one of"),
+            ("{}", "outputs: [a]", "needs one of `topic`, `topics`"),
+            (
+                "{service: /add, service_type: example_interfaces/AddTwoInts, role: server}",
+                "outputs: [a]",
+                "does not bridge services yet",
+            ),
+            (
+                "{topics: [{topic: /x, message_type: std_msgs/String}]}",
+                "outputs: [a]",
+                "the output `x` for topic `/x` is not in the node's `outputs`",
+            ),
+            (
+                "{topic: /a, message_type: std_msgs/String, qos: {keep_last: 0}}",
+                "outputs: [a]",
+                "qos.keep_last: must be between 1",
+            ),
+            (
+                "{topic: /a, message_type: std_msgs/String, qos: {keep_last: 2, keep_all: true}}",
+                "outputs: [a]",
+                "contradict",
+            ),
+            (
+                "{topic: /a, message_type: std_msgs/String, qos: {durability: forever}}",
+                "outputs: [a]",
+                "`transient_local`",
+            ),
+            (
+                "{topic: /a, message_type: std_msgs/String, transport: {kind: zenoh}}",
+                "outputs: [a]",
+                "only `dds` is supported",
+            ),
+            ("{topic: /a, message_type: std_msgs/String, namespace: robot}", "outputs: [a]", "not a ROS 2 namespace"),
+            ("{topic: /a, message_type: std_msgs/String, reliable: true}", "outputs: [a]", "unknown key `reliable`"),
+        ] {
+            let yaml = format!("nodes:\n  - id: b\n    ros2: {ros2}\n    {ports}\n");
+            let e = bridge(&yaml).expect_err(ros2);
+            assert!(e.contains(expected), "{ros2}: {e}");
+            assert!(e.contains("nodes[b].ros2"), "{ros2}: {e}");
+        }
+    }
+
+    #[test]
+    fn names_resolve_as_ros_2_resolves_them() {
+        assert_eq!(resolve_topic("/chatter", "/robot", "talker"), "/chatter");
+        assert_eq!(resolve_topic("chatter", "/robot", "talker"), "/robot/chatter");
+        assert_eq!(resolve_topic("chatter", "/", "talker"), "/chatter");
+        assert_eq!(resolve_topic("~/state", "/robot", "talker"), "/robot/talker/state");
+        assert_eq!(dds_type_name("sensor_msgs", "msg", "Image"), "sensor_msgs::msg::dds_::Image_");
+    }
+}
