@@ -247,8 +247,9 @@ fn init_logging(zenoh_warnings: bool) {
     // Zenoh's own start-up notes (ids, addresses) are noise on a terminal, as are the Foxglove
     // server's (`nerve foxglove` says where it listens) and the DDS stack's: rustdds logs every
     // discovered peer, and at shutdown warns of peers already gone and of multicast groups it
-    // never joined on a loopback-only participant. The bridge reports what matters itself.
-    const QUIET: &str = "foxglove=warn,ros2_client=warn,rustdds=error,rustdds::network::udp_listener=off";
+    // never joined on a loopback-only participant; ros2-client warns that ROS_DISTRO is unset,
+    // which nerve never needs. The bridge reports what matters itself.
+    const QUIET: &str = "foxglove=warn,ros2_client=error,rustdds=error,rustdds::network::udp_listener=off";
     logging::init(&if zenoh_warnings {
         format!("info,zenoh=warn,{QUIET}")
     } else {

@@ -1,6 +1,6 @@
 //! Where nerve's log lines go: standard error, filtered by `NERVE_LOG` (a `tracing` filter such
-//! as `debug` or `warn,nerve_topic=debug`; Zenoh's own lines stay at the caller's default level
-//! unless it names `zenoh`).
+//! as `debug` or `warn,nerve_topic=debug`; the lines of Zenoh and the DDS stack stay at the
+//! caller's default level unless it names `zenoh`, `rustdds` or `ros2_client`).
 //!
 //! The command line and the Python package share one process-wide subscriber: the package
 //! installs it on import (warnings only), and the `nerve` command run through the package
@@ -17,6 +17,9 @@ use tracing_subscriber::{EnvFilter, Registry, reload};
 /// and what a node logs itself (`node.log`, `node.logger`) from `info` up.
 pub const LIBRARY_DEFAULT: &str = "warn,zenoh=error,nerve::node=info";
 
+/// The libraries whose lines keep the default's level under a `NERVE_LOG` that does not name them.
+const QUIETED: &[&str] = &["zenoh", "foxglove", "ros2_client", "rustdds"];
+
 static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(None);
 
 /// Sends log lines at `default` level and above to standard error (`NERVE_LOG` overrides it);
@@ -24,11 +27,15 @@ static FILTER: Mutex<Option<reload::Handle<EnvFilter, Registry>>> = Mutex::new(N
 /// installed by the program first is left as it is.
 pub fn init(default: &str) {
     let filter = match std::env::var("NERVE_LOG") {
-        // Zenoh's own lines (ids, addresses, links it retries) would drown nerve's: they keep
-        // the default's level unless the filter names zenoh.
+        // The lines of the libraries nerve quiets by default (Zenoh's ids, addresses and
+        // retried links; the DDS stack's every discovered peer) would drown nerve's: they keep
+        // the default's level unless the filter names their crate.
         Ok(spec) if !spec.trim().is_empty() => {
-            let zenoh = default.split(',').find(|d| d.starts_with("zenoh=")).unwrap_or("zenoh=warn");
-            let spec = if spec.contains("zenoh") { spec } else { format!("{spec},{zenoh}") };
+            let quieted = default.split(',').filter(|d| {
+                let krate = d.split(['=', ':']).next().unwrap_or_default();
+                d.contains('=') && QUIETED.contains(&krate) && !spec.contains(krate)
+            });
+            let spec = std::iter::once(spec.as_str()).chain(quieted).collect::<Vec<_>>().join(",");
             EnvFilter::try_new(&spec).unwrap_or_else(|e| {
                 eprintln!("nerve: NERVE_LOG=`{spec}` is not a log filter ({e}); using `{default}`");
                 EnvFilter::new(default)

@@ -13,8 +13,8 @@ use std::time::Duration;
 use futures::StreamExt;
 use futures::future::Either;
 use nerve_node::{Event, Next, Node, Parameters};
-use nerve_spec::ros2::{Ros2Bridge, Ros2Direction, resolve_topic};
-use nerve_types::{Codec, Registry, TypeName};
+use nerve_spec::ros2::{Ros2Bridge, Ros2Direction, Ros2Role, Ros2Service, resolve_topic};
+use nerve_types::{Codec, Kind, Registry, TypeName};
 use ros2_client::{Context, NodeName, NodeOptions};
 use rustdds::{DataReaderStatus, DataWriterStatus, GUID, RTPSEntity, StatusEvented};
 use tracing::{info, warn};
@@ -22,7 +22,8 @@ use tracing::{info, warn};
 use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
-use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, encode_body};
+use crate::service::{self, ServiceBridge};
+use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, encode_body};
 
 /// The variable through which `nerve run` hands a bridge node its `ros2:` key, as JSON.
 pub const CONFIG_VAR: &str = "NERVE_ROS2_BRIDGE";
@@ -80,11 +81,11 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
     let mut outgoing: HashMap<String, Vec<Outgoing>> = HashMap::new();
     let mut incoming = Vec::new();
     for t in &bridge.topics {
-        let type_name = TypeName::parse(&t.message_type).map_err(|e| Ros2Error::Config(e.to_string()))?;
+        let type_name = parse_type(&t.message_type)?;
         let codec = Codec::new(&registry, &type_name)?;
         let name = resolve_topic(&t.topic, &bridge.namespace, &bridge.node_name);
         let qos = dds_qos(&t.qos);
-        let topic = endpoints.topic(&name, &type_name, &qos)?;
+        let topic = endpoints.topic(&dds_topic_name(&name), &type_name, &qos)?;
         match t.direction {
             Ros2Direction::Publish => {
                 let writer = endpoints.writer(&topic, qos)?;
@@ -96,20 +97,40 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
             }
         }
     }
+    let service = bridge.service.as_ref().map(|s| service_endpoints(s, bridge, &endpoints, &registry)).transpose()?;
 
     let (node, mut events) = Node::init_from_env()?;
     let node = Arc::new(node);
+    let thread_failed = |name: &str| {
+        let name = name.to_owned();
+        move |e: std::io::Error| Ros2Error::Config(format!("cannot start the thread of {name}: {e}"))
+    };
     for topic in incoming {
         let node = Arc::clone(&node);
-        let thread = format!("ros2 {}", topic.name);
-        let failed = |e| Ros2Error::Config(format!("cannot start the thread `{thread}`: {e}"));
-        std::thread::Builder::new().name(thread.clone()).spawn(move || forward(&topic, &node, own)).map_err(failed)?;
+        let name = topic.name.clone();
+        std::thread::Builder::new()
+            .name(format!("ros2 {name}"))
+            .spawn(move || forward(&topic, &node, own))
+            .map_err(thread_failed(&name))?;
     }
+    let mut service = match (service, &bridge.service) {
+        (Some((name, ends)), Some(spec)) => Some(
+            match spec.role {
+                Ros2Role::Server => ServiceBridge::server(name.clone(), ends, &node, spec.requests.clone()),
+                Ros2Role::Client => ServiceBridge::client(name.clone(), ends, &node, spec.responses.clone()),
+            }
+            .map_err(thread_failed(&name))?,
+        ),
+        _ => None,
+    };
     loop {
         match events.next_event(Some(STATUS_POLL)) {
             Next::Event(Event::Input(message)) => {
                 for topic in outgoing.get(message.id.as_str()).into_iter().flatten() {
                     publish(topic, message.data.as_ref());
+                }
+                if let Some(service) = &mut service {
+                    service.on_input(&message);
                 }
             }
             Next::Event(Event::Error(e)) => warn!("{e}"),
@@ -117,9 +138,10 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
             Next::Event(Event::Stop) | Next::End => break,
         }
         for topic in outgoing.values().flatten() {
-            while let Some(status) = topic.writer.try_recv_status() {
-                writer_status(&topic.name, &status);
-            }
+            report_writer(&topic.name, &topic.writer);
+        }
+        if let Some(service) = &mut service {
+            service.on_poll();
         }
     }
     Ok(())
@@ -170,7 +192,51 @@ fn reader_status(topic: &str, status: &DataReaderStatus) {
     }
 }
 
-fn writer_status(topic: &str, status: &DataWriterStatus) {
+/// The service's DDS topics (`rq/<name>Request`, `rr/<name>Reply`), the bridge's side of them,
+/// and its codecs.
+fn service_endpoints(
+    spec: &Ros2Service,
+    bridge: &Ros2Bridge,
+    endpoints: &Endpoints,
+    registry: &Registry,
+) -> Result<(String, service::Endpoints), Ros2Error> {
+    let service = parse_type(&spec.service_type)?;
+    let service = TypeName { kind: Kind::Srv, ..service };
+    let name = resolve_topic(&spec.service, &bridge.namespace, &bridge.node_name);
+    let (request_type, response_type) = (service.part("Request"), service.part("Response"));
+    let qos = dds_qos(&spec.qos);
+    let requests = endpoints.topic(&format!("rq{name}Request"), &request_type, &qos)?;
+    let replies = endpoints.topic(&format!("rr{name}Reply"), &response_type, &qos)?;
+    let request_codec = Codec::new(registry, &request_type)?;
+    let response_codec = Codec::new(registry, &response_type)?;
+    let ends = match spec.role {
+        Ros2Role::Server => service::Endpoints {
+            writer: endpoints.writer(&replies, qos.clone())?,
+            reader: endpoints.reader(&requests, qos)?,
+            codec: response_codec,
+            decoder: ArrowDecoder(Arc::new(request_codec)),
+        },
+        Ros2Role::Client => service::Endpoints {
+            writer: endpoints.writer(&requests, qos.clone())?,
+            reader: endpoints.reader(&replies, qos)?,
+            codec: request_codec,
+            decoder: ArrowDecoder(Arc::new(response_codec)),
+        },
+    };
+    Ok((name, ends))
+}
+
+fn parse_type(written: &str) -> Result<TypeName, Ros2Error> {
+    TypeName::parse(written).map_err(|e| Ros2Error::Config(e.to_string()))
+}
+
+fn report_writer(name: &str, writer: &Writer) {
+    while let Some(status) = writer.try_recv_status() {
+        writer_status(name, &status);
+    }
+}
+
+pub(crate) fn writer_status(topic: &str, status: &DataWriterStatus) {
     match status {
         DataWriterStatus::OfferedIncompatibleQos { last_policy_id, reader, requested_qos, offered_qos, .. } => warn!(
             "{topic}: the ROS 2 reader {reader:?} cannot match this bridge's writer: its {last_policy_id:?} policy is \

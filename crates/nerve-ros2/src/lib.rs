@@ -14,8 +14,10 @@ pub mod bridge;
 mod domain;
 mod error;
 mod qos;
+mod service;
 pub mod wire;
 
 pub use domain::{DiscoveryRange, Domain};
 pub use error::Ros2Error;
 pub use qos::dds_qos;
+pub use service::REQUEST_ID;

@@ -110,12 +110,13 @@ impl Endpoints {
         })
     }
 
-    /// The DDS topic of the ROS 2 topic `name` (fully qualified) of type `type_name`.
+    /// The DDS topic `dds_name` ([`dds_topic_name`], or a service's `rq/…Request`) of type
+    /// `type_name`.
     ///
     /// # Errors
     /// [`Ros2Error::Dds`].
-    pub fn topic(&self, name: &str, type_name: &TypeName, qos: &QosPolicies) -> Result<Topic, Ros2Error> {
-        let dds_name = dds_topic_name(name);
+    pub fn topic(&self, dds_name: &str, type_name: &TypeName, qos: &QosPolicies) -> Result<Topic, Ros2Error> {
+        let dds_name = dds_name.to_owned();
         self.participant
             .create_topic(dds_name.clone(), dds_type_name(type_name), qos, TopicKind::NoKey)
             .map_err(|source| Ros2Error::Dds { what: format!("the topic {dds_name}"), source })

@@ -28,8 +28,40 @@ pub struct Ros2Bridge {
     pub namespace: String,
     /// The name of that ROS 2 node; the nerve node's id unless set (`-` becomes `_`).
     pub node_name: String,
-    /// The topics, in the order written.
+    /// The topics, in the order written (none for a service bridge).
     pub topics: Vec<Ros2Topic>,
+    /// The service (`service:`), when the bridge is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<Ros2Service>,
+}
+
+/// A bridged service: a nerve node calls a ROS 2 server (`role: client`), or ROS 2 clients
+/// call a nerve node (`role: server`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ros2Service {
+    /// The ROS 2 service name as written.
+    pub service: String,
+    /// The service type, as written (`std_srvs/SetBool` or `std_srvs/srv/SetBool`).
+    pub service_type: String,
+    /// Which side of the calls the bridge is.
+    pub role: Ros2Role,
+    /// The port requests travel on: the node's one input (client) or one output (server).
+    pub requests: String,
+    /// The port responses travel on: the node's one output (client) or one input (server).
+    pub responses: String,
+    /// Quality of service of both DDS topics; ROS 2's service default (reliable, keep the
+    /// last 10) unless `qos:` is written.
+    pub qos: Ros2Qos,
+}
+
+/// `role:` of a service bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ros2Role {
+    /// Requests come from the dataflow and go to a ROS 2 server.
+    Client,
+    /// Requests come from ROS 2 clients and go to the dataflow, which answers.
+    Server,
 }
 
 /// One bridged topic.
@@ -75,6 +107,14 @@ pub struct Ros2Qos {
     pub lease_duration: Option<Duration>,
     /// How long a reliable write may block on a full history (`None`: 100 ms).
     pub max_blocking_time: Option<Duration>,
+}
+
+impl Ros2Qos {
+    /// ROS 2's QoS for services: reliable, volatile, the last 10 kept.
+    #[must_use]
+    pub fn service_default() -> Self {
+        Self { reliable: true, history: Ros2History::KeepLast(10), ..Self::default() }
+    }
 }
 
 impl Default for Ros2Qos {
@@ -184,7 +224,10 @@ pub(crate) fn parse_ros2(
     };
     let mut modes: Vec<(&str, Mark)> = Vec::new();
     let mut list = Vec::new();
-    let mut qos = Ros2Qos::default();
+    let mut qos = None;
+    let mut service = None;
+    let mut service_type = None;
+    let mut role = None;
     let mut namespace = "/".to_owned();
     let mut node_name = id.replace('-', "_");
     for (key, v) in entries {
@@ -202,19 +245,23 @@ pub(crate) fn parse_ros2(
                 modes.push((k, key.mark));
                 list = parse_topics(p, v, &f(k));
             }
-            "service" | "action" => {
+            "service" => {
+                modes.push((k, key.mark));
+                service = string_field(p, v, &f(k)).map(|s| (s, v.mark));
+            }
+            "service_type" => service_type = string_field(p, v, &f(k)).map(|t| (t, v.mark)),
+            "role" => role = parse_role(p, v, &f(k)),
+            "action" => {
                 modes.push((k, key.mark));
                 p.push(
                     key.mark,
                     f(k),
-                    format!(
-                        "nerve's ROS 2 bridge does not bridge {k}s yet, only topics; serve or call the {k} \
-                         from a node with rclpy meanwhile"
-                    ),
+                    "nerve's ROS 2 bridge does not bridge actions yet, only topics and services; serve or \
+                     send the goals from a node with rclpy meanwhile",
                 );
             }
-            "service_type" | "action_type" | "role" => {}
-            "qos" => qos = parse_qos(p, v, &f(k)).unwrap_or_default(),
+            "action_type" => {}
+            "qos" => qos = parse_qos(p, v, &f(k)),
             "namespace" => namespace = string_field(p, v, &f(k)).unwrap_or(namespace),
             "node_name" => node_name = string_field(p, v, &f(k)).unwrap_or(node_name),
             _ => unknown_key(p, key, &f(k), ROS2_KEYS),
@@ -242,8 +289,20 @@ pub(crate) fn parse_ros2(
             list = vec![single];
         }
         [("topics", _)] => {}
+        [("service", mark)] => {
+            let ports = (outputs, inputs);
+            let service = parse_service(p, (*mark, &f("service")), (service, service_type, role), ports, port_types);
+            let qos = qos.unwrap_or_else(Ros2Qos::service_default);
+            return Some(Ros2Bridge {
+                namespace,
+                node_name,
+                topics: Vec::new(),
+                service: service.map(|s| Ros2Service { qos, ..s }),
+            });
+        }
         [_] => return None,
     }
+    let qos = qos.unwrap_or_default();
     let topics = list
         .into_iter()
         .filter_map(|w| {
@@ -281,7 +340,7 @@ pub(crate) fn parse_ros2(
             })
         })
         .collect();
-    Some(Ros2Bridge { namespace, node_name, topics })
+    Some(Ros2Bridge { namespace, node_name, topics, service: None })
 }
 
 /// The port of the single `topic:`: the node's one output (subscribe) or one input (publish).
@@ -348,6 +407,95 @@ fn parse_direction(p: &mut Problems, value: &Node, field: &str) -> Ros2Direction
             Ros2Direction::Subscribe
         }
     }
+}
+
+fn parse_role(p: &mut Problems, value: &Node, field: &str) -> Option<Ros2Role> {
+    match value.text() {
+        Some("client") => Some(Ros2Role::Client),
+        Some("server") => Some(Ros2Role::Server),
+        _ => {
+            p.push(
+                value.mark,
+                field,
+                format!(
+                    "expected `client` (the dataflow calls ROS 2) or `server` (ROS 2 calls the dataflow), found {}",
+                    shown(value)
+                ),
+            );
+            None
+        }
+    }
+}
+
+type Located = Option<(String, Mark)>;
+
+/// A service bridge: its type declared on both ports, requests and responses.
+fn parse_service(
+    p: &mut Problems,
+    (mark, field): (Mark, &str),
+    (service, service_type, role): (Located, Located, Option<Ros2Role>),
+    (outputs, inputs): (&[String], &[String]),
+    port_types: &mut Vec<PortDecl>,
+) -> Option<Ros2Service> {
+    let parent = field.trim_end_matches(".service");
+    let (service, at) = service?;
+    check_topic_name(p, at, field, &service);
+    let Some((written, type_mark)) = service_type else {
+        p.push(mark, parent, format!("service `{service}` needs `service_type` (`std_srvs/SetBool`...)"));
+        return None;
+    };
+    let type_field = join_field(parent, "service_type");
+    let name = match written.split('/').collect::<Vec<_>>()[..] {
+        [package, name] | [package, "srv", name] => format!("{package}/srv/{name}"),
+        _ => {
+            p.push(
+                type_mark,
+                type_field,
+                format!("`{written}` is not a service type (`package/Name` or `package/srv/Name`)"),
+            );
+            return None;
+        }
+    };
+    let Some(role) = role else {
+        p.push(mark, parent, format!("service `{service}` needs `role: client` or `role: server`"));
+        return None;
+    };
+    // A client takes requests on its input and answers on its output; a server the reverse.
+    let (request_ports, response_ports, request_kind, response_kind) = match role {
+        Ros2Role::Client => (inputs, outputs, "input", "output"),
+        Ros2Role::Server => (outputs, inputs, "output", "input"),
+    };
+    let one = |p: &mut Problems, ports: &[String], kind: &str, what: &str| match ports {
+        [port] => Some(port.clone()),
+        _ => {
+            p.push(
+                mark,
+                parent,
+                format!(
+                    "a service {} needs exactly one {kind} ({what}), the node declares {}{}",
+                    if role == Ros2Role::Client { "client" } else { "server" },
+                    ports.len(),
+                    if ports.is_empty() { String::new() } else { format!(" ({})", ports.join(", ")) }
+                ),
+            );
+            None
+        }
+    };
+    let requests = one(p, request_ports, request_kind, "the requests");
+    let responses = one(p, response_ports, response_kind, "the responses");
+    let (requests, responses) = (requests?, responses?);
+    for (port, part, output) in
+        [(&requests, "Request", role == Ros2Role::Server), (&responses, "Response", role == Ros2Role::Client)]
+    {
+        port_types.push(PortDecl {
+            port: port.clone(),
+            output,
+            text: format!("{name}_{part}"),
+            mark: type_mark,
+            field: type_field.clone(),
+        });
+    }
+    Some(Ros2Service { service, service_type: written, role, requests, responses, qos: Ros2Qos::default() })
 }
 
 fn parse_topics<'a>(p: &mut Problems, value: &'a Node, field: &str) -> Vec<Written<'a>> {
@@ -603,10 +751,28 @@ mod tests {
             ("{topic: /a, topics: [], message_type: std_msgs/String}", "outputs: [a]", "only one of"),
             ("{}", "outputs: [a]", "needs one of `topic`, `topics`"),
             (
-                "{service: /add, service_type: example_interfaces/AddTwoInts, role: server}",
+                "{service: /set, service_type: std_srvs/SetBool}",
                 "outputs: [a]",
-                "does not bridge services yet",
+                "needs `role: client` or `role: server`",
             ),
+            ("{service: /set, role: server}", "outputs: [a]", "needs `service_type`"),
+            ("{service: /set, service_type: std_srvs/SetBool, role: boss}", "outputs: [a]", "expected `client`"),
+            (
+                "{service: /set, service_type: std_srvs/action/SetBool, role: server}",
+                "outputs: [a]",
+                "is not a service type",
+            ),
+            (
+                "{service: /set, service_type: std_srvs/SetBool, role: server}",
+                "outputs: [a]",
+                "a service server needs exactly one input (the responses), the node declares 0",
+            ),
+            (
+                "{service: /set, service_type: std_srvs/SetBol, role: client}",
+                "inputs: {a: dora/timer/millis/10}\n    outputs: [b]",
+                "unknown type `std_srvs/srv/SetBol_Request`",
+            ),
+            ("{action: /go, action_type: a/B, role: client}", "outputs: [a]", "does not bridge actions yet"),
             (
                 "{topics: [{topic: /x, message_type: std_msgs/String}]}",
                 "outputs: [a]",
@@ -640,6 +806,23 @@ mod tests {
             assert!(e.contains(expected), "{ros2}: {e}");
             assert!(e.contains("nodes[b].ros2"), "{ros2}: {e}");
         }
+    }
+
+    #[test]
+    fn a_service_declares_its_request_and_response_types_on_its_ports() {
+        let yaml = "nodes:\n  - id: b\n    ros2: {service: /set, service_type: std_srvs/SetBool, role: server}\n    inputs: {reply: h/reply}\n    outputs: [ask]\n  - id: h\n    path: dynamic\n    inputs: {ask: b/ask}\n    outputs: [reply]\n    output_types: {reply: std_srvs/srv/SetBool_Response}\n";
+        let node = bridge(yaml).unwrap_or_else(|e| panic!("{e}"));
+        let service = node.ros2.as_ref().and_then(|b| b.service.clone()).expect("a service bridge");
+        assert_eq!(
+            (service.role, service.requests.as_str(), service.responses.as_str()),
+            (Ros2Role::Server, "ask", "reply")
+        );
+        assert_eq!(service.qos, Ros2Qos::service_default());
+        assert_eq!(node.output_types.get("ask").map(String::as_str), Some("std_srvs/srv/SetBool_Request"));
+        assert_eq!(node.input_types.get("reply").map(String::as_str), Some("std_srvs/srv/SetBool_Response"));
+        // The handler answering with another type is refused before anything runs.
+        let wrong = yaml.replace("reply: std_srvs/srv/SetBool_Response", "reply: std_msgs/String");
+        assert!(bridge(&wrong).is_err());
     }
 
     #[test]
