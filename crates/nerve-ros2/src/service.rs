@@ -11,9 +11,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use arrow_array::ArrayRef;
 use nerve_node::{Message, Node, Parameters};
 use nerve_types::Codec;
 use rustdds::bytes::Bytes;
+use rustdds::no_key::DeserializedCacheChange;
 use rustdds::{DataWriterStatus, SampleIdentity, SequenceNumber, StatusEvented, WriteOptionsBuilder};
 use tracing::warn;
 
@@ -115,39 +117,49 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// Starts the thread that hands each of `reader`'s samples to `each`; a sample that does not
+/// decode is dropped with a warning naming the service and `what` it was.
+fn on_samples(
+    service: String,
+    ends: (Reader, ArrowDecoder),
+    what: &'static str,
+    mut each: impl FnMut(&str, DeserializedCacheChange<ArrayRef>) + Send + 'static,
+) -> std::io::Result<()> {
+    let (reader, decoder) = ends;
+    std::thread::Builder::new().name(format!("ros2 {service}")).spawn(move || {
+        let samples = Box::pin(reader.as_async_stream_with(decoder));
+        for sample in futures::executor::block_on_stream(samples) {
+            match sample {
+                Ok(sample) => each(&service, sample),
+                Err(e) => warn!("{service}: a {what} that does not decode was dropped: {e}"),
+            }
+        }
+    })?;
+    Ok(())
+}
+
 impl ServiceBridge {
     /// A server bridge: starts the thread that sends ROS 2 requests on `port`.
     pub(crate) fn server(name: String, ends: Endpoints, node: &Arc<Node>, port: String) -> std::io::Result<Self> {
         let waiting = Arc::new(Mutex::new(Waiting::new()));
-        let (reader, decoder, service, node, pending) =
-            (ends.reader, ends.decoder, name.clone(), Arc::clone(node), Arc::clone(&waiting));
-        std::thread::Builder::new().name(format!("ros2 {name}")).spawn(move || {
-            let samples = Box::pin(reader.as_async_stream_with(decoder));
-            for sample in futures::executor::block_on_stream(samples) {
-                let sample = match sample {
-                    Ok(sample) => sample,
-                    Err(e) => {
-                        warn!("{service}: a request that does not decode was dropped: {e}");
-                        continue;
-                    }
-                };
-                // Fast DDS clients name the request in its related sample identity, with an
-                // unknown sequence number; others leave it out: the sample's own identity.
-                let own = SampleIdentity { writer_guid: sample.writer_guid, sequence_number: sample.sequence_number };
-                let id = match sample.write_options.related_sample_identity() {
-                    Some(related) if related.sequence_number == SequenceNumber::UNKNOWN => {
-                        SampleIdentity { sequence_number: sample.sequence_number, ..related }
-                    }
-                    Some(related) => related,
-                    None => own,
-                };
-                let request_id = uuid::Uuid::now_v7().to_string();
-                let mut parameters = Parameters::new();
-                parameters.insert(REQUEST_ID.to_owned(), request_id.clone().into());
-                lock(&pending).insert(&service, request_id, id);
-                if let Err(e) = node.send_output(&port, &parameters, sample.sample.as_ref()) {
-                    warn!("{service}: cannot send a request on `{port}`: {e}");
+        let (node, pending) = (Arc::clone(node), Arc::clone(&waiting));
+        on_samples(name.clone(), (ends.reader, ends.decoder), "request", move |service, sample| {
+            // Fast DDS clients name the request in its related sample identity, with an
+            // unknown sequence number; others leave it out: the sample's own identity.
+            let own = SampleIdentity { writer_guid: sample.writer_guid, sequence_number: sample.sequence_number };
+            let id = match sample.write_options.related_sample_identity() {
+                Some(related) if related.sequence_number == SequenceNumber::UNKNOWN => {
+                    SampleIdentity { sequence_number: sample.sequence_number, ..related }
                 }
+                Some(related) => related,
+                None => own,
+            };
+            let request_id = uuid::Uuid::now_v7().to_string();
+            let mut parameters = Parameters::new();
+            parameters.insert(REQUEST_ID.to_owned(), request_id.clone().into());
+            lock(&pending).insert(service, request_id, id);
+            if let Err(e) = node.send_output(&port, &parameters, sample.sample.as_ref()) {
+                warn!("{service}: cannot send a request on `{port}`: {e}");
             }
         })?;
         Ok(Self::Server(Server { name, writer: ends.writer, codec: ends.codec, waiting }))
@@ -156,27 +168,16 @@ impl ServiceBridge {
     /// A client bridge: starts the thread that sends ROS 2 replies on `port`.
     pub(crate) fn client(name: String, ends: Endpoints, node: &Arc<Node>, port: String) -> std::io::Result<Self> {
         let waiting = Arc::new(Mutex::new(Waiting::new()));
-        let (reader, decoder, service, node, pending) =
-            (ends.reader, ends.decoder, name.clone(), Arc::clone(node), Arc::clone(&waiting));
-        std::thread::Builder::new().name(format!("ros2 {name}")).spawn(move || {
-            let samples = Box::pin(reader.as_async_stream_with(decoder));
-            for sample in futures::executor::block_on_stream(samples) {
-                let sample = match sample {
-                    Ok(sample) => sample,
-                    Err(e) => {
-                        warn!("{service}: a reply that does not decode was dropped: {e}");
-                        continue;
-                    }
-                };
-                // Every client of the service reads every reply: keep only those to our requests.
-                let Some(parameters) =
-                    sample.write_options.related_sample_identity().and_then(|id| lock(&pending).take(&id))
-                else {
-                    continue;
-                };
-                if let Err(e) = node.send_output(&port, &parameters, sample.sample.as_ref()) {
-                    warn!("{service}: cannot send a reply on `{port}`: {e}");
-                }
+        let (node, pending) = (Arc::clone(node), Arc::clone(&waiting));
+        on_samples(name.clone(), (ends.reader, ends.decoder), "reply", move |service, sample| {
+            // Every client of the service reads every reply: keep only those to our requests.
+            let Some(parameters) =
+                sample.write_options.related_sample_identity().and_then(|id| lock(&pending).take(&id))
+            else {
+                return;
+            };
+            if let Err(e) = node.send_output(&port, &parameters, sample.sample.as_ref()) {
+                warn!("{service}: cannot send a reply on `{port}`: {e}");
             }
         })?;
         Ok(Self::Client(Client {
