@@ -403,3 +403,150 @@ def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path):
         ros.communicate(timeout=30)
     # Requests sent before the server matched were held, not lost: every one is answered, in order.
     assert answers == ["0 False got True", "1 True got False", "2 False got True"], log
+
+
+# The ROS 2 side of the transform tests: no PyPI wheel carries tf2_msgs, so Cyclone DDS (an
+# independent DDS implementation) plays it, with ROS 2's type names on ROS 2's topics.
+CYCLONE_TF = """
+    from dataclasses import dataclass
+
+    import cyclonedds.idl.annotations as annotate
+    from cyclonedds.idl import IdlStruct
+    from cyclonedds.idl.types import float64, int32, sequence, uint32
+
+    @dataclass
+    @annotate.final
+    class Time(IdlStruct, typename="builtin_interfaces::msg::dds_::Time_"):
+        sec: int32
+        nanosec: uint32
+
+    @dataclass
+    @annotate.final
+    class Header(IdlStruct, typename="std_msgs::msg::dds_::Header_"):
+        stamp: Time
+        frame_id: str
+
+    @dataclass
+    @annotate.final
+    class Vector3(IdlStruct, typename="geometry_msgs::msg::dds_::Vector3_"):
+        x: float64
+        y: float64
+        z: float64
+
+    @dataclass
+    @annotate.final
+    class Quaternion(IdlStruct, typename="geometry_msgs::msg::dds_::Quaternion_"):
+        x: float64
+        y: float64
+        z: float64
+        w: float64
+
+    @dataclass
+    @annotate.final
+    class Transform(IdlStruct, typename="geometry_msgs::msg::dds_::Transform_"):
+        translation: Vector3
+        rotation: Quaternion
+
+    @dataclass
+    @annotate.final
+    class TransformStamped(IdlStruct, typename="geometry_msgs::msg::dds_::TransformStamped_"):
+        header: Header
+        child_frame_id: str
+        transform: Transform
+
+    @dataclass
+    @annotate.final
+    class TFMessage(IdlStruct, typename="tf2_msgs::msg::dds_::TFMessage_"):
+        transforms: sequence[TransformStamped]
+"""
+
+#: Cyclone DDS on loopback only, finding its peers at the well-known unicast ports.
+CYCLONE_CONFIG = (
+    "<CycloneDDS><Domain Id='any'><General><Interfaces><NetworkInterface address='127.0.0.1'/></Interfaces>"
+    "<AllowMulticast>false</AllowMulticast></General><Discovery><ParticipantIndex>auto</ParticipantIndex>"
+    "<MaxAutoParticipantIndex>20</MaxAutoParticipantIndex><Peers><Peer address='127.0.0.1'/></Peers>"
+    "</Discovery></Domain></CycloneDDS>"
+)
+
+
+def test_transform_trees_join_both_ways(ros_host, tmp_path):
+    """A static frame broadcast on ROS 2's /tf_static is looked up from nerve; a moving frame
+    nerve broadcasts is read on ROS 2's /tf."""
+    bridge = ros_start(ros_host, nerve_cmd("ros2", "bridge"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    ros_script = tmp_path / "ros_tf.py"
+    ros_script.write_text(
+        textwrap.dedent(CYCLONE_TF)
+        + textwrap.dedent(
+            """
+            import json
+            from cyclonedds.core import Policy, Qos
+            from cyclonedds.domain import DomainParticipant
+            from cyclonedds.pub import DataWriter
+            from cyclonedds.sub import DataReader
+            from cyclonedds.topic import Topic
+            from cyclonedds.util import duration
+
+            dp = DomainParticipant(17)
+            cdr = Policy.DataRepresentation(use_cdrv0_representation=True)
+            latched = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.Durability.TransientLocal,
+                          Policy.History.KeepLast(1), cdr)
+            moving = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(100), cdr)
+            static = DataWriter(dp, Topic(dp, "rt/tf_static", TFMessage), qos=latched)
+            lidar = TransformStamped(Header(Time(0, 0), "base_link"), "lidar",
+                                     Transform(Vector3(0.1, 0.0, 0.3), Quaternion(0.0, 0.0, 0.0, 1.0)))
+            static.write(TFMessage([lidar]))
+            reader = DataReader(dp, Topic(dp, "rt/tf", TFMessage), qos=moving)
+            for sample in reader.take_iter():
+                t = sample.transforms[0]
+                if t.child_frame_id == "odom":
+                    print(json.dumps({"parent": t.header.frame_id, "x": t.transform.translation.x,
+                                      "sec": t.header.stamp.sec}), flush=True)
+                    break
+            """
+        )
+    )
+    env = {"CYCLONEDDS_URI": CYCLONE_CONFIG}
+    ros = ros_start(
+        ros_host,
+        ["env", *(f"{k}={v}" for k, v in env.items()), sys.executable, str(ros_script)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    nerve_side = tmp_path / "nerve_tf.py"
+    nerve_side.write_text(
+        textwrap.dedent(
+            """
+            import json, time
+            import nerve
+
+            buffer = nerve.TransformBuffer()
+            moving = nerve.TransformBroadcaster()
+            lidar = None
+            while lidar is None:
+                moving.send("map", "odom", [2.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], stamp=1_700_000_000_000_000_000)
+                try:
+                    lidar = buffer.lookup("base_link", "lidar", timeout=0.2)
+                except nerve.TransformError:
+                    pass
+            print(json.dumps({"translation": list(lidar.translation)}), flush=True)
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:  # ROS 2's side may still be waiting for odom
+                moving.send("map", "odom", [2.5, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0], stamp=1_700_000_000_000_000_000)
+                time.sleep(0.05)
+            """
+        )
+    )
+    here = ros_start(ros_host, [sys.executable, str(nerve_side)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        nerve_out, nerve_err = here.communicate(timeout=120)
+        ros_out, ros_err = ros.communicate(timeout=120)
+    finally:
+        for proc in (here, ros):
+            proc.kill()
+        bridge.send_signal(signal.SIGINT)
+        log, _ = bridge.communicate(timeout=30)
+    assert here.returncode == 0, nerve_err + log
+    assert ros.returncode == 0, ros_err + log
+    assert json.loads(nerve_out.splitlines()[-1]) == {"translation": [0.1, 0.0, 0.3]}
+    assert json.loads(ros_out.splitlines()[-1]) == {"parent": "map", "x": 2.5, "sec": 1_700_000_000}
+    assert bridge.returncode == 0, log

@@ -22,6 +22,7 @@ mod node;
 mod param;
 mod record;
 mod replay;
+mod ros2;
 mod runs;
 mod sdk;
 mod service;
@@ -100,6 +101,8 @@ enum Command {
     /// Serve this host's topics, dataflow outputs, services and parameters to Foxglove (its
     /// WebSocket protocol) until Ctrl-C.
     Foxglove(foxglove::FoxgloveArgs),
+    /// Join this machine's nerve topics with a ROS 2 graph.
+    Ros2(ros2::Ros2Args),
     /// Record a dataflow's outputs and topics to an MCAP file while running it.
     Record(record::RecordArgs),
     /// Run a dataflow with its source nodes fed from a recording, or republish its topics.
@@ -311,6 +314,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Param(args) => param::run(&args),
         Command::Types(args) => types::run(&args),
         Command::Foxglove(args) => foxglove::run(&args),
+        Command::Ros2(args) => ros2::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Replay(args) => replay::run(&args),
         Command::RecordNode(args) => record::node(&args),

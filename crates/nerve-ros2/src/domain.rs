@@ -44,11 +44,7 @@ impl Domain {
         let id = match var("ROS_DOMAIN_ID").filter(|v| !v.trim().is_empty()) {
             None => 0,
             Some(v) => v.trim().parse::<u16>().ok().filter(|id| *id <= MAX_DOMAIN_ID).ok_or_else(|| {
-                Ros2Error::Environment {
-                    var: "ROS_DOMAIN_ID",
-                    value: v.clone(),
-                    why: format!("expected a domain id from 0 to {MAX_DOMAIN_ID}"),
-                }
+                Ros2Error::Environment { var: "ROS_DOMAIN_ID", value: v.clone(), why: out_of_range() }
             })?,
         };
         let range = match var("ROS_AUTOMATIC_DISCOVERY_RANGE").as_deref().map(str::trim) {
@@ -86,6 +82,17 @@ impl Domain {
         Ok(Self { id, range })
     }
 
+    /// Domain `id` with discovery reaching `range`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Environment`]: `id` is over 232.
+    pub fn with_id(id: u16, range: DiscoveryRange) -> Result<Self, Ros2Error> {
+        if id > MAX_DOMAIN_ID {
+            return Err(Ros2Error::Environment { var: "--domain", value: id.to_string(), why: out_of_range() });
+        }
+        Ok(Self { id, range })
+    }
+
     /// A DDS participant in this domain. With [`DiscoveryRange::Localhost`] it announces and
     /// listens only on loopback, so no packet leaves the machine.
     ///
@@ -100,6 +107,10 @@ impl Domain {
             .build()
             .map_err(|source| Ros2Error::Dds { what: format!("the DDS participant of domain {}", self.id), source })
     }
+}
+
+fn out_of_range() -> String {
+    format!("expected a domain id from 0 to {MAX_DOMAIN_ID}")
 }
 
 #[cfg(test)]

@@ -9,15 +9,18 @@
 //!   `ROS_AUTOMATIC_DISCOVERY_RANGE`, `ROS_STATIC_PEERS`) and the DDS participant they give.
 //! - [`wire`]: ROS 2 topic and type names on DDS, CDR samples in and out.
 //! - [`bridge`]: a dataflow's `ros2:` node ([`nerve_spec::ros2::Ros2Bridge`]) at run time.
+//! - [`TransformJoin`]: nerve's transform tree and ROS 2's `/tf` and `/tf_static`, joined.
 
 pub mod bridge;
 mod domain;
 mod error;
 mod qos;
 mod service;
+mod transforms;
 pub mod wire;
 
 pub use domain::{DiscoveryRange, Domain};
 pub use error::Ros2Error;
 pub use qos::dds_qos;
 pub use service::REQUEST_ID;
+pub use transforms::{FROM_ROS2, TransformJoin};
