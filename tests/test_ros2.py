@@ -550,3 +550,127 @@ def test_transform_trees_join_both_ways(ros_host, tmp_path):
     assert json.loads(nerve_out.splitlines()[-1]) == {"translation": [0.1, 0.0, 0.3]}
     assert json.loads(ros_out.splitlines()[-1]) == {"parent": "map", "x": 2.5, "sec": 1_700_000_000}
     assert bridge.returncode == 0, log
+
+
+SINK = """
+    from nerve import Node
+    from nerve.msg import std_msgs
+
+    node = Node()
+    for event in node:
+        if event["type"] == "INPUT":
+            print("heard", std_msgs.String.from_arrow(event["value"]).data, flush=True)
+"""
+
+LISTENING_BRIDGE = """
+    nodes:
+      - id: from_ros
+        ros2:
+          topic: /chatter
+          message_type: std_msgs/String
+          qos: {reliable: true, keep_last: 10}
+        outputs: [chatter]
+      - id: sink
+        path: sink.py
+        inputs: {chatter: from_ros/chatter}
+"""
+
+TALKER = """
+    import sys
+    import rclpy
+    from std_msgs.msg import String
+
+    rclpy.init()
+    node = rclpy.create_node("talker")
+    talk = node.create_publisher(String, "/chatter", 10)
+    i = 0
+    while True:  # until killed
+        talk.publish(String(data=f"{sys.argv[1]} {i}"))
+        i += 1
+        rclpy.spin_once(node, timeout_sec=0.05)
+"""
+
+
+def wait_line(proc: subprocess.Popen[str], wanted: str) -> str:
+    """The first line of ``proc``'s output containing ``wanted`` (pytest's timeout bounds it)."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if wanted in line:
+            return line
+    pytest.fail(f"output ended before a line with {wanted!r}")
+
+
+def test_a_ros_2_node_that_dies_and_comes_back_is_heard_again(ros_host, tmp_path):
+    path = dataflow(tmp_path, LISTENING_BRIDGE, {"sink.py": SINK})
+    talker = tmp_path / "talker.py"
+    talker.write_text(textwrap.dedent(TALKER))
+    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    first = ros_start(ros_host, [sys.executable, str(talker), "first"])
+    second = None
+    try:
+        wait_line(run, "heard first")
+        first.kill()
+        first.wait()
+        second = ros_start(ros_host, [sys.executable, str(talker), "second"])
+        wait_line(run, "heard second")
+    finally:
+        for proc in (first, second):
+            if proc:
+                proc.kill()
+        run.send_signal(signal.SIGINT)
+        log, _ = run.communicate(timeout=60)
+    assert run.returncode == 0, log
+
+
+def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host, tmp_path):
+    """A Cyclone DDS writer claims ROS 2's `std_msgs/String` type name for a layout that is
+    not one: the bridge names the topic and what is wrong, drops it, and goes on."""
+    path = dataflow(tmp_path, LISTENING_BRIDGE, {"sink.py": SINK})
+    liar = tmp_path / "liar.py"
+    liar.write_text(
+        textwrap.dedent(
+            """
+            import time
+            from dataclasses import dataclass
+
+            import cyclonedds.idl.annotations as annotate
+            from cyclonedds.core import Policy, Qos
+            from cyclonedds.domain import DomainParticipant
+            from cyclonedds.idl import IdlStruct
+            from cyclonedds.idl.types import uint32
+            from cyclonedds.pub import DataWriter
+            from cyclonedds.topic import Topic
+            from cyclonedds.util import duration
+
+            @dataclass
+            @annotate.final
+            class NotAString(IdlStruct, typename="std_msgs::msg::dds_::String_"):
+                length: uint32  # read as a string's length: far past the sample's end
+
+            dp = DomainParticipant(17)
+            qos = Qos(Policy.Reliability.Reliable(duration(seconds=1)), Policy.History.KeepLast(10),
+                      Policy.DataRepresentation(use_cdrv0_representation=True))
+            writer = DataWriter(dp, Topic(dp, "rt/chatter", NotAString), qos=qos)
+            while True:  # until killed
+                writer.write(NotAString(1_000_000))
+                time.sleep(0.05)
+            """
+        )
+    )
+    talker = tmp_path / "talker.py"
+    talker.write_text(textwrap.dedent(TALKER))
+    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    bad = ros_start(ros_host, ["env", f"CYCLONEDDS_URI={CYCLONE_CONFIG}", sys.executable, str(liar)])
+    good = None
+    try:
+        warning = wait_line(run, "does not decode")
+        good = ros_start(ros_host, [sys.executable, str(talker), "fine"])
+        wait_line(run, "heard fine")
+    finally:
+        for proc in (bad, good):
+            if proc:
+                proc.kill()
+        run.send_signal(signal.SIGINT)
+        log, _ = run.communicate(timeout=60)
+    assert "/chatter" in warning and "std_msgs/msg/String" in warning and "a count of 1000000" in warning, warning
+    assert run.returncode == 0, log
