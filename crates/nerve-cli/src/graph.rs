@@ -193,6 +193,8 @@ pub fn mermaid(df: &Dataflow) -> String {
     }
     for node in &df.nodes {
         let program = match &node.path {
+            // What it bridges says more than the program nerve runs for it.
+            _ if node.ros2.is_some() => node.ros2.as_ref().map(ros2_label).unwrap_or_default(),
             NodePath::Dynamic => "dynamic".to_owned(),
             NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p) => {
                 p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
@@ -307,6 +309,14 @@ fn queue_note(input: &InputSpec) -> String {
         return String::new();
     }
     format!(" [queue {}, {}]", input.queue_size, input.policy)
+}
+
+/// `ROS 2 /chatter, /cmd_vel` or `ROS 2 service /enable`.
+fn ros2_label(bridge: &nerve_spec::ros2::Ros2Bridge) -> String {
+    match &bridge.service {
+        Some(service) => format!("ROS 2 service {}", service.service),
+        None => format!("ROS 2 {}", bridge.topics.iter().map(|t| t.topic.as_str()).collect::<Vec<_>>().join(", ")),
+    }
 }
 
 fn node_key(id: &str) -> String {
@@ -442,6 +452,28 @@ nodes:
       image: camera/image
       again: dora/timer/millis/10
 ";
+
+    #[test]
+    fn ros_2_bridges_show_what_they_bridge() {
+        let chart = mermaid(&parse(
+            "
+nodes:
+  - id: cam
+    ros2: {topic: /camera/image, message_type: sensor_msgs/Image}
+    outputs: [image]
+  - id: enable
+    ros2: {service: /enable, service_type: std_srvs/SetBool, role: client}
+    inputs: {ask: dora/timer/millis/10}
+    outputs: [answer]
+",
+        ));
+        for line in [
+            "n_cam[\"cam<br/><small>ROS 2 /camera/image</small>\"]",
+            "n_enable[\"enable<br/><small>ROS 2 service /enable</small>\"]",
+        ] {
+            assert!(chart.contains(&format!("    {line}\n")), "missing `{line}` in\n{chart}");
+        }
+    }
 
     #[test]
     fn services_are_drawn_between_callers_and_servers() {
