@@ -674,3 +674,92 @@ def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host,
         log, _ = run.communicate(timeout=60)
     assert "/chatter" in warning and "std_msgs/msg/String" in warning and "a count of 1000000" in warning, warning
     assert run.returncode == 0, log
+
+
+WORKER = """
+    from nerve import Node
+    from nerve.msg import test_msgs
+
+    node = Node()
+    goals = {}  # goal id -> (order, sequence so far)
+    for event in node:
+        if event["type"] != "INPUT":
+            continue
+        if event["id"] == "goal":
+            order = test_msgs.Fibonacci.Goal.from_arrow(event["value"]).order
+            goals[event["metadata"]["goal_id"]] = (order, [0, 1])
+        elif event["id"] == "cancel":
+            goal_id = event["metadata"]["goal_id"]
+            _, sequence = goals.pop(goal_id)
+            result = test_msgs.Fibonacci.Result(sequence=sequence)
+            node.send_output("result", result, {"goal_id": goal_id, "goal_status": "canceled"})
+        else:  # tick: one step of every goal
+            for goal_id, (order, sequence) in list(goals.items()):
+                sequence.append(sequence[-1] + sequence[-2])
+                node.send_output("feedback", test_msgs.Fibonacci.Feedback(sequence=sequence), {"goal_id": goal_id})
+                if len(sequence) > order:
+                    del goals[goal_id]
+                    node.send_output("result", test_msgs.Fibonacci.Result(sequence=sequence), {"goal_id": goal_id})
+"""
+
+
+def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_host, tmp_path):
+    share = Path(sys.prefix) / "share"  # test_msgs' definitions, from its wheel
+    path = dataflow(
+        tmp_path,
+        f"""
+        types: [{share}]
+        nodes:
+          - id: fib
+            ros2: {{action: /fibonacci, action_type: test_msgs/Fibonacci, role: server}}
+            inputs: {{feedback: worker/feedback, result: worker/result}}
+            outputs: [goal, cancel]
+          - id: worker
+            path: worker.py
+            inputs: {{goal: fib/goal, cancel: fib/cancel, tick: dora/timer/millis/20}}
+            outputs: [feedback, result]
+            output_types: {{feedback: test_msgs/action/Fibonacci_Feedback, result: test_msgs/action/Fibonacci_Result}}
+        """,
+        {"worker.py": WORKER},
+    )
+    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ros = rclpy_node(
+        ros_host,
+        tmp_path,
+        """
+        import json
+        import rclpy
+        from rclpy.action import ActionClient
+        from test_msgs.action import Fibonacci
+
+        rclpy.init()
+        node = rclpy.create_node("fib_client")
+        client = ActionClient(node, Fibonacci, "/fibonacci")
+        while not client.wait_for_server(timeout_sec=1.0):
+            pass
+        feedback = []
+        sent = client.send_goal_async(Fibonacci.Goal(order=6), feedback_callback=lambda f: feedback.append(
+            list(f.feedback.sequence)))
+        rclpy.spin_until_future_complete(node, sent)
+        done = sent.result().get_result_async()
+        rclpy.spin_until_future_complete(node, done)
+        finished = {"status": done.result().status, "sequence": list(done.result().result.sequence)}
+
+        # A long goal, canceled once its first feedback came.
+        first = []
+        sent = client.send_goal_async(Fibonacci.Goal(order=10_000), feedback_callback=lambda f: first.append(1))
+        rclpy.spin_until_future_complete(node, sent)
+        while not first:
+            rclpy.spin_once(node, timeout_sec=0.1)
+        cancel = sent.result().cancel_goal_async()
+        rclpy.spin_until_future_complete(node, cancel)
+        done = sent.result().get_result_async()
+        rclpy.spin_until_future_complete(node, done)
+        canceled = {"accepted": len(cancel.result().goals_canceling), "status": done.result().status}
+        print(json.dumps({"finished": finished, "feedback": feedback, "canceled": canceled}))
+        """,
+    )
+    result, _ = finish(ros, run)
+    assert result["finished"] == {"status": 4, "sequence": [0, 1, 1, 2, 3, 5, 8]}  # STATUS_SUCCEEDED
+    assert result["feedback"][0] == [0, 1, 1] and result["feedback"][-1] == [0, 1, 1, 2, 3, 5, 8]
+    assert result["canceled"] == {"accepted": 1, "status": 5}  # STATUS_CANCELED

@@ -311,11 +311,12 @@ fn queue_note(input: &InputSpec) -> String {
     format!(" [queue {}, {}]", input.queue_size, input.policy)
 }
 
-/// `ROS 2 /chatter, /cmd_vel` or `ROS 2 service /enable`.
+/// `ROS 2 /chatter, /cmd_vel`, `ROS 2 service /enable` or `ROS 2 action /dock`.
 fn ros2_label(bridge: &nerve_spec::ros2::Ros2Bridge) -> String {
-    match &bridge.service {
-        Some(service) => format!("ROS 2 service {}", service.service),
-        None => format!("ROS 2 {}", bridge.topics.iter().map(|t| t.topic.as_str()).collect::<Vec<_>>().join(", ")),
+    match (&bridge.service, &bridge.action) {
+        (Some(service), _) => format!("ROS 2 service {}", service.service),
+        (_, Some(action)) => format!("ROS 2 action {}", action.action),
+        _ => format!("ROS 2 {}", bridge.topics.iter().map(|t| t.topic.as_str()).collect::<Vec<_>>().join(", ")),
     }
 }
 

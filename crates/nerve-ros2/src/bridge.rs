@@ -19,6 +19,7 @@ use ros2_client::{Context, NodeName, NodeOptions};
 use rustdds::{DataReaderStatus, DataWriterStatus, GUID, RTPSEntity, StatusEvented};
 use tracing::{info, warn};
 
+use crate::action::ActionServer;
 use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
@@ -113,6 +114,13 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
             .spawn(move || forward(&topic, &node, own))
             .map_err(thread_failed(&name))?;
     }
+    let action = match &bridge.action {
+        Some(spec) => {
+            let name = resolve_topic(&spec.action, &bridge.namespace, &bridge.node_name);
+            Some(ActionServer::start(spec, &name, &endpoints, &registry, &node)?)
+        }
+        None => None,
+    };
     let mut service = match (service, &bridge.service) {
         (Some((name, ends)), Some(spec)) => Some(
             match spec.role {
@@ -131,6 +139,9 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
                 }
                 if let Some(service) = &mut service {
                     service.on_input(&message);
+                }
+                if let Some(action) = &action {
+                    action.on_input(&message);
                 }
             }
             Next::Event(Event::Error(e)) => warn!("{e}"),

@@ -11,6 +11,7 @@
 //! - [`bridge`]: a dataflow's `ros2:` node ([`nerve_spec::ros2::Ros2Bridge`]) at run time.
 //! - [`TransformJoin`]: nerve's transform tree and ROS 2's `/tf` and `/tf_static`, joined.
 
+mod action;
 pub mod bridge;
 mod domain;
 mod error;
@@ -19,6 +20,7 @@ mod service;
 mod transforms;
 pub mod wire;
 
+pub use action::{GOAL_ID, GOAL_STATUS};
 pub use domain::{DiscoveryRange, Domain};
 pub use error::Ros2Error;
 pub use qos::dds_qos;

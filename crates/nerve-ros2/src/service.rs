@@ -113,13 +113,26 @@ impl<K: std::hash::Hash + Eq + Clone + std::fmt::Debug, V> Waiting<K, V> {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The identity a reply to the request `sample` must name.
+pub(crate) fn request_identity<T>(sample: &DeserializedCacheChange<T>) -> SampleIdentity {
+    // Fast DDS clients name the request in its related sample identity, with an unknown
+    // sequence number; others leave it out: the sample's own identity.
+    match sample.write_options.related_sample_identity() {
+        Some(related) if related.sequence_number == SequenceNumber::UNKNOWN => {
+            SampleIdentity { sequence_number: sample.sequence_number, ..related }
+        }
+        Some(related) => related,
+        None => SampleIdentity { writer_guid: sample.writer_guid, sequence_number: sample.sequence_number },
+    }
 }
 
 /// Starts the thread that hands each of `reader`'s samples to `each`; a sample that does not
 /// decode is dropped with a warning naming the service and `what` it was.
-fn on_samples(
+pub(crate) fn on_samples(
     service: String,
     ends: (Reader, ArrowDecoder),
     what: &'static str,
@@ -144,16 +157,7 @@ impl ServiceBridge {
         let waiting = Arc::new(Mutex::new(Waiting::new()));
         let (node, pending) = (Arc::clone(node), Arc::clone(&waiting));
         on_samples(name.clone(), (ends.reader, ends.decoder), "request", move |service, sample| {
-            // Fast DDS clients name the request in its related sample identity, with an
-            // unknown sequence number; others leave it out: the sample's own identity.
-            let own = SampleIdentity { writer_guid: sample.writer_guid, sequence_number: sample.sequence_number };
-            let id = match sample.write_options.related_sample_identity() {
-                Some(related) if related.sequence_number == SequenceNumber::UNKNOWN => {
-                    SampleIdentity { sequence_number: sample.sequence_number, ..related }
-                }
-                Some(related) => related,
-                None => own,
-            };
+            let id = request_identity(&sample);
             let request_id = uuid::Uuid::now_v7().to_string();
             let mut parameters = Parameters::new();
             parameters.insert(REQUEST_ID.to_owned(), request_id.clone().into());

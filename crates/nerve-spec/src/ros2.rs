@@ -33,8 +33,32 @@ pub struct Ros2Bridge {
     /// The service (`service:`), when the bridge is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service: Option<Ros2Service>,
+    /// The action (`action:`), when the bridge is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<Ros2Action>,
 }
 
+/// A bridged action: a nerve node sends goals to a ROS 2 server (`role: client`), or ROS 2
+/// clients send goals to a nerve node (`role: server`). The ports are dora-rs's: goals on one
+/// port, then `feedback` and `result`; nerve adds an optional `cancel` port.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ros2Action {
+    /// The ROS 2 action name as written.
+    pub action: String,
+    /// The action type, as written (`example_interfaces/Fibonacci`).
+    pub action_type: String,
+    /// Which side of the goals the bridge is.
+    pub role: Ros2Role,
+    /// The port goals travel on: the node's input (client) or output (server) that is not
+    /// `cancel`.
+    pub goals: String,
+    /// Whether the node has a `cancel` port: an input whose messages cancel the goal their
+    /// `goal_id` parameter names (client), an output on which cancel requests arrive (server).
+    pub cancel: bool,
+    /// Quality of service of the action's services and feedback; ROS 2's service default
+    /// unless `qos:` is written.
+    pub qos: Ros2Qos,
+}
 /// A bridged service: a nerve node calls a ROS 2 server (`role: client`), or ROS 2 clients
 /// call a nerve node (`role: server`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -227,6 +251,8 @@ pub(crate) fn parse_ros2(
     let mut qos = None;
     let mut service = None;
     let mut service_type = None;
+    let mut action = None;
+    let mut action_type = None;
     let mut role = None;
     let mut namespace = "/".to_owned();
     let mut node_name = id.replace('-', "_");
@@ -253,14 +279,9 @@ pub(crate) fn parse_ros2(
             "role" => role = parse_role(p, v, &f(k)),
             "action" => {
                 modes.push((k, key.mark));
-                p.push(
-                    key.mark,
-                    f(k),
-                    "nerve's ROS 2 bridge does not bridge actions yet, only topics and services; serve or \
-                     send the goals from a node with rclpy meanwhile",
-                );
+                action = string_field(p, v, &f(k)).map(|s| (s, v.mark));
             }
-            "action_type" => {}
+            "action_type" => action_type = string_field(p, v, &f(k)).map(|t| (t, v.mark)),
             "qos" => qos = parse_qos(p, v, &f(k)),
             "namespace" => namespace = string_field(p, v, &f(k)).unwrap_or(namespace),
             "node_name" => node_name = string_field(p, v, &f(k)).unwrap_or(node_name),
@@ -298,6 +319,19 @@ pub(crate) fn parse_ros2(
                 node_name,
                 topics: Vec::new(),
                 service: service.map(|s| Ros2Service { qos, ..s }),
+                action: None,
+            });
+        }
+        [("action", mark)] => {
+            let ports = (outputs, inputs);
+            let action = parse_action(p, (*mark, &f("action")), (action, action_type, role), ports, port_types);
+            let qos = qos.unwrap_or_else(Ros2Qos::service_default);
+            return Some(Ros2Bridge {
+                namespace,
+                node_name,
+                topics: Vec::new(),
+                service: None,
+                action: action.map(|a| Ros2Action { qos, ..a }),
             });
         }
         [_] => return None,
@@ -340,7 +374,7 @@ pub(crate) fn parse_ros2(
             })
         })
         .collect();
-    Some(Ros2Bridge { namespace, node_name, topics, service: None })
+    Some(Ros2Bridge { namespace, node_name, topics, service: None, action: None })
 }
 
 /// The port of the single `topic:`: the node's one output (subscribe) or one input (publish).
@@ -496,6 +530,102 @@ fn parse_service(
         });
     }
     Some(Ros2Service { service, service_type: written, role, requests, responses, qos: Ros2Qos::default() })
+}
+
+/// dora-rs's names of an action bridge's feedback and result ports, and nerve's cancel port.
+pub const FEEDBACK_PORT: &str = "feedback";
+/// See [`FEEDBACK_PORT`].
+pub const RESULT_PORT: &str = "result";
+/// See [`FEEDBACK_PORT`].
+pub const CANCEL_PORT: &str = "cancel";
+
+/// An action bridge: `feedback` and `result` ports, goals on the other one, an optional
+/// `cancel`; the action's goal, feedback and result types declared on them.
+fn parse_action(
+    p: &mut Problems,
+    (mark, field): (Mark, &str),
+    (action, action_type, role): (Located, Located, Option<Ros2Role>),
+    (outputs, inputs): (&[String], &[String]),
+    port_types: &mut Vec<PortDecl>,
+) -> Option<Ros2Action> {
+    let parent = field.trim_end_matches(".action");
+    let (action, at) = action?;
+    check_topic_name(p, at, field, &action);
+    let Some((written, type_mark)) = action_type else {
+        p.push(mark, parent, format!("action `{action}` needs `action_type` (`example_interfaces/Fibonacci`...)"));
+        return None;
+    };
+    let type_field = join_field(parent, "action_type");
+    let name = match written.split('/').collect::<Vec<_>>()[..] {
+        [package, name] | [package, "action", name] => format!("{package}/action/{name}"),
+        _ => {
+            p.push(
+                type_mark,
+                type_field,
+                format!("`{written}` is not an action type (`package/Name` or `package/action/Name`)"),
+            );
+            return None;
+        }
+    };
+    let Some(role) = role else {
+        p.push(mark, parent, format!("action `{action}` needs `role: client` or `role: server`"));
+        return None;
+    };
+    if role == Ros2Role::Client {
+        p.push(
+            mark,
+            parent,
+            "nerve's ROS 2 bridge serves actions to ROS 2 clients (`role: server`) but does not send goals to ROS 2 \
+             servers yet; send them from a node with rclpy meanwhile",
+        );
+        return None;
+    }
+    // The goals go in (client) or out (server); feedback and results the other way.
+    let (goal_side, back_side, goal_kind, back_kind) = match role {
+        Ros2Role::Client => (inputs, outputs, "input", "output"),
+        Ros2Role::Server => (outputs, inputs, "output", "input"),
+    };
+    let who = if role == Ros2Role::Client { "client" } else { "server" };
+    let goals: Vec<&String> = goal_side.iter().filter(|port| port.as_str() != CANCEL_PORT).collect();
+    let [goals] = goals[..] else {
+        p.push(
+            mark,
+            parent,
+            format!("an action {who} needs exactly one {goal_kind} for its goals besides `{CANCEL_PORT}`, the node declares {}", goals.len()),
+        );
+        return None;
+    };
+    for needed in [FEEDBACK_PORT, RESULT_PORT] {
+        if !back_side.iter().any(|port| port == needed) {
+            p.push(mark, parent, format!("an action {who} needs the {back_kind} `{needed}`"));
+        }
+    }
+    let extra: Vec<&String> =
+        back_side.iter().filter(|port| ![FEEDBACK_PORT, RESULT_PORT, CANCEL_PORT].contains(&port.as_str())).collect();
+    if let Some(port) = extra.first() {
+        p.push(
+            mark,
+            parent,
+            format!("an action {who} has no {back_kind} `{port}` (expected `{FEEDBACK_PORT}`, `{RESULT_PORT}`)"),
+        );
+    }
+    let cancel = match role {
+        Ros2Role::Client => inputs.iter().any(|port| port == CANCEL_PORT),
+        Ros2Role::Server => outputs.iter().any(|port| port == CANCEL_PORT),
+    };
+    let server = role == Ros2Role::Server;
+    for (port, part, output) in
+        [(goals.as_str(), "Goal", server), (FEEDBACK_PORT, "Feedback", !server), (RESULT_PORT, "Result", !server)]
+    {
+        port_types.push(PortDecl {
+            port: port.to_owned(),
+            output,
+            text: format!("{name}_{part}"),
+            mark: type_mark,
+            field: type_field.clone(),
+        });
+    }
+    Some(Ros2Action { action, action_type: written, role, goals: goals.clone(), cancel, qos: Ros2Qos::default() })
 }
 
 fn parse_topics<'a>(p: &mut Problems, value: &'a Node, field: &str) -> Vec<Written<'a>> {
@@ -772,7 +902,17 @@ mod tests {
                 "inputs: {a: dora/timer/millis/10}\n    outputs: [b]",
                 "unknown type `std_srvs/srv/SetBol_Request`",
             ),
-            ("{action: /go, action_type: a/B, role: client}", "outputs: [a]", "does not bridge actions yet"),
+            (
+                "{action: /go, action_type: std_msgs/Go, role: client}",
+                "outputs: [a]",
+                "does not send goals to ROS 2 servers yet",
+            ),
+            (
+                "{action: /go, action_type: std_msgs/Go, role: server}",
+                "outputs: [a, b]",
+                "exactly one output for its goals",
+            ),
+            ("{action: /go, action_type: std_msgs/Go, role: server}", "outputs: [a]", "needs the input `feedback`"),
             (
                 "{topics: [{topic: /x, message_type: std_msgs/String}]}",
                 "outputs: [a]",
