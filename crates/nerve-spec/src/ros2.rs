@@ -463,6 +463,56 @@ fn parse_role(p: &mut Problems, value: &Node, field: &str) -> Option<Ros2Role> {
 
 type Located = Option<(String, Mark)>;
 
+/// What a service or an action bridge starts with: its name, its type and its role.
+struct Head {
+    name: String,
+    written: String,
+    /// `package/srv/Name` or `package/action/Name`.
+    type_name: String,
+    type_mark: Mark,
+    type_field: String,
+    role: Ros2Role,
+    /// The `ros2` field, where problems of the whole bridge are reported.
+    parent: String,
+}
+
+/// The name, type (`<kind>_type`) and role of a `kind` (`service` or `action`) bridge.
+fn head(
+    p: &mut Problems,
+    (mark, field): (Mark, &str),
+    kind: &str,
+    (name, type_name, role): (Located, Located, Option<Ros2Role>),
+    example: &str,
+) -> Option<Head> {
+    let parent = field.trim_end_matches(&format!(".{kind}")).to_owned();
+    let (name, at) = name?;
+    check_topic_name(p, at, field, &name);
+    let Some((written, type_mark)) = type_name else {
+        p.push(mark, &parent, format!("{kind} `{name}` needs `{kind}_type` (`{example}`...)"));
+        return None;
+    };
+    let type_field = join_field(&parent, &format!("{kind}_type"));
+    let folder = if kind == "service" { "srv" } else { "action" };
+    let type_name = match written.split('/').collect::<Vec<_>>()[..] {
+        [package, name] => format!("{package}/{folder}/{name}"),
+        [package, middle, name] if middle == folder => format!("{package}/{folder}/{name}"),
+        _ => {
+            let article = if kind == "action" { "an" } else { "a" };
+            p.push(
+                type_mark,
+                type_field,
+                format!("`{written}` is not {article} {kind} type (`package/Name` or `package/{folder}/Name`)"),
+            );
+            return None;
+        }
+    };
+    let Some(role) = role else {
+        p.push(mark, &parent, format!("{kind} `{name}` needs `role: client` or `role: server`"));
+        return None;
+    };
+    Some(Head { name, written, type_name, type_mark, type_field, role, parent })
+}
+
 /// A service bridge: its type declared on both ports, requests and responses.
 fn parse_service(
     p: &mut Problems,
@@ -471,29 +521,8 @@ fn parse_service(
     (outputs, inputs): (&[String], &[String]),
     port_types: &mut Vec<PortDecl>,
 ) -> Option<Ros2Service> {
-    let parent = field.trim_end_matches(".service");
-    let (service, at) = service?;
-    check_topic_name(p, at, field, &service);
-    let Some((written, type_mark)) = service_type else {
-        p.push(mark, parent, format!("service `{service}` needs `service_type` (`std_srvs/SetBool`...)"));
-        return None;
-    };
-    let type_field = join_field(parent, "service_type");
-    let name = match written.split('/').collect::<Vec<_>>()[..] {
-        [package, name] | [package, "srv", name] => format!("{package}/srv/{name}"),
-        _ => {
-            p.push(
-                type_mark,
-                type_field,
-                format!("`{written}` is not a service type (`package/Name` or `package/srv/Name`)"),
-            );
-            return None;
-        }
-    };
-    let Some(role) = role else {
-        p.push(mark, parent, format!("service `{service}` needs `role: client` or `role: server`"));
-        return None;
-    };
+    let Head { name: service, written, type_name: name, type_mark, type_field, role, parent } =
+        head(p, (mark, field), "service", (service, service_type, role), "std_srvs/SetBool")?;
     // A client takes requests on its input and answers on its output; a server the reverse.
     let (request_ports, response_ports, request_kind, response_kind) = match role {
         Ros2Role::Client => (inputs, outputs, "input", "output"),
@@ -504,7 +533,7 @@ fn parse_service(
         _ => {
             p.push(
                 mark,
-                parent,
+                &parent,
                 format!(
                     "a service {} needs exactly one {kind} ({what}), the node declares {}{}",
                     if role == Ros2Role::Client { "client" } else { "server" },
@@ -548,33 +577,12 @@ fn parse_action(
     (outputs, inputs): (&[String], &[String]),
     port_types: &mut Vec<PortDecl>,
 ) -> Option<Ros2Action> {
-    let parent = field.trim_end_matches(".action");
-    let (action, at) = action?;
-    check_topic_name(p, at, field, &action);
-    let Some((written, type_mark)) = action_type else {
-        p.push(mark, parent, format!("action `{action}` needs `action_type` (`example_interfaces/Fibonacci`...)"));
-        return None;
-    };
-    let type_field = join_field(parent, "action_type");
-    let name = match written.split('/').collect::<Vec<_>>()[..] {
-        [package, name] | [package, "action", name] => format!("{package}/action/{name}"),
-        _ => {
-            p.push(
-                type_mark,
-                type_field,
-                format!("`{written}` is not an action type (`package/Name` or `package/action/Name`)"),
-            );
-            return None;
-        }
-    };
-    let Some(role) = role else {
-        p.push(mark, parent, format!("action `{action}` needs `role: client` or `role: server`"));
-        return None;
-    };
+    let Head { name: action, written, type_name: name, type_mark, type_field, role, parent } =
+        head(p, (mark, field), "action", (action, action_type, role), "example_interfaces/Fibonacci")?;
     if role == Ros2Role::Client {
         p.push(
             mark,
-            parent,
+            &parent,
             "nerve's ROS 2 bridge serves actions to ROS 2 clients (`role: server`) but does not send goals to ROS 2 \
              servers yet; send them from a node with rclpy meanwhile",
         );
@@ -590,14 +598,14 @@ fn parse_action(
     let [goals] = goals[..] else {
         p.push(
             mark,
-            parent,
+            &parent,
             format!("an action {who} needs exactly one {goal_kind} for its goals besides `{CANCEL_PORT}`, the node declares {}", goals.len()),
         );
         return None;
     };
     for needed in [FEEDBACK_PORT, RESULT_PORT] {
         if !back_side.iter().any(|port| port == needed) {
-            p.push(mark, parent, format!("an action {who} needs the {back_kind} `{needed}`"));
+            p.push(mark, &parent, format!("an action {who} needs the {back_kind} `{needed}`"));
         }
     }
     let extra: Vec<&String> =
@@ -605,7 +613,7 @@ fn parse_action(
     if let Some(port) = extra.first() {
         p.push(
             mark,
-            parent,
+            &parent,
             format!("an action {who} has no {back_kind} `{port}` (expected `{FEEDBACK_PORT}`, `{RESULT_PORT}`)"),
         );
     }
