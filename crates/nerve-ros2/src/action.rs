@@ -33,7 +33,8 @@ pub const GOAL_ID: &str = "goal_id";
 /// Metadata parameter of a result: `succeeded` (the default), `aborted` or `canceled`.
 pub const GOAL_STATUS: &str = "goal_status";
 
-/// Most goals a server bridge keeps: finished ones are forgotten, oldest first, beyond it.
+/// Most goals a server bridge keeps: finished ones are forgotten, oldest first, beyond it,
+/// and new goals are refused while this many are unfinished.
 const MAX_GOALS: usize = 64;
 
 /// A goal the bridge accepted.
@@ -272,13 +273,21 @@ fn accept(
     let uuid = UUID::from_arrow(goal_id.as_ref()).map_err(|e| e.to_string())?;
     let key = goal_key(&uuid.uuid);
     let stamp = now();
-    let accepted = row(
-        codecs.send_goal_reply.data_type(),
-        vec![Arc::new(BooleanArray::from(vec![true])), Time::to_arrow(&stamp).map_err(|e| e.to_string())?],
-    )?;
-    let body = encode_body(&codecs.send_goal_reply, accepted.as_ref(), 0).map_err(|e| e.to_string())?;
+    let answer = |accepted: bool| {
+        let value = row(
+            codecs.send_goal_reply.data_type(),
+            vec![Arc::new(BooleanArray::from(vec![accepted])), Time::to_arrow(&stamp).map_err(|e| e.to_string())?],
+        )?;
+        encode_body(&codecs.send_goal_reply, value.as_ref(), 0).map_err(|e| e.to_string())
+    };
     {
         let mut shared = lock(state);
+        // Goals the dataflow never finishes must not pile up: past the bound, new ones are refused.
+        if shared.goals.values().filter(|g| g.result.is_none()).count() >= MAX_GOALS {
+            reply(&shared.send_goal_reply, &shared.name, "goal", answer(false)?, id);
+            return Err(format!("{MAX_GOALS} goals are unfinished; goal `{key}` is refused"));
+        }
+        let body = answer(true)?;
         let info = GoalInfo { goal_id: uuid, stamp };
         shared.goals.insert(
             key.clone(),
