@@ -184,16 +184,21 @@ def wait_for(predicate, timeout: float = 30.0, what: str = "condition") -> None:
         time.sleep(0.02)
 
 
-@pytest.fixture
-def hosts():
-    """Three hosts (network namespaces on one bridge); needs root, as in CI."""
+def made_hosts(tag: str, count: int):
+    """``count`` hosts for the length of a test (see ``Hosts``); needs root, as in CI."""
     if os.geteuid() != 0:
         pytest.skip("network namespaces need root")
-    made = Hosts(f"nt{os.getpid() % 10000}", 3)
+    made = Hosts(f"{tag}{os.getpid() % 10000}", count)
     try:
         yield made
     finally:
         made.remove()
+
+
+@pytest.fixture
+def hosts():
+    """Three hosts (network namespaces on one bridge)."""
+    yield from made_hosts("nt", 3)
 
 
 #: ROS 2's discovery kept to this host; a domain of the tests' own.
@@ -208,14 +213,8 @@ ROS_ENV = {
 @pytest.fixture
 def ros_host():
     """One host (network namespace) for a dataflow and its ROS 2 peers: no DDS packet leaves
-    the machine, and no other run on it shares the DDS domain. Needs root, as in CI."""
-    if os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    made = Hosts(f"r2{os.getpid() % 10000}", 1)
-    try:
-        yield made
-    finally:
-        made.remove()
+    the machine, and no other run on it shares the DDS domain."""
+    yield from made_hosts("r2", 1)
 
 
 def ros_start(host: Hosts, argv: list[str], **kwargs) -> subprocess.Popen[str]:

@@ -30,14 +30,20 @@ def rclpy_node(host: Hosts, tmp_path: Path, code: str) -> subprocess.Popen[str]:
     return ros_start(host, [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def dataflow(tmp_path: Path, yaml: str, nodes: dict[str, str]) -> Path:
-    folder = tmp_path / "df"
-    folder.mkdir()
-    for name, code in nodes.items():
-        (folder / name).write_text(textwrap.dedent(code))
-    path = folder / "dataflow.yml"
-    path.write_text(textwrap.dedent(yaml).lstrip())
-    return path
+def start_run(host: Hosts, path: Path, merged: bool = False) -> subprocess.Popen[str]:
+    """``nerve run path`` on ``host``; ``merged``: its standard error read with its output."""
+    err = subprocess.STDOUT if merged else subprocess.PIPE
+    return ros_start(host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=err)
+
+
+def stop(run: subprocess.Popen[str], *others: subprocess.Popen[str] | None) -> str:
+    """Kills ``others``, stops the dataflow as Ctrl-C would, and returns what it printed."""
+    for proc in others:
+        if proc:
+            proc.kill()
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=60)
+    return out + (err or "")
 
 
 def finish(ros: subprocess.Popen[str], run: subprocess.Popen[str], timeout: float = 120) -> tuple[dict, str]:
@@ -47,9 +53,7 @@ def finish(ros: subprocess.Popen[str], run: subprocess.Popen[str], timeout: floa
     except subprocess.TimeoutExpired:
         ros.kill()
         out, err = ros.communicate()
-    run.send_signal(signal.SIGINT)
-    run_out, run_err = run.communicate(timeout=60)
-    log = run_out + run_err
+    log = stop(run)
     assert ros.returncode is not None and ros.returncode >= 0, f"the ROS 2 side hung:\n{err}\n--- dataflow:\n{log}"
     assert ros.returncode == 0, f"ROS 2 side failed:\n{err}\n--- dataflow:\n{log}"
     assert run.returncode == 0, log
@@ -68,9 +72,8 @@ ECHO = """
 """
 
 
-def test_strings_cross_both_ways_and_the_bridges_are_ros_2_nodes(ros_host, tmp_path):
-    path = dataflow(
-        tmp_path,
+def test_strings_cross_both_ways_and_the_bridges_are_ros_2_nodes(ros_host, tmp_path, dataflows):
+    path = dataflows.write(
         """
         nodes:
           - id: from_ros
@@ -95,7 +98,7 @@ def test_strings_cross_both_ways_and_the_bridges_are_ros_2_nodes(ros_host, tmp_p
         """,
         {"echo.py": ECHO},
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = start_run(ros_host, path)
     ros = rclpy_node(
         ros_host,
         tmp_path,
@@ -147,12 +150,11 @@ CHECKER = """
 """
 
 
-def test_images_cross_both_ways_byte_exact(ros_host, tmp_path):
+def test_images_cross_both_ways_byte_exact(ros_host, tmp_path, dataflows):
     """Full HD from ROS 2; a thumbnail of each back to it (see docs/ros2.md's limits: large
     messages from nerve to Fast DDS over UDP overflow its default socket buffer)."""
     reliable = "{reliable: true, keep_last: 4}"
-    path = dataflow(
-        tmp_path,
+    path = dataflows.write(
         f"""
         nodes:
           - id: camera
@@ -172,7 +174,7 @@ def test_images_cross_both_ways_byte_exact(ros_host, tmp_path):
         """,
         {"checker.py": CHECKER},
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = start_run(ros_host, path)
     ros = rclpy_node(
         ros_host,
         tmp_path,
@@ -218,9 +220,8 @@ def test_images_cross_both_ways_byte_exact(ros_host, tmp_path):
     assert all(result["back_same"].values()), result
 
 
-def test_qos_that_cannot_match_is_reported(ros_host, tmp_path):
-    path = dataflow(
-        tmp_path,
+def test_qos_that_cannot_match_is_reported(ros_host, tmp_path, dataflows):
+    path = dataflows.write(
         """
         nodes:
           - id: talker
@@ -261,7 +262,7 @@ def test_qos_that_cannot_match_is_reported(ros_host, tmp_path):
         rclpy.spin(node)
         """,
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = start_run(ros_host, path, merged=True)
     try:
         assert run.stdout is not None
         for line in run.stdout:
@@ -271,8 +272,7 @@ def test_qos_that_cannot_match_is_reported(ros_host, tmp_path):
             pytest.fail("the dataflow ended without reporting the QoS mismatch")
         assert "Reliability" in line and "reliable: true" in line, line
     finally:
-        run.send_signal(signal.SIGINT)
-        run.communicate(timeout=60)
+        stop(run)
         ros.send_signal(signal.SIGINT)
         ros_out, _ = ros.communicate(timeout=30)
     assert "received" not in ros_out
@@ -291,9 +291,8 @@ HANDLER = """
 """
 
 
-def test_a_ros_2_client_calls_a_dataflow_that_serves(ros_host, tmp_path):
-    path = dataflow(
-        tmp_path,
+def test_a_ros_2_client_calls_a_dataflow_that_serves(ros_host, tmp_path, dataflows):
+    path = dataflows.write(
         """
         nodes:
           - id: enable
@@ -308,7 +307,7 @@ def test_a_ros_2_client_calls_a_dataflow_that_serves(ros_host, tmp_path):
         """,
         {"handler.py": HANDLER},
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = start_run(ros_host, path)
     ros = rclpy_node(
         ros_host,
         tmp_path,
@@ -352,7 +351,7 @@ CALLER = """
 """
 
 
-def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path):
+def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path, dataflows):
     ros = rclpy_node(
         ros_host,
         tmp_path,
@@ -371,8 +370,7 @@ def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path):
         rclpy.spin(node)
         """,
     )
-    path = dataflow(
-        tmp_path,
+    path = dataflows.write(
         """
         nodes:
           - id: caller
@@ -387,7 +385,7 @@ def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path):
         """,
         {"caller.py": CALLER},
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = start_run(ros_host, path, merged=True)
     answers = []
     try:
         assert run.stdout is not None
@@ -397,8 +395,7 @@ def test_a_dataflow_calls_a_ros_2_server(ros_host, tmp_path):
                 if len(answers) == 3:
                     break
     finally:
-        run.send_signal(signal.SIGINT)
-        log, _ = run.communicate(timeout=60)
+        log = stop(run)
         ros.send_signal(signal.SIGINT)
         ros.communicate(timeout=30)
     # Requests sent before the server matched were held, not lost: every one is answered, in order.
@@ -541,10 +538,7 @@ def test_transform_trees_join_both_ways(ros_host, tmp_path):
         nerve_out, nerve_err = here.communicate(timeout=120)
         ros_out, ros_err = ros.communicate(timeout=120)
     finally:
-        for proc in (here, ros):
-            proc.kill()
-        bridge.send_signal(signal.SIGINT)
-        log, _ = bridge.communicate(timeout=30)
+        log = stop(bridge, here, ros)
     assert here.returncode == 0, nerve_err + log
     assert ros.returncode == 0, ros_err + log
     assert json.loads(nerve_out.splitlines()[-1]) == {"translation": [0.1, 0.0, 0.3]}
@@ -600,11 +594,11 @@ def wait_line(proc: subprocess.Popen[str], wanted: str) -> str:
     pytest.fail(f"output ended before a line with {wanted!r}")
 
 
-def test_a_ros_2_node_that_dies_and_comes_back_is_heard_again(ros_host, tmp_path):
-    path = dataflow(tmp_path, LISTENING_BRIDGE, {"sink.py": SINK})
+def test_a_ros_2_node_that_dies_and_comes_back_is_heard_again(ros_host, tmp_path, dataflows):
+    path = dataflows.write(LISTENING_BRIDGE, {"sink.py": SINK})
     talker = tmp_path / "talker.py"
     talker.write_text(textwrap.dedent(TALKER))
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = start_run(ros_host, path, merged=True)
     first = ros_start(ros_host, [sys.executable, str(talker), "first"])
     second = None
     try:
@@ -614,18 +608,14 @@ def test_a_ros_2_node_that_dies_and_comes_back_is_heard_again(ros_host, tmp_path
         second = ros_start(ros_host, [sys.executable, str(talker), "second"])
         wait_line(run, "heard second")
     finally:
-        for proc in (first, second):
-            if proc:
-                proc.kill()
-        run.send_signal(signal.SIGINT)
-        log, _ = run.communicate(timeout=60)
+        log = stop(run, first, second)
     assert run.returncode == 0, log
 
 
-def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host, tmp_path):
+def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host, tmp_path, dataflows):
     """A Cyclone DDS writer claims ROS 2's `std_msgs/String` type name for a layout that is
     not one: the bridge names the topic and what is wrong, drops it, and goes on."""
-    path = dataflow(tmp_path, LISTENING_BRIDGE, {"sink.py": SINK})
+    path = dataflows.write(LISTENING_BRIDGE, {"sink.py": SINK})
     liar = tmp_path / "liar.py"
     liar.write_text(
         textwrap.dedent(
@@ -659,7 +649,7 @@ def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host,
     )
     talker = tmp_path / "talker.py"
     talker.write_text(textwrap.dedent(TALKER))
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    run = start_run(ros_host, path, merged=True)
     bad = ros_start(ros_host, ["env", f"CYCLONEDDS_URI={CYCLONE_CONFIG}", sys.executable, str(liar)])
     good = None
     try:
@@ -667,11 +657,7 @@ def test_a_malformed_sample_is_reported_and_the_next_one_still_arrives(ros_host,
         good = ros_start(ros_host, [sys.executable, str(talker), "fine"])
         wait_line(run, "heard fine")
     finally:
-        for proc in (bad, good):
-            if proc:
-                proc.kill()
-        run.send_signal(signal.SIGINT)
-        log, _ = run.communicate(timeout=60)
+        log = stop(run, bad, good)
     assert "/chatter" in warning and "std_msgs/msg/String" in warning and "a count of 1000000" in warning, warning
     assert run.returncode == 0, log
 
@@ -703,10 +689,9 @@ WORKER = """
 """
 
 
-def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_host, tmp_path):
+def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_host, tmp_path, dataflows):
     share = Path(sys.prefix) / "share"  # test_msgs' definitions, from its wheel
-    path = dataflow(
-        tmp_path,
+    path = dataflows.write(
         f"""
         types: [{share}]
         nodes:
@@ -722,7 +707,7 @@ def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_hos
         """,
         {"worker.py": WORKER},
     )
-    run = ros_start(ros_host, nerve_cmd("run", str(path)), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    run = start_run(ros_host, path)
     ros = rclpy_node(
         ros_host,
         tmp_path,

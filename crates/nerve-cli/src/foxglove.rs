@@ -1,8 +1,6 @@
 //! `nerve foxglove`: a Foxglove WebSocket server over the topics, outputs, services and
 //! parameters of this host (the `nerve-foxglove` crate), and `--foxglove` of `nerve run`.
 
-use std::time::Duration;
-
 use anyhow::Context;
 use nerve_foxglove::{Bridge, Options, TimeSource};
 
@@ -31,9 +29,6 @@ pub struct FoxgloveArgs {
     queue_size: usize,
 }
 
-/// How often `nerve foxglove` looks at Ctrl-C.
-const POLL: Duration = Duration::from_millis(100);
-
 /// Runs `nerve foxglove` until Ctrl-C.
 pub fn run(args: &FoxgloveArgs) -> anyhow::Result<i32> {
     if args.queue_size == 0 {
@@ -52,9 +47,7 @@ pub fn run(args: &FoxgloveArgs) -> anyhow::Result<i32> {
     let bridge = Bridge::start(&options)?;
     // Scripts that asked for port 0 read the port from this line.
     eprintln!("nerve: Foxglove WebSocket server on ws://{}:{} (Ctrl-C to stop)", args.address, bridge.port());
-    while !stop.raised() {
-        std::thread::sleep(POLL);
-    }
+    stop.wait();
     Ok(0)
 }
 

@@ -192,11 +192,11 @@ pub fn mermaid(df: &Dataflow) -> String {
         served_keys.push((names.iter().map(|name| served_key(kind, name)).collect::<Vec<_>>(), kind));
     }
     for node in &df.nodes {
-        let program = match &node.path {
+        let program = match (&node.ros2, &node.path) {
             // What it bridges says more than the program nerve runs for it.
-            _ if node.ros2.is_some() => node.ros2.as_ref().map(ros2_label).unwrap_or_default(),
-            NodePath::Dynamic => "dynamic".to_owned(),
-            NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p) => {
+            (Some(bridge), _) => ros2_label(bridge),
+            (None, NodePath::Dynamic) => "dynamic".to_owned(),
+            (None, NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p)) => {
                 p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
             }
         };

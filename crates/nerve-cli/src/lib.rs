@@ -253,11 +253,8 @@ fn init_logging(zenoh_warnings: bool) {
     // never joined on a loopback-only participant; ros2-client warns that ROS_DISTRO is unset,
     // which nerve never needs. The bridge reports what matters itself.
     const QUIET: &str = "foxglove=warn,ros2_client=error,rustdds=error,rustdds::network::udp_listener=off";
-    logging::init(&if zenoh_warnings {
-        format!("info,zenoh=warn,{QUIET}")
-    } else {
-        format!("info,zenoh=error,{QUIET}")
-    });
+    let zenoh = if zenoh_warnings { "warn" } else { "error" };
+    logging::init(&format!("info,zenoh={zenoh},{QUIET}"));
 }
 
 fn load(path: &Path) -> anyhow::Result<nerve_spec::Dataflow> {

@@ -1,14 +1,9 @@
 //! `nerve ros2`: this machine's nerve and the ROS 2 graph, joined.
 
-use std::time::Duration;
-
 use anyhow::Context;
 use nerve_ros2::{Domain, TransformJoin};
 
 use crate::topic::StopSignal;
-
-/// How often the command looks for Ctrl-C.
-const POLL: Duration = Duration::from_millis(100);
 
 /// `nerve ros2`.
 #[derive(Debug, clap::Args)]
@@ -52,8 +47,6 @@ fn run_bridge(args: &BridgeArgs) -> anyhow::Result<i32> {
     }
     let _join = TransformJoin::start(&domain, args.nerve_domain).context("joining the transform trees")?;
     eprintln!("nerve: transforms joined with ROS 2 domain {} (Ctrl-C to stop)", domain.id);
-    while !stop.raised() {
-        std::thread::sleep(POLL);
-    }
+    stop.wait();
     Ok(0)
 }

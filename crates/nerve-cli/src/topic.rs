@@ -158,6 +158,13 @@ impl StopSignal {
         self.raised.load(Ordering::SeqCst)
     }
 
+    /// Returns once Ctrl-C (or SIGTERM) came, looking every 100 ms.
+    pub(crate) fn wait(&self) {
+        while !self.raised() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     /// The flag the signals set.
     pub(crate) fn flag(&self) -> &AtomicBool {
         &self.raised

@@ -18,6 +18,7 @@ use nerve_node::msg::action_msgs::srv::{CancelGoal_Request, CancelGoal_Response}
 use nerve_node::msg::builtin_interfaces::msg::Time;
 use nerve_node::msg::unique_identifier_msgs::msg::UUID;
 use nerve_node::{Message, Node, Parameters};
+use nerve_shm::sync::lock;
 use nerve_spec::ros2::{CANCEL_PORT, FEEDBACK_PORT, RESULT_PORT, Ros2Action, Ros2Durability, Ros2History, Ros2Qos};
 use nerve_types::{Codec, Kind, Registry, TypeName};
 use rustdds::{SampleIdentity, WriteOptionsBuilder};
@@ -25,8 +26,8 @@ use tracing::warn;
 
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
-use crate::service::{lock, on_samples, request_identity};
-use crate::wire::{ArrowDecoder, Endpoints, Writer, dds_topic_name, encode_body};
+use crate::service::request_identity;
+use crate::wire::{ArrowDecoder, Endpoints, Writer, dds_topic_name, encode_body, on_samples, write_row};
 
 /// Metadata parameter naming the goal a goal, feedback or result belongs to.
 pub const GOAL_ID: &str = "goal_id";
@@ -74,17 +75,9 @@ pub(crate) struct ActionServer {
     codecs: Arc<Codecs>,
 }
 
-fn part(action: &TypeName, part: &str) -> TypeName {
-    action.part(part)
-}
-
-fn parse(written: &str) -> Result<TypeName, Ros2Error> {
-    TypeName::parse(written).map_err(|e| Ros2Error::Config(e.to_string()))
-}
-
 /// The goal id as text: 32 hex digits.
 fn goal_key(uuid: &[u8; 16]) -> String {
-    uuid.iter().map(|b| format!("{b:02x}")).collect()
+    uuid::Uuid::from_bytes(*uuid).simple().to_string()
 }
 
 fn now() -> Time {
@@ -108,9 +101,9 @@ impl ActionServer {
         registry: &Registry,
         node: &Arc<Node>,
     ) -> Result<Self, Ros2Error> {
-        let action = TypeName { kind: Kind::Action, ..parse(&spec.action_type)? };
-        let cancel = parse("action_msgs/srv/CancelGoal")?;
-        let status_type = parse(GoalStatusArray::TYPE_NAME)?;
+        let action = TypeName { kind: Kind::Action, ..TypeName::parse(&spec.action_type)? };
+        let cancel = TypeName::parse("action_msgs/srv/CancelGoal")?;
+        let status_type = TypeName::parse(GoalStatusArray::TYPE_NAME)?;
         let qos = dds_qos(&spec.qos);
         let status_qos = dds_qos(&Ros2Qos {
             reliable: true,
@@ -119,18 +112,18 @@ impl ActionServer {
             ..Ros2Qos::default()
         });
         let service = |service: &str, request: &TypeName, reply: &TypeName| -> Result<_, Ros2Error> {
-            let requests = endpoints.topic(&format!("rq{name}/_action/{service}Request"), request, &qos)?;
-            let replies = endpoints.topic(&format!("rr{name}/_action/{service}Reply"), reply, &qos)?;
+            let (requests, replies) =
+                endpoints.service_topics(&format!("{name}/_action/{service}"), (request, reply), &qos)?;
             Ok((endpoints.reader(&requests, qos.clone())?, endpoints.writer(&replies, qos.clone())?))
         };
-        let (send_goal, get_result) = (part(&action, "SendGoal"), part(&action, "GetResult"));
+        let (send_goal, get_result) = (action.part("SendGoal"), action.part("GetResult"));
         let (goal_requests, send_goal_reply) =
             service("send_goal", &send_goal.part("Request"), &send_goal.part("Response"))?;
         let (result_requests, get_result_reply) =
             service("get_result", &get_result.part("Request"), &get_result.part("Response"))?;
         let (cancel_requests, cancel_reply) =
             service("cancel_goal", &cancel.part("Request"), &cancel.part("Response"))?;
-        let feedback_type = part(&action, "FeedbackMessage");
+        let feedback_type = action.part("FeedbackMessage");
         let feedback_topic =
             endpoints.topic(&dds_topic_name(&format!("{name}/_action/feedback")), &feedback_type, &qos)?;
         let status_topic =
@@ -385,8 +378,7 @@ fn cancel_goal(
 fn feedback(shared: &Shared, codecs: &Codecs, uuid: &UUID, value: &ArrayRef) -> Result<(), String> {
     let message =
         row(codecs.feedback.data_type(), vec![uuid.to_arrow().map_err(|e| e.to_string())?, Arc::clone(value)])?;
-    let body = encode_body(&codecs.feedback, message.as_ref(), 0).map_err(|e| e.to_string())?;
-    shared.feedback.write(body, None).map_err(|e| format!("{e:?}"))
+    write_row(&shared.feedback, &codecs.feedback, message.as_ref(), 0)
 }
 
 /// The goal's final status and its encoded `GetResult` reply.
@@ -413,8 +405,7 @@ fn publish_status(shared: &Shared, codecs: &Codecs) {
     let written = list
         .to_arrow()
         .map_err(|e| e.to_string())
-        .and_then(|v| encode_body(&codecs.status, v.as_ref(), 0).map_err(|e| e.to_string()))
-        .and_then(|body| shared.status.write(body, None).map_err(|e| format!("{e:?}")));
+        .and_then(|v| write_row(&shared.status, &codecs.status, v.as_ref(), 0));
     if let Err(why) = written {
         warn!("{}: the goals' status was not published: {why}", shared.name);
     }

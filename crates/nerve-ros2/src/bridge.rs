@@ -24,7 +24,7 @@ use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
 use crate::service::{self, ServiceBridge};
-use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, encode_body};
+use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, write_row};
 
 /// The variable through which `nerve run` hands a bridge node its `ros2:` key, as JSON.
 pub const CONFIG_VAR: &str = "NERVE_ROS2_BRIDGE";
@@ -82,7 +82,7 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
     let mut outgoing: HashMap<String, Vec<Outgoing>> = HashMap::new();
     let mut incoming = Vec::new();
     for t in &bridge.topics {
-        let type_name = parse_type(&t.message_type)?;
+        let type_name = TypeName::parse(&t.message_type)?;
         let codec = Codec::new(&registry, &type_name)?;
         let name = resolve_topic(&t.topic, &bridge.namespace, &bridge.node_name);
         let qos = dds_qos(&t.qos);
@@ -161,10 +161,7 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
 /// Writes each row of `value` as one ROS 2 message.
 fn publish(topic: &Outgoing, value: &dyn arrow_array::Array) {
     for row in 0..value.len() {
-        let written = encode_body(&topic.codec, value, row)
-            .map_err(|e| e.to_string())
-            .and_then(|body| topic.writer.write(body, None).map_err(|e| format!("{e:?}")));
-        if let Err(why) = written {
+        if let Err(why) = write_row(&topic.writer, &topic.codec, value, row) {
             warn!("{}: message dropped: {why}", topic.name);
         }
     }
@@ -211,13 +208,11 @@ fn service_endpoints(
     endpoints: &Endpoints,
     registry: &Registry,
 ) -> Result<(String, service::Endpoints), Ros2Error> {
-    let service = parse_type(&spec.service_type)?;
-    let service = TypeName { kind: Kind::Srv, ..service };
+    let service = TypeName { kind: Kind::Srv, ..TypeName::parse(&spec.service_type)? };
     let name = resolve_topic(&spec.service, &bridge.namespace, &bridge.node_name);
     let (request_type, response_type) = (service.part("Request"), service.part("Response"));
     let qos = dds_qos(&spec.qos);
-    let requests = endpoints.topic(&format!("rq{name}Request"), &request_type, &qos)?;
-    let replies = endpoints.topic(&format!("rr{name}Reply"), &response_type, &qos)?;
+    let (requests, replies) = endpoints.service_topics(&name, (&request_type, &response_type), &qos)?;
     let request_codec = Codec::new(registry, &request_type)?;
     let response_codec = Codec::new(registry, &response_type)?;
     let ends = match spec.role {
@@ -235,10 +230,6 @@ fn service_endpoints(
         },
     };
     Ok((name, ends))
-}
-
-fn parse_type(written: &str) -> Result<TypeName, Ros2Error> {
-    TypeName::parse(written).map_err(|e| Ros2Error::Config(e.to_string()))
 }
 
 fn report_writer(name: &str, writer: &Writer) {

@@ -33,6 +33,9 @@ pub enum Ros2Error {
     /// A message type is unknown or cannot be compiled.
     #[error(transparent)]
     Types(#[from] nerve_types::TypesError),
+    /// A type name that is not one (the spec checks them, so only a hand-made configuration).
+    #[error(transparent)]
+    TypeName(#[from] nerve_types::NameError),
     /// A message could not be written to DDS.
     #[error("writing to {topic}: {why}")]
     Write {

@@ -8,11 +8,11 @@
 //! each reply on its output with the parameters its request came with.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use arrow_array::ArrayRef;
 use nerve_node::{Message, Node, Parameters};
+use nerve_shm::sync::lock;
 use nerve_types::Codec;
 use rustdds::bytes::Bytes;
 use rustdds::no_key::DeserializedCacheChange;
@@ -20,7 +20,7 @@ use rustdds::{DataWriterStatus, SampleIdentity, SequenceNumber, StatusEvented, W
 use tracing::warn;
 
 use crate::bridge::writer_status;
-use crate::wire::{ArrowDecoder, Reader, Writer, encode_body};
+use crate::wire::{ArrowDecoder, Reader, Writer, encode_body, on_samples};
 
 /// Metadata parameter that pairs a request a server bridge sent with the dataflow's answer.
 pub const REQUEST_ID: &str = "request_id";
@@ -113,10 +113,6 @@ impl<K: std::hash::Hash + Eq + Clone + std::fmt::Debug, V> Waiting<K, V> {
     }
 }
 
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
 /// The identity a reply to the request `sample` must name.
 pub(crate) fn request_identity<T>(sample: &DeserializedCacheChange<T>) -> SampleIdentity {
     // Fast DDS clients name the request in its related sample identity, with an unknown
@@ -128,27 +124,6 @@ pub(crate) fn request_identity<T>(sample: &DeserializedCacheChange<T>) -> Sample
         Some(related) => related,
         None => SampleIdentity { writer_guid: sample.writer_guid, sequence_number: sample.sequence_number },
     }
-}
-
-/// Starts the thread that hands each of `reader`'s samples to `each`; a sample that does not
-/// decode is dropped with a warning naming the service and `what` it was.
-pub(crate) fn on_samples(
-    service: String,
-    ends: (Reader, ArrowDecoder),
-    what: &'static str,
-    mut each: impl FnMut(&str, DeserializedCacheChange<ArrayRef>) + Send + 'static,
-) -> std::io::Result<()> {
-    let (reader, decoder) = ends;
-    std::thread::Builder::new().name(format!("ros2 {service}")).spawn(move || {
-        let samples = Box::pin(reader.as_async_stream_with(decoder));
-        for sample in futures::executor::block_on_stream(samples) {
-            match sample {
-                Ok(sample) => each(&service, sample),
-                Err(e) => warn!("{service}: a {what} that does not decode was dropped: {e}"),
-            }
-        }
-    })?;
-    Ok(())
 }
 
 impl ServiceBridge {

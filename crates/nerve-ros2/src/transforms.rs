@@ -29,7 +29,7 @@ use tracing::warn;
 use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
-use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, encode_body};
+use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, on_samples, write_row};
 
 /// Parameter the join puts on the transform messages it publishes on nerve's topics.
 pub const FROM_ROS2: &str = "from_ros2";
@@ -86,7 +86,7 @@ impl TransformJoin {
         let participant = domain.participant()?;
         let endpoints = Endpoints::new(&participant)?;
         let registry = Registry::new(&[]);
-        let type_name = TypeName::parse(TFMessage::TYPE_NAME).map_err(|e| Ros2Error::Config(e.to_string()))?;
+        let type_name = TypeName::parse(TFMessage::TYPE_NAME)?;
         let codec = Arc::new(Codec::new(&registry, &type_name)?);
         let stop = Arc::new(AtomicBool::new(false));
         let own = participant.guid();
@@ -105,23 +105,14 @@ impl TransformJoin {
                 SubscriberOptions { domain: nerve_domain, ..SubscriberOptions::default() },
             )
             .map_err(topic_error)?;
-            let spawn = |name: String, body: Box<dyn FnOnce() + Send>| {
-                std::thread::Builder::new()
-                    .name(name.clone())
-                    .spawn(body)
-                    .map(drop)
-                    .map_err(|e| Ros2Error::Config(format!("cannot start the thread `{name}`: {e}")))
-            };
+            let failed =
+                |e: std::io::Error| Ros2Error::Config(format!("cannot start the threads of {}: {e}", topic.ros));
             let (to_ros_codec, stop_flag) = (Arc::clone(&codec), Arc::clone(&stop));
-            spawn(
-                format!("tf to ros2 {}", topic.ros),
-                Box::new(move || to_ros(topic, &subscriber, &writer, &to_ros_codec, &stop_flag)),
-            )?;
-            let decoder = ArrowDecoder(Arc::clone(&codec));
-            spawn(
-                format!("tf from ros2 {}", topic.ros),
-                Box::new(move || from_ros(topic, &reader, decoder, &publisher, own)),
-            )?;
+            std::thread::Builder::new()
+                .name(format!("tf to ros2 {}", topic.ros))
+                .spawn(move || to_ros(topic, &subscriber, &writer, &to_ros_codec, &stop_flag))
+                .map_err(failed)?;
+            from_ros(topic, reader, ArrowDecoder(Arc::clone(&codec)), publisher, own).map_err(failed)?;
         }
         Ok(Self { stop, _participant: participant })
     }
@@ -150,42 +141,39 @@ fn to_ros(topic: TfTopic, subscriber: &Subscriber, writer: &Writer, codec: &Code
             }
         };
         let transforms = gathered(&mut statics, topic, transforms);
-        let written = to_tf_message(&transforms)
-            .and_then(|value| encode_body(codec, value.as_ref(), 0).map_err(|e| e.to_string()))
-            .and_then(|body| writer.write(body, None).map_err(|e| format!("{e:?}")));
+        let written = to_tf_message(&transforms).and_then(|value| write_row(writer, codec, value.as_ref(), 0));
         if let Err(why) = written {
             warn!("{}: transforms not sent: {why}", topic.ros);
         }
     }
 }
 
-/// ROS 2's transforms into nerve's topic, for as long as the process runs.
-fn from_ros(topic: TfTopic, reader: &Reader, decoder: ArrowDecoder, publisher: &Publisher, own: GUID) {
+/// Starts sending ROS 2's transforms into nerve's topic, for as long as the process runs.
+fn from_ros(
+    topic: TfTopic,
+    reader: Reader,
+    decoder: ArrowDecoder,
+    publisher: Publisher,
+    own: GUID,
+) -> std::io::Result<()> {
     let mut statics = BTreeMap::new();
     let mut from = Parameters::new();
     from.insert(FROM_ROS2.to_owned(), true.into());
-    let samples = Box::pin(reader.as_async_stream_with(decoder));
-    for sample in futures::executor::block_on_stream(samples) {
-        let sample = match sample {
-            Ok(sample) if sample.writer_guid.prefix == own.prefix => continue,
-            Ok(sample) => sample,
-            Err(e) => {
-                warn!("{}: a message that does not decode as tf2_msgs/msg/TFMessage was dropped: {e}", topic.ros);
-                continue;
-            }
-        };
+    on_samples(topic.ros.to_owned(), (reader, decoder), "message", move |_, sample| {
+        if sample.writer_guid.prefix == own.prefix {
+            return;
+        }
         let transforms = match from_tf_message(&sample.sample) {
-            Ok(transforms) => transforms,
+            Ok(transforms) => gathered(&mut statics, topic, transforms),
             Err(why) => {
                 warn!("{}: transforms dropped: {why}", topic.ros);
-                continue;
+                return;
             }
         };
-        let transforms = gathered(&mut statics, topic, transforms);
         if let Err(e) = publisher.send(&nerve_tf::wire::encode(&transforms), &from) {
             warn!("nerve's `{}`: transforms from ROS 2 not sent: {e}", topic.nerve);
         }
-    }
+    })
 }
 
 /// For `tf_static`, every static transform seen so far (the latest per child frame); for `tf`,

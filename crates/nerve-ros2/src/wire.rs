@@ -8,11 +8,13 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use arrow_array::ArrayRef;
+use arrow_array::{Array, ArrayRef};
 use nerve_types::{CdrError, Codec, Kind, TypeName};
 use rustdds::bytes::Bytes;
+use rustdds::no_key::DeserializedCacheChange;
 use rustdds::no_key::{Decode, DeserializerAdapter, SerializerAdapter};
 use rustdds::{DomainParticipant, QosPolicies, RepresentationIdentifier, Topic, TopicDescription, TopicKind};
+use tracing::warn;
 
 use crate::error::Ros2Error;
 
@@ -122,6 +124,20 @@ impl Endpoints {
             .map_err(|source| Ros2Error::Dds { what: format!("the topic {dds_name}"), source })
     }
 
+    /// The request and reply topics of the ROS 2 service `name` (fully qualified):
+    /// `rq<name>Request` and `rr<name>Reply`.
+    ///
+    /// # Errors
+    /// [`Ros2Error::Dds`].
+    pub fn service_topics(
+        &self,
+        name: &str,
+        (request, reply): (&TypeName, &TypeName),
+        qos: &QosPolicies,
+    ) -> Result<(Topic, Topic), Ros2Error> {
+        Ok((self.topic(&format!("rq{name}Request"), request, qos)?, self.topic(&format!("rr{name}Reply"), reply, qos)?))
+    }
+
     /// A writer on `topic`.
     ///
     /// # Errors
@@ -143,11 +159,41 @@ impl Endpoints {
     }
 }
 
+/// Writes row `row` of `value` as one message.
+///
+/// # Errors
+/// What keeps the row from encoding, or the write from being made, as text for a warning.
+pub fn write_row(writer: &Writer, codec: &Codec, value: &dyn Array, row: usize) -> Result<(), String> {
+    let body = encode_body(codec, value, row).map_err(|e| e.to_string())?;
+    writer.write(body, None).map_err(|e| format!("{e:?}"))
+}
+
+/// Starts the thread that hands each of `reader`'s samples to `each`; a sample that does not
+/// decode is dropped with a warning naming `name` (a topic, service or action) and `what` it was.
+pub(crate) fn on_samples(
+    name: String,
+    ends: (Reader, ArrowDecoder),
+    what: &'static str,
+    mut each: impl FnMut(&str, DeserializedCacheChange<ArrayRef>) + Send + 'static,
+) -> std::io::Result<()> {
+    let (reader, decoder) = ends;
+    std::thread::Builder::new().name(format!("ros2 {name}")).spawn(move || {
+        let samples = Box::pin(reader.as_async_stream_with(decoder));
+        for sample in futures::executor::block_on_stream(samples) {
+            match sample {
+                Ok(sample) => each(&name, sample),
+                Err(e) => warn!("{name}: a {what} that does not decode was dropped: {e}"),
+            }
+        }
+    })?;
+    Ok(())
+}
+
 /// Row `row` of `value` as the CDR body rustdds writes after its header.
 ///
 /// # Errors
 /// [`CdrError`] naming the first field that does not fit the type.
-pub fn encode_body(codec: &Codec, value: &dyn arrow_array::Array, row: usize) -> Result<Bytes, CdrError> {
+pub fn encode_body(codec: &Codec, value: &dyn Array, row: usize) -> Result<Bytes, CdrError> {
     let frame = codec.encode(value, row)?;
     Ok(Bytes::from(frame).slice(4..))
 }
