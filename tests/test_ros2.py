@@ -748,3 +748,159 @@ def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_hos
     assert result["finished"] == {"status": 4, "sequence": [0, 1, 1, 2, 3, 5, 8]}  # STATUS_SUCCEEDED
     assert result["feedback"][0] == [0, 1, 1] and result["feedback"][-1] == [0, 1, 1, 2, 3, 5, 8]
     assert result["canceled"] == {"accepted": 1, "status": 5}  # STATUS_CANCELED
+
+
+def start_bridge(host: Hosts, *args: str) -> subprocess.Popen[str]:
+    """``nerve ros2 bridge args`` on ``host``, its log read with its output."""
+    return ros_start(host, nerve_cmd("ros2", "bridge", *args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+TUNED = """
+    from nerve import Node
+
+    node = Node()
+    node.on_param_change(lambda key, value: f"{key} must be >= 0" if value < 0 else None)
+    for event in node:
+        if event["type"] == "STOP":
+            break
+"""
+
+
+def test_ros_2_reads_and_sets_a_nerve_nodes_parameters_and_a_callback_refuses(ros_host, tmp_path, dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: speed-ctl
+            path: tuned.py
+            params: {speed: 0.5, pid: {kp: 1.2, ki: 0.1}, mode: cruise}
+        """,
+        {"tuned.py": TUNED},
+    )
+    run = start_run(ros_host, path)
+    bridge = start_bridge(ros_host)
+    ros = rclpy_node(
+        ros_host,
+        tmp_path,
+        """
+        import json
+        import rclpy
+        from rclpy.parameter import Parameter
+        from rclpy.parameter_client import AsyncParameterClient
+
+        rclpy.init()
+        node = rclpy.create_node("tuner")
+        client = AsyncParameterClient(node, "/speed_ctl")
+        while not client.wait_for_services(timeout_sec=1.0):
+            pass
+
+        def call(future):
+            rclpy.spin_until_future_complete(node, future)
+            return future.result()
+
+        def value(v):
+            return {3: v.double_value, 4: v.string_value}.get(v.type, v.type)
+
+        listed = call(client.list_parameters([], 0)).result
+        got = call(client.get_parameters(["speed", "mode", "nope"])).values
+        ok = call(client.set_parameters([Parameter("speed", value=1.5)])).results[0]
+        refused = call(client.set_parameters([Parameter("speed", value=-1.0)])).results[0]
+        wrong = call(client.set_parameters([Parameter("mode", value=3)])).results[0]
+        atomic = call(client.set_parameters_atomically(
+            [Parameter("pid.kp", value=2.0), Parameter("pid.ki", value=-1.0)])).result
+        after = call(client.get_parameters(["speed", "pid.kp"])).values
+        types = call(client.get_parameter_types(["speed", "mode"])).types
+        print(json.dumps({
+            "names": sorted(listed.names), "groups": list(listed.prefixes),
+            "got": [value(v) for v in got],
+            "ok": ok.successful, "refused": [refused.successful, refused.reason],
+            "wrong": [wrong.successful, wrong.reason], "atomic": [atomic.successful, atomic.reason],
+            "after": [value(v) for v in after], "types": list(types),
+        }))
+        """,
+    )
+    try:
+        result, log = finish(ros, run)
+    finally:
+        log = stop(bridge)
+    assert result["names"] == ["mode", "pid.ki", "pid.kp", "speed"], result
+    assert result["groups"] == ["pid"]
+    assert result["got"] == [0.5, "cruise", 0], result  # 0: PARAMETER_NOT_SET
+    assert result["ok"] is True
+    assert result["refused"][0] is False and "speed must be >= 0" in result["refused"][1], result
+    assert result["wrong"][0] is False and "mode" in result["wrong"][1] and "string" in result["wrong"][1], result
+    # All or nothing: kp was set, then put back when ki was refused.
+    assert result["atomic"][0] is False and "pid.ki" in result["atomic"][1], result
+    assert result["after"] == [1.5, 1.2], result
+    assert result["types"] == [3, 4], result
+    assert bridge.returncode == 0, log
+
+
+ROS_TOPICS = """
+    import json, sys
+    import rclpy
+    from geometry_msgs.msg import Twist
+    from std_msgs.msg import String
+
+    rclpy.init()
+    node = rclpy.create_node("ros_side")
+    talk = node.create_publisher(String, "/chatter", 10)
+    heard = []
+    node.create_subscription(Twist, "/robot/cmd_vel", lambda m: heard.append(m.linear.x), 10)
+    i = 0
+    # The nerve side sends speeds 0..4 once it heard ROS 2, and stops at 4.
+    while len(heard) < 5 or heard[-1] != 4.0:
+        talk.publish(String(data=f"hi {i}"))
+        i += 1
+        rclpy.spin_once(node, timeout_sec=0.05)
+    print(json.dumps({"heard": heard}), flush=True)
+"""
+
+NERVE_TOPICS = """
+    import json, subprocess, sys
+    import nerve
+    from nerve.msg import geometry_msgs, std_msgs
+
+    cmd = nerve.Publisher("robot/cmd_vel")
+    chatter = nerve.Subscriber("chatter")
+    print("listening", flush=True)
+    message = chatter.recv()
+    said = std_msgs.String.from_arrow(message["value"]).data
+    # The ROS 2 talker still runs (it waits for speeds): its topic is listed among nerve's.
+    listed = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True, check=True).stdout
+    # Written to ROS 2 only once a ROS 2 subscription listens: the bridge subscribes then.
+    assert cmd.wait_for_subscribers(1)
+    for x in range(5):
+        cmd.send(geometry_msgs.Twist(linear=geometry_msgs.Vector3(x=float(x))))
+    print(json.dumps({"said": said, "from_ros2": message["metadata"].get("from_ros2"), "listed": listed}), flush=True)
+    while cmd.subscriber_count:  # the ROS 2 side ends: the bridge stops listening
+        chatter.recv(timeout=0.05)
+    print("unsubscribed", flush=True)
+"""
+
+
+def test_topics_appear_on_both_sides_and_cross_only_while_listened(ros_host, tmp_path):
+    bridge = start_bridge(ros_host, "--topics", "chatter", "robot/*")
+    nerve_script = tmp_path / "nerve_side.py"
+    nerve_script.write_text(textwrap.dedent(NERVE_TOPICS))
+    topic_list = json.dumps(nerve_cmd("topic", "list", "-v"))
+    here = ros_start(
+        ros_host, [sys.executable, str(nerve_script), topic_list], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        wait_line(here, "listening")
+        # Nothing listens on ROS 2's side yet: the bridge has not subscribed to nerve's topic.
+        before = subprocess.run(ros_host.on(0, nerve_cmd("topic", "list", "-v")), capture_output=True, text=True)
+        ros = rclpy_node(ros_host, tmp_path, ROS_TOPICS)
+        ros_out, ros_err = ros.communicate(timeout=120)
+        assert ros.returncode == 0, ros_err
+        spoke = json.loads(wait_line(here, "said"))
+        wait_line(here, "unsubscribed")
+    finally:
+        log = stop(bridge, here)
+    assert json.loads(ros_out.splitlines()[-1])["heard"][-5:] == [0.0, 1.0, 2.0, 3.0, 4.0], ros_out
+    assert spoke["said"].startswith("hi ") and spoke["from_ros2"] is True, spoke
+    cmd_vel = next(line for line in before.stdout.splitlines() if line.startswith("robot/cmd_vel"))
+    assert "0 subscribers" in cmd_vel, before.stdout
+    chatter = next(line for line in spoke["listed"].splitlines() if line.startswith("chatter"))
+    assert "from ROS 2 std_msgs/msg/String" in chatter, spoke["listed"]
+    assert bridge.returncode == 0, log

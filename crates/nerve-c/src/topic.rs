@@ -205,6 +205,7 @@ pub unsafe extern "C" fn nerve_publisher_new(
             latched: o.latched,
             // SAFETY: as the caller promises of `options`.
             run: unsafe { run_scope(o.run, o.shared) }?,
+            origin: None,
         };
         publisher.write(handles::give(NervePublisher { publisher: Publisher::new(topic, o)? }, Kind::Publisher));
         Ok(NerveStatus::Ok)

@@ -292,7 +292,11 @@ fn endpoints(entries: &[Entry], kind: Kind) -> String {
     }
     let pid_word = if pids.len() == 1 { "pid" } else { "pids" };
     let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-    format!("{count} {noun}{plural} ({pid_word} {})", pids.join(", "))
+    // A publisher another middleware's bridge runs says where its messages come from.
+    let origins: std::collections::BTreeSet<&str> =
+        entries.iter().filter(|e| e.kind == kind).filter_map(|e| e.origin.as_deref()).collect();
+    let from: String = origins.iter().map(|o| format!("; from {o}")).collect();
+    format!("{count} {noun}{plural} ({pid_word} {}{from})", pids.join(", "))
 }
 
 fn echo(args: &EchoArgs) -> anyhow::Result<i32> {
@@ -662,9 +666,12 @@ mod tests {
             id,
             scope: nerve_topic::Scope::Network,
             socket: std::path::PathBuf::new(),
+            origin: None,
         };
         let entries = [entry(Kind::Pub, 9, 1), entry(Kind::Pub, 9, 2), entry(Kind::Sub, 4, 1)];
         assert_eq!(endpoints(&entries, Kind::Pub), "2 publishers (pid 9)");
+        let bridged = Entry { origin: Some("ROS 2 std_msgs/msg/String".to_owned()), ..entry(Kind::Pub, 7, 1) };
+        assert_eq!(endpoints(&[bridged], Kind::Pub), "1 publisher (pid 7; from ROS 2 std_msgs/msg/String)");
         assert_eq!(endpoints(&entries, Kind::Sub), "1 subscriber (pid 4)");
         assert_eq!(endpoints(&entries[..2], Kind::Sub), "0 subscribers");
     }

@@ -67,6 +67,7 @@ impl Publisher {
             max_message: max_message.unwrap_or(nerve_topic::DEFAULT_MAX_MESSAGE),
             latched,
             run: run_scope(shared, run)?,
+            origin: None,
         };
         let pa = PyArrow::import(py)?;
         let inner = py.detach(|| nerve_topic::Publisher::new(topic, options)).map_err(|e| topic_error(&e))?;

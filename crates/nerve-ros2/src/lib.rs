@@ -10,19 +10,25 @@
 //! - [`wire`]: ROS 2 topic and type names on DDS, CDR samples in and out.
 //! - [`bridge`]: a dataflow's `ros2:` node ([`nerve_spec::ros2::Ros2Bridge`]) at run time.
 //! - [`TransformJoin`]: nerve's transform tree and ROS 2's `/tf` and `/tf_static`, joined.
+//! - [`TopicJoin`]: nerve's shared topics and ROS 2's topics, joined by name.
+//! - [`ParameterServices`]: nerve nodes' parameters behind ROS 2's parameter services.
 
 mod action;
 pub mod bridge;
 mod domain;
 mod error;
+mod params;
 mod qos;
 mod service;
+mod topics;
 mod transforms;
 pub mod wire;
 
 pub use action::{GOAL_ID, GOAL_STATUS};
 pub use domain::{DiscoveryRange, Domain};
 pub use error::Ros2Error;
+pub use params::ParameterServices;
 pub use qos::dds_qos;
 pub use service::REQUEST_ID;
+pub use topics::{TopicJoin, TopicPatterns};
 pub use transforms::{FROM_ROS2, TransformJoin};

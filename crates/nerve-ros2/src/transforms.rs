@@ -26,7 +26,6 @@ use nerve_types::{Codec, Registry, TypeName};
 use rustdds::{DomainParticipant, GUID, RTPSEntity};
 use tracing::warn;
 
-use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
 use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, on_samples, write_row};
@@ -68,7 +67,6 @@ const TOPICS: [TfTopic; 2] = [
 /// The running join; it stops when dropped.
 pub struct TransformJoin {
     stop: Arc<AtomicBool>,
-    _participant: DomainParticipant,
 }
 
 impl Drop for TransformJoin {
@@ -78,13 +76,13 @@ impl Drop for TransformJoin {
 }
 
 impl TransformJoin {
-    /// Joins nerve's transform topics of topic domain `nerve_domain` with ROS 2's in `domain`.
+    /// Joins nerve's transform topics of topic domain `nerve_domain` with ROS 2's in
+    /// `participant`'s domain.
     ///
     /// # Errors
-    /// The DDS participant, its endpoints or nerve's topics cannot be set up.
-    pub fn start(domain: &Domain, nerve_domain: u32) -> Result<Self, Ros2Error> {
-        let participant = domain.participant()?;
-        let endpoints = Endpoints::new(&participant)?;
+    /// The DDS endpoints or nerve's topics cannot be set up.
+    pub fn start(participant: &DomainParticipant, nerve_domain: u32) -> Result<Self, Ros2Error> {
+        let endpoints = Endpoints::new(participant)?;
         let registry = Registry::new(&[]);
         let type_name = TypeName::parse(TFMessage::TYPE_NAME)?;
         let codec = Arc::new(Codec::new(&registry, &type_name)?);
@@ -114,7 +112,7 @@ impl TransformJoin {
                 .map_err(failed)?;
             from_ros(topic, reader, ArrowDecoder(Arc::clone(&codec)), publisher, own).map_err(failed)?;
         }
-        Ok(Self { stop, _participant: participant })
+        Ok(Self { stop })
     }
 }
 

@@ -9,6 +9,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef};
+use futures::StreamExt;
 use nerve_types::{CdrError, Codec, Kind, TypeName};
 use rustdds::bytes::Bytes;
 use rustdds::no_key::DeserializedCacheChange;
@@ -174,11 +175,22 @@ pub(crate) fn on_samples(
     name: String,
     ends: (Reader, ArrowDecoder),
     what: &'static str,
+    each: impl FnMut(&str, DeserializedCacheChange<ArrayRef>) + Send + 'static,
+) -> std::io::Result<()> {
+    on_samples_until(name, ends, what, futures::future::pending::<()>(), each)
+}
+
+/// [`on_samples`] until `until` completes; the thread then ends and drops the reader.
+pub(crate) fn on_samples_until(
+    name: String,
+    ends: (Reader, ArrowDecoder),
+    what: &'static str,
+    until: impl Future + Send + 'static,
     mut each: impl FnMut(&str, DeserializedCacheChange<ArrayRef>) + Send + 'static,
 ) -> std::io::Result<()> {
     let (reader, decoder) = ends;
     std::thread::Builder::new().name(format!("ros2 {name}")).spawn(move || {
-        let samples = Box::pin(reader.as_async_stream_with(decoder));
+        let samples = Box::pin(reader.as_async_stream_with(decoder).take_until(until));
         for sample in futures::executor::block_on_stream(samples) {
             match sample {
                 Ok(sample) => each(&name, sample),

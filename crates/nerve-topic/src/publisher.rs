@@ -44,6 +44,9 @@ pub struct PublisherOptions {
     pub latched: bool,
     /// Whose topic it is: this process's run's by default (see [`crate::run_scope`]).
     pub run: RunScope,
+    /// For a bridge from another middleware, where the messages come from (see
+    /// [`Entry::origin`]).
+    pub origin: Option<String>,
 }
 
 impl Default for PublisherOptions {
@@ -54,6 +57,7 @@ impl Default for PublisherOptions {
             max_message: DEFAULT_MAX_MESSAGE,
             latched: false,
             run: RunScope::Inherit,
+            origin: None,
         }
     }
 }
@@ -326,8 +330,14 @@ impl Publisher {
         let registration = if options.scope >= Scope::Host {
             let feeder: Weak<PubShared> = Arc::downgrade(&shared);
             rt.add_publisher(id, feeder);
-            let entry =
-                Entry { kind: Kind::Pub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
+            let entry = Entry {
+                kind: Kind::Pub,
+                pid: rt.pid(),
+                id,
+                scope: options.scope,
+                socket: rt.socket().to_owned(),
+                origin: options.origin.clone(),
+            };
             Some(Registration::new(options.domain, &topic, &entry)?)
         } else {
             None

@@ -76,6 +76,10 @@ pub struct Entry {
     pub scope: Scope,
     /// The owning process's socket.
     pub socket: PathBuf,
+    /// For a publisher that brings another middleware's topic into nerve, where its messages
+    /// come from and their type (`ROS 2 std_msgs/msg/String`), as `nerve topic list` shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// Root of this host's registry for the current user.

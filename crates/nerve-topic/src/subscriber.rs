@@ -140,8 +140,14 @@ impl Subscriber {
             t.publishers.iter().filter_map(Weak::upgrade).for_each(|p| p.joined_here(&shared));
         }
         let registration = if options.scope >= Scope::Host {
-            let entry =
-                Entry { kind: Kind::Sub, pid: rt.pid(), id, scope: options.scope, socket: rt.socket().to_owned() };
+            let entry = Entry {
+                kind: Kind::Sub,
+                pid: rt.pid(),
+                id,
+                scope: options.scope,
+                socket: rt.socket().to_owned(),
+                origin: None,
+            };
             let registration = Registration::new(options.domain, &topic, &entry)?;
             rt.add_subscriber(&shared)?;
             Some(registration)
