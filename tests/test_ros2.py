@@ -750,6 +750,103 @@ def test_a_ros_2_action_client_sends_goals_to_a_dataflow_and_cancels_one(ros_hos
     assert result["canceled"] == {"accepted": 1, "status": 5}  # STATUS_CANCELED
 
 
+FIB_SERVER = """
+    import time
+    import rclpy
+    from rclpy.action import ActionServer, CancelResponse, GoalResponse
+    from rclpy.executors import MultiThreadedExecutor
+    from test_msgs.action import Fibonacci
+
+    rclpy.init()
+    node = rclpy.create_node("fib_server")
+
+    def execute(goal):
+        sequence = [0, 1]
+        for i in range(1, goal.request.order):
+            if goal.is_cancel_requested:
+                goal.canceled()
+                return Fibonacci.Result(sequence=sequence[-3:])
+            sequence.append((sequence[i] + sequence[i - 1]) % 1_000_000)
+            goal.publish_feedback(Fibonacci.Feedback(sequence=sequence[-3:]))
+            time.sleep(0.002)
+        goal.succeed()
+        return Fibonacci.Result(sequence=sequence)
+
+    ActionServer(
+        node, Fibonacci, "/fibonacci", execute_callback=execute,
+        goal_callback=lambda goal: GoalResponse.REJECT if goal.order < 0 else GoalResponse.ACCEPT,
+        cancel_callback=lambda goal: CancelResponse.ACCEPT,
+    )
+    executor = MultiThreadedExecutor()
+    executor.add_node(node)
+    executor.spin()  # until killed
+"""
+
+GOAL_CALLER = """
+    import json
+    import pyarrow as pa
+    from nerve import Node
+    from nerve.msg import test_msgs
+
+    Goal, Result = test_msgs.Fibonacci.Goal, test_msgs.Fibonacci.Result
+    node = Node()
+    node.send_output("goal", Goal(order=6), {"name": "short"})
+    results, feedback, canceling = {}, [], False
+    for event in node:
+        if event["type"] != "INPUT":
+            continue
+        metadata = event["metadata"]
+        if event["id"] == "feedback":
+            feedback.append(metadata["name"])
+            if metadata["name"] == "long" and not canceling:  # canceled once it runs
+                canceling = True
+                node.send_output("cancel", pa.array([metadata["goal_id"]]))
+        elif event["id"] == "result":
+            value = event["value"]
+            sequence = [int(x) for x in Result.from_arrow(value).sequence] if len(value) else None
+            results[metadata["name"]] = [metadata["goal_status"], sequence]
+            if metadata["name"] == "short":
+                node.send_output("goal", Goal(order=1_000_000), {"name": "long"})
+                node.send_output("goal", Goal(order=-1), {"name": "refused"})
+            if len(results) == 3:
+                print("goal results:", json.dumps({"results": results, "short_feedback": feedback.count("short")}), flush=True)
+"""
+
+
+def test_a_dataflow_sends_goals_to_a_ros_2_action_server_and_cancels_one(ros_host, tmp_path, dataflows):
+    share = Path(sys.prefix) / "share"  # test_msgs' definitions, from its wheel
+    path = dataflows.write(
+        f"""
+        types: [{share}]
+        nodes:
+          - id: fib
+            ros2: {{action: /fibonacci, action_type: test_msgs/Fibonacci, role: client}}
+            inputs: {{goal: caller/goal, cancel: caller/cancel}}
+            outputs: [feedback, result]
+          - id: caller
+            path: caller.py
+            inputs: {{feedback: fib/feedback, result: fib/result}}
+            outputs: [goal, cancel]
+            output_types: {{goal: test_msgs/action/Fibonacci_Goal}}
+        """,
+        {"caller.py": GOAL_CALLER},
+    )
+    server_script = tmp_path / "fib_server.py"
+    server_script.write_text(textwrap.dedent(FIB_SERVER))
+    server = ros_start(ros_host, [sys.executable, str(server_script)])
+    run = start_run(ros_host, path, merged=True)
+    try:
+        line = wait_line(run, "goal results:")
+    finally:
+        log = stop(run, server)
+    result = json.loads(line.split("goal results:", 1)[1])
+    assert result["results"]["short"] == ["succeeded", [0, 1, 1, 2, 3, 5, 8]], result
+    assert result["short_feedback"] == 5, result  # one per step, each with the goal's parameters
+    assert result["results"]["long"][0] == "canceled", result
+    assert result["results"]["refused"] == ["rejected", None], result
+    assert run.returncode == 0, log
+
+
 def start_bridge(host: Hosts, *args: str) -> subprocess.Popen[str]:
     """``nerve ros2 bridge args`` on ``host``, its log read with its output."""
     return ros_start(host, nerve_cmd("ros2", "bridge", *args), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

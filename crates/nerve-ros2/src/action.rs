@@ -1,4 +1,5 @@
-//! Action bridges, server role: ROS 2 action clients send goals to the dataflow.
+//! Action bridges, server role: ROS 2 action clients send goals to the dataflow (the client
+//! role is [`crate::action_client`]).
 //!
 //! ROS 2's action protocol over DDS is three services and two topics under
 //! `<action>/_action/`: `send_goal`, `cancel_goal` and `get_result`, `feedback` and `status`.
@@ -76,7 +77,7 @@ pub(crate) struct ActionServer {
 }
 
 /// The goal id as text: 32 hex digits.
-fn goal_key(uuid: &[u8; 16]) -> String {
+pub(crate) fn goal_key(uuid: &[u8; 16]) -> String {
     uuid::Uuid::from_bytes(*uuid).simple().to_string()
 }
 
@@ -86,7 +87,7 @@ fn now() -> Time {
 }
 
 /// A one-row struct of `data_type` (a message type's) from its columns, in order.
-fn row(data_type: &DataType, columns: Vec<ArrayRef>) -> Result<ArrayRef, String> {
+pub(crate) fn row(data_type: &DataType, columns: Vec<ArrayRef>) -> Result<ArrayRef, String> {
     let DataType::Struct(fields) = data_type else { return Err(format!("{data_type} is not a message")) };
     let fields: Fields = fields.clone();
     StructArray::try_new(fields, columns, None).map(|s| Arc::new(s) as ArrayRef).map_err(|e| e.to_string())

@@ -20,6 +20,7 @@ use rustdds::{DataReaderStatus, DataWriterStatus, GUID, RTPSEntity, StatusEvente
 use tracing::{info, warn};
 
 use crate::action::ActionServer;
+use crate::action_client::ActionClient;
 use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
@@ -114,10 +115,15 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
             .spawn(move || forward(&topic, &node, own))
             .map_err(thread_failed(&name))?;
     }
-    let action = match &bridge.action {
+    let mut action = match &bridge.action {
         Some(spec) => {
             let name = resolve_topic(&spec.action, &bridge.namespace, &bridge.node_name);
-            Some(ActionServer::start(spec, &name, &endpoints, &registry, &node)?)
+            Some(match spec.role {
+                Ros2Role::Server => Action::Server(ActionServer::start(spec, &name, &endpoints, &registry, &node)?),
+                Ros2Role::Client => {
+                    Action::Client(Box::new(ActionClient::start(spec, &name, &endpoints, &registry, &node)?))
+                }
+            })
         }
         None => None,
     };
@@ -140,8 +146,10 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
                 if let Some(service) = &mut service {
                     service.on_input(&message);
                 }
-                if let Some(action) = &action {
-                    action.on_input(&message);
+                match &mut action {
+                    Some(Action::Server(server)) => server.on_input(&message),
+                    Some(Action::Client(client)) => client.on_input(&message),
+                    None => {}
                 }
             }
             Next::Event(Event::Error(e)) => warn!("{e}"),
@@ -154,8 +162,19 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
         if let Some(service) = &mut service {
             service.on_poll();
         }
+        if let Some(Action::Client(client)) = &mut action {
+            client.on_poll();
+        }
     }
     Ok(())
+}
+
+/// The side of an action the bridge plays.
+enum Action {
+    /// ROS 2 sends goals to the dataflow.
+    Server(ActionServer),
+    /// The dataflow sends goals to ROS 2.
+    Client(Box<ActionClient>),
 }
 
 /// Writes each row of `value` as one ROS 2 message.

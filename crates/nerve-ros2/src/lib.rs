@@ -14,6 +14,7 @@
 //! - [`ParameterServices`]: nerve nodes' parameters behind ROS 2's parameter services.
 
 mod action;
+mod action_client;
 pub mod bridge;
 mod domain;
 mod error;

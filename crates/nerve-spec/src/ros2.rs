@@ -579,15 +579,6 @@ fn parse_action(
 ) -> Option<Ros2Action> {
     let Head { name: action, written, type_name: name, type_mark, type_field, role, parent } =
         head(p, (mark, field), "action", (action, action_type, role), "example_interfaces/Fibonacci")?;
-    if role == Ros2Role::Client {
-        p.push(
-            mark,
-            &parent,
-            "nerve's ROS 2 bridge serves actions to ROS 2 clients (`role: server`) but does not send goals to ROS 2 \
-             servers yet; send them from a node with rclpy meanwhile",
-        );
-        return None;
-    }
     // The goals go in (client) or out (server); feedback and results the other way.
     let (goal_side, back_side, goal_kind, back_kind) = match role {
         Ros2Role::Client => (inputs, outputs, "input", "output"),
@@ -912,8 +903,8 @@ mod tests {
             ),
             (
                 "{action: /go, action_type: std_msgs/Go, role: client}",
-                "outputs: [a]",
-                "does not send goals to ROS 2 servers yet",
+                "outputs: [feedback]",
+                "needs exactly one input for its goals besides `cancel`",
             ),
             (
                 "{action: /go, action_type: std_msgs/Go, role: server}",
