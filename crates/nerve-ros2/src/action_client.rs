@@ -32,16 +32,17 @@ use crate::action::{GOAL_ID, GOAL_STATUS, goal_key, row};
 use crate::bridge::writer_status;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
+use crate::service::Waiting;
 use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, encode_body, on_samples};
 
-/// Most goals the bridge follows; the oldest is forgotten, with a warning, to make room.
-const MAX_GOALS: usize = 64;
+/// Most goals held until a server matches; the oldest is dropped, with a warning, to make room.
+const MAX_HELD: usize = 64;
 
 /// The goals the bridge sent and the requests it waits answers to.
 struct Goals {
-    /// Each goal's parameters, as the dataflow sent it, by goal id.
-    params: HashMap<String, Parameters>,
-    order: VecDeque<String>,
+    /// Each goal's parameters, as the dataflow sent it, by goal id (the oldest forgotten, with
+    /// a warning, past 64).
+    params: Waiting<String, Parameters>,
     /// `send_goal` requests waiting for the server's answer.
     sent: HashMap<SampleIdentity, String>,
     /// `get_result` requests waiting for the result.
@@ -51,21 +52,9 @@ struct Goals {
 }
 
 impl Goals {
-    fn add(&mut self, action: &str, key: String, parameters: Parameters) {
-        while self.params.len() >= MAX_GOALS {
-            let Some(oldest) = self.order.pop_front() else { break };
-            if self.params.remove(&oldest).is_some() {
-                warn!("{action}: {MAX_GOALS} goals are unfinished; the oldest, `{oldest}`, is no longer followed");
-            }
-        }
-        self.order.push_back(key.clone());
-        self.params.insert(key, parameters);
-    }
-
     /// A finished goal's parameters, with its id and `goal_status`; it is no longer followed.
     fn finish(&mut self, key: &str, status: &str) -> Option<Parameters> {
-        self.order.retain(|k| k != key);
-        let mut parameters = self.params.remove(key)?;
+        let mut parameters = self.params.take(&key.to_owned())?;
         parameters.insert(GOAL_ID.to_owned(), key.to_owned().into());
         parameters.insert(GOAL_STATUS.to_owned(), status.to_owned().into());
         Some(parameters)
@@ -134,8 +123,7 @@ impl ActionClient {
             result: Codec::new(registry, &action.part("Result"))?,
         });
         let goals = Arc::new(Mutex::new(Goals {
-            params: HashMap::new(),
-            order: VecDeque::new(),
+            params: Waiting::new("unfinished goals"),
             sent: HashMap::new(),
             results: HashMap::new(),
             cancels: HashSet::new(),
@@ -230,15 +218,17 @@ impl ActionClient {
             let key = uuid::Uuid::now_v7().simple().to_string();
             match self.goal_request(&key, &message.data.slice(i, 1)) {
                 Ok(body) => {
-                    lock(&self.goals).add(&self.name, key.clone(), message.metadata.parameters.clone());
+                    lock(&self.goals).params.insert(&self.name, key.clone(), message.metadata.parameters.clone());
                     self.held.push_back((body, key));
                 }
                 Err(why) => warn!("{}: goal dropped: {why}", self.name),
             }
         }
-        while self.held.len() > MAX_GOALS {
-            self.held.pop_front();
-            warn!("{}: no ROS 2 action server yet and {MAX_GOALS} goals held; the oldest is dropped", self.name);
+        while self.held.len() > MAX_HELD {
+            if let Some((_, key)) = self.held.pop_front() {
+                lock(&self.goals).params.take(&key);
+            }
+            warn!("{}: no ROS 2 action server yet and {MAX_HELD} goals held; the oldest is dropped", self.name);
         }
         self.flush();
     }

@@ -71,29 +71,37 @@ pub(crate) struct Client {
     waiting: Arc<Mutex<Waiting<SampleIdentity, Parameters>>>,
 }
 
-/// Keys waiting for an answer, oldest first, at most [`MAX_PENDING`].
-struct Waiting<K, V> {
+/// Keys waiting for an answer (requests, goals), oldest first, at most [`MAX_PENDING`].
+pub(crate) struct Waiting<K, V> {
+    /// What waits, for warnings: `requests`, `goals`.
+    what: &'static str,
     entries: HashMap<K, (V, Instant)>,
     order: VecDeque<K>,
 }
 
 impl<K: std::hash::Hash + Eq + Clone + std::fmt::Debug, V> Waiting<K, V> {
-    fn new() -> Self {
-        Self { entries: HashMap::new(), order: VecDeque::new() }
+    pub(crate) fn new(what: &'static str) -> Self {
+        Self { what, entries: HashMap::new(), order: VecDeque::new() }
     }
 
-    fn insert(&mut self, service: &str, key: K, value: V) {
+    /// Adds `key`; past [`MAX_PENDING`], the oldest is forgotten with a warning naming `name`
+    /// (a service or an action).
+    pub(crate) fn insert(&mut self, name: &str, key: K, value: V) {
         while self.entries.len() >= MAX_PENDING {
             let Some(oldest) = self.order.pop_front() else { break };
             if self.entries.remove(&oldest).is_some() {
-                warn!("{service}: {MAX_PENDING} requests are waiting; the oldest, {oldest:?}, is forgotten");
+                warn!("{name}: {MAX_PENDING} {} are waiting; the oldest, {oldest:?}, is forgotten", self.what);
             }
         }
         self.order.push_back(key.clone());
         self.entries.insert(key, (value, Instant::now()));
     }
 
-    fn take(&mut self, key: &K) -> Option<V> {
+    pub(crate) fn get(&self, key: &K) -> Option<&V> {
+        self.entries.get(key).map(|(value, _)| value)
+    }
+
+    pub(crate) fn take(&mut self, key: &K) -> Option<V> {
         self.entries.remove(key).map(|(value, _)| value)
     }
 
@@ -129,7 +137,7 @@ pub(crate) fn request_identity<T>(sample: &DeserializedCacheChange<T>) -> Sample
 impl ServiceBridge {
     /// A server bridge: starts the thread that sends ROS 2 requests on `port`.
     pub(crate) fn server(name: String, ends: Endpoints, node: &Arc<Node>, port: String) -> std::io::Result<Self> {
-        let waiting = Arc::new(Mutex::new(Waiting::new()));
+        let waiting = Arc::new(Mutex::new(Waiting::new("requests")));
         let (node, pending) = (Arc::clone(node), Arc::clone(&waiting));
         on_samples(name.clone(), (ends.reader, ends.decoder), "request", move |service, sample| {
             let id = request_identity(&sample);
@@ -146,7 +154,7 @@ impl ServiceBridge {
 
     /// A client bridge: starts the thread that sends ROS 2 replies on `port`.
     pub(crate) fn client(name: String, ends: Endpoints, node: &Arc<Node>, port: String) -> std::io::Result<Self> {
-        let waiting = Arc::new(Mutex::new(Waiting::new()));
+        let waiting = Arc::new(Mutex::new(Waiting::new("requests")));
         let (node, pending) = (Arc::clone(node), Arc::clone(&waiting));
         on_samples(name.clone(), (ends.reader, ends.decoder), "reply", move |service, sample| {
             // Every client of the service reads every reply: keep only those to our requests.
