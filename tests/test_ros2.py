@@ -809,7 +809,8 @@ GOAL_CALLER = """
                 node.send_output("goal", Goal(order=1_000_000), {"name": "long"})
                 node.send_output("goal", Goal(order=-1), {"name": "refused"})
             if len(results) == 3:
-                print("goal results:", json.dumps({"results": results, "short_feedback": feedback.count("short")}), flush=True)
+                summary = {"results": results, "short_feedback": feedback.count("short")}
+                print("goal results:", json.dumps(summary), flush=True)
 """
 
 
@@ -944,8 +945,8 @@ ROS_TOPICS = """
     heard = []
     node.create_subscription(Twist, "/robot/cmd_vel", lambda m: heard.append(m.linear.x), 10)
     i = 0
-    # The nerve side sends speeds 0..4 once it heard ROS 2, and stops at 4.
-    while len(heard) < 5 or heard[-1] != 4.0:
+    # The nerve side sends speeds 0..4 over and over once it heard ROS 2: until one full run.
+    while heard[-5:] != [0.0, 1.0, 2.0, 3.0, 4.0]:
         talk.publish(String(data=f"hi {i}"))
         i += 1
         rclpy.spin_once(node, timeout_sec=0.05)
@@ -966,11 +967,13 @@ NERVE_TOPICS = """
     listed = subprocess.run(json.loads(sys.argv[1]), capture_output=True, text=True, check=True).stdout
     # Written to ROS 2 only once a ROS 2 subscription listens: the bridge subscribes then.
     assert cmd.wait_for_subscribers(1)
-    for x in range(5):
-        cmd.send(geometry_msgs.Twist(linear=geometry_msgs.Vector3(x=float(x))))
     print(json.dumps({"said": said, "from_ros2": message["metadata"].get("from_ros2"), "listed": listed}), flush=True)
-    while cmd.subscriber_count:  # the ROS 2 side ends: the bridge stops listening
-        chatter.recv(timeout=0.05)
+    # Speeds 0..4 again and again (the first may go out before DDS matched), until the ROS 2
+    # side has them all and ends: then the bridge stops listening.
+    while cmd.subscriber_count:
+        for x in range(5):
+            cmd.send(geometry_msgs.Twist(linear=geometry_msgs.Vector3(x=float(x))))
+        chatter.recv(timeout=0.1)
     print("unsubscribed", flush=True)
 """
 
