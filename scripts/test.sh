@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n=== %s\n' "$*"; }
+# Each step says when it starts (minutes since the start), so a slow step shows in CI's log.
+step() { printf '\n=== [%dm%02ds] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 # Topics reach other hosts through Zenoh; tests keep discovery on this machine (nerve's default;
 # tests of several hosts use network namespaces, whose processes get the subnet range instead).
@@ -45,4 +46,5 @@ python3 -m ruff check python tests examples benches testbed
 python3 -m mypy.stubtest nerve._nerve --mypy-config-file pyproject.toml --allowlist python/stubtest-allowlist.txt
 
 step "python: cross-process tests, examples, every code block of the docs, and the benchmark suite's own tests"
-python3 -m pytest -q tests benches/tests
+python3 -m pytest -q --durations=25 tests benches/tests
+step "done"

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import nerve
+import pytest
 from conftest import NODES, ZENOH_ENV, free_port, nerve_cmd, unique_topic, zenoh_config
 
 
@@ -138,6 +139,69 @@ def test_a_program_may_end_while_its_call_async_callbacks_run(tmp_path):
         client.kill()
         server.close()
     assert client.returncode == 0 and out == "callback ended\n", (client.returncode, out)
+
+
+# A server that ends while its handler (or an action's execute function) is being called.
+EXIT_WHILE_SERVING = """
+import sys, threading, nerve
+called = threading.Event()
+def work(_request):
+    called.set()
+    sum(range(20000))  # work, holding the GIL, while the program ends
+    return b"ok"
+if sys.argv[2] == "service":
+    server = nerve.Service(sys.argv[1], work, workers=4)
+else:
+    server = nerve.ActionServer(sys.argv[1], work, workers=4)
+print("serving", flush=True)
+called.wait()
+# The program ends here, with the server's threads busy and requests still coming.
+"""
+
+
+@pytest.mark.parametrize("kind", ["service", "action"])
+def test_a_program_ends_cleanly_while_its_server_is_called(kind: str) -> None:
+    # Handlers run on nerve's threads: they must be stopped before the interpreter goes, or one
+    # calling into it then aborts the process. Each run ends mid-flood; all must exit 0.
+    for run in range(5):
+        name = unique_topic(f"exit-{kind}{run}")
+        server = subprocess.Popen(
+            [sys.executable, "-c", EXIT_WHILE_SERVING, name, kind],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert server.stdout and server.stdout.readline() == "serving\n"
+        flooding = threading.Thread(target=flood, args=(kind, name, server), daemon=True)
+        flooding.start()
+        try:
+            _, err = server.communicate(timeout=60)
+        finally:
+            server.kill()
+        flooding.join(60)
+        assert server.returncode == 0, f"run {run}: exit {server.returncode}\n{err}"
+
+
+def flood(kind: str, name: str, server: subprocess.Popen[str]) -> None:
+    """Calls `name` from 4 threads, as fast as it answers, until `server` ends."""
+
+    def call() -> None:
+        client = nerve.Client(name) if kind == "service" else nerve.ActionClient(name)
+        client.wait_for_server(60)
+        while server.poll() is None:
+            try:
+                if isinstance(client, nerve.Client):
+                    client.call(b"x", timeout=5)
+                else:
+                    client.send_goal(b"x").result(timeout=5)
+            except (nerve.ServiceError, nerve.ActionError, TimeoutError):
+                pass  # the server went away mid-call: what this test does to it
+
+    callers = [threading.Thread(target=call) for _ in range(4)]
+    for caller in callers:
+        caller.start()
+    for caller in callers:
+        caller.join()
 
 
 ADDER = """

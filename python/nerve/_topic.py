@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
@@ -26,18 +25,10 @@ class Message(TypedDict):
 _log = logging.getLogger("nerve.topic")
 
 
-#: Subscribers whose callbacks run, closed when the program exits: their threads are nerve's, not
-#: Python's, and one that called into the interpreter while it shuts down would abort the process.
+#: Subscribers whose callbacks run: they live until closed (nerve closes what is left at exit),
+#: even when the program keeps no reference to them.
 _calling: set[Subscriber] = set()
 _calling_lock = threading.Lock()
-
-
-@atexit.register
-def _close_all() -> None:
-    with _calling_lock:
-        running = list(_calling)
-    for subscriber in running:
-        subscriber.close()
 
 
 def _workers() -> int:

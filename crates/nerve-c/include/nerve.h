@@ -899,8 +899,10 @@ int nerve_server_new(const char *service,
                      void *user_data,
                      struct nerve_server **server);
 
-// Stops serving and frees the handle; NULL is allowed and does nothing. Requests already taken
-// are still answered, on the server's threads.
+// Stops serving and frees the handle; NULL is allowed and does nothing. It waits for the handler
+// calls under way (unless a handler frees its own server), so the handler and its user data are
+// never used once it returns; requests not yet taken get no answer (their callers see the server
+// go away).
 //
 // Thread-safety: no other thread may use the handle during or after the call.
 //

@@ -1,7 +1,7 @@
 //! `nerve.ActionServer` and `nerve.ActionClient`: long-running goals with feedback, a result
 //! and cancel, from any process or host.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use nerve_topic::Refusal;
 use nerve_topic::action::{
@@ -12,8 +12,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrow::PyArrow;
+use crate::at_exit::Slot;
 use crate::errors::{NerveError, topic_error};
-use crate::service::{close, message, message_event, outgoing, seconds};
+use crate::service::{message, message_event, outgoing, seconds};
 use crate::topic::run_scope;
 use crate::wait::{Waited, interruptible, wait_until};
 
@@ -47,7 +48,7 @@ fn action_error(e: rust::ActionError) -> PyErr {
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct ActionServer {
     name: String,
-    inner: Mutex<Option<RustServer>>,
+    inner: Slot<RustServer>,
 }
 
 #[pymethods]
@@ -98,7 +99,7 @@ impl ActionServer {
         };
         let options = ActionOptions { domain, workers, run: scope };
         let server = py.detach(|| RustServer::new(name, options, decide, run)).map_err(|e| topic_error(&e))?;
-        Ok(Self { name: server.action().to_owned(), inner: Mutex::new(Some(server)) })
+        Ok(Self { name: server.action().to_owned(), inner: Slot::new(server) })
     }
 
     /// The action's name (without a leading ``/``).
@@ -109,7 +110,7 @@ impl ActionServer {
 
     /// Stops serving and asks the running goals to cancel (also done when collected).
     fn close(&self, py: Python<'_>) {
-        close(py, &self.inner);
+        self.inner.close(py);
     }
 
     fn __repr__(&self) -> String {

@@ -6,6 +6,7 @@
 
 mod action;
 mod arrow;
+mod at_exit;
 mod convert;
 mod errors;
 mod msg;
@@ -50,6 +51,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Without it, what nerve logs (a link refused, a message skipped) would reach no one.
     nerve_cli::logging::init(nerve_cli::logging::LIBRARY_DEFAULT);
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    at_exit::register(m)?;
     m.add_class::<node::Node>()?;
     m.add_class::<sample::Sample>()?;
     m.add_class::<topic::Publisher>()?;

@@ -1,15 +1,14 @@
 //! `nerve.Service` and `nerve.Client`: request/response by name, from any process or host.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
-use nerve_shm::sync::lock;
 use nerve_topic::service::{self as rust, Client as RustClient, HandlerResult, Request, Server, ServiceOptions};
 use pyo3::exceptions::{PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCFunction, PyDict, PyTuple};
 
 use crate::arrow::PyArrow;
+use crate::at_exit::Slot;
 use crate::errors::{NerveError, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
@@ -59,7 +58,7 @@ pub(crate) fn message(
 #[pyclass(frozen, module = "nerve._nerve")]
 pub(crate) struct Service {
     name: String,
-    inner: Mutex<Option<Server>>,
+    inner: Slot<Server>,
 }
 
 #[pymethods]
@@ -90,7 +89,7 @@ impl Service {
         };
         let options = ServiceOptions { domain, workers, run };
         let server = py.detach(|| Server::new(name, options, serve)).map_err(|e| topic_error(&e))?;
-        Ok(Self { name: server.service().to_owned(), inner: Mutex::new(Some(server)) })
+        Ok(Self { name: server.service().to_owned(), inner: Slot::new(server) })
     }
 
     /// The service's name (without a leading ``/``).
@@ -101,7 +100,7 @@ impl Service {
 
     /// Stops serving (also done when the object is collected).
     fn close(&self, py: Python<'_>) {
-        close(py, &self.inner);
+        self.inner.close(py);
     }
 
     fn __repr__(&self) -> String {
@@ -218,13 +217,6 @@ impl Client {
         let (request, params) = outgoing(py, &self.pa, data, metadata)?;
         Ok((request, params, seconds(timeout)?))
     }
-}
-
-/// Drops the server in `slot` (a service's or an action's), without the GIL: its threads may
-/// be waiting for it.
-pub(crate) fn close<T: Send>(py: Python<'_>, slot: &Mutex<Option<T>>) {
-    let server = lock(slot).take();
-    py.detach(|| drop(server));
 }
 
 /// A message to send: `data` as Arrow, and `metadata` as parameters.

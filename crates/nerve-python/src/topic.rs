@@ -1,14 +1,14 @@
 //! `nerve.Publisher` and the core of `nerve.Subscriber`: topics by name from any process.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use nerve_shm::sync::lock;
 use nerve_topic::{CallbackMode, Callbacks, Message, PublisherOptions, RunScope, Scope, SubscriberOptions};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::arrow::PyArrow;
+use crate::at_exit::Slot;
 use crate::errors::{at, topic_error};
 use crate::node::{input_event, params};
 use crate::outgoing::Outgoing;
@@ -188,9 +188,9 @@ pub(crate) struct Subscriber {
 /// How a subscriber's messages are taken.
 enum Receiving {
     /// By `recv`.
-    Recv(nerve_topic::Subscriber),
+    Recv(Box<nerve_topic::Subscriber>),
     /// By a callback, until `close` (then `None`).
-    Callbacks(Mutex<Option<Callbacks>>),
+    Callbacks(Slot<Callbacks>),
 }
 
 #[pymethods]
@@ -224,7 +224,7 @@ impl Subscriber {
         let sub = py.detach(|| nerve_topic::Subscriber::new(topic, options)).map_err(|e| topic_error(&e))?;
         let topic = sub.topic().to_owned();
         let inner = match callback {
-            None => Receiving::Recv(sub),
+            None => Receiving::Recv(Box::new(sub)),
             Some(callback) => {
                 let mode = if workers == 0 { CallbackMode::Serial } else { CallbackMode::Concurrent { workers } };
                 let converting = pa.clone();
@@ -238,7 +238,7 @@ impl Subscriber {
                     });
                 };
                 let callbacks = py.detach(|| sub.on_message(mode, call)).map_err(|e| topic_error(&e))?;
-                Receiving::Callbacks(Mutex::new(Some(callbacks)))
+                Receiving::Callbacks(Slot::new(callbacks))
             }
         };
         Ok(Self { topic, inner, pa, woken: WokenTogether::default() })
@@ -291,7 +291,7 @@ impl Subscriber {
     /// (a callback may close its subscriber). Does nothing for a subscriber without callbacks.
     fn close(&self, py: Python<'_>) {
         if let Receiving::Callbacks(slot) = &self.inner {
-            crate::service::close(py, slot);
+            slot.close(py);
         }
     }
 
@@ -304,7 +304,7 @@ impl Subscriber {
     fn with_subscriber<T>(&self, f: impl FnOnce(&nerve_topic::Subscriber) -> T) -> Option<T> {
         match &self.inner {
             Receiving::Recv(sub) => Some(f(sub)),
-            Receiving::Callbacks(slot) => lock(slot).as_ref().map(|c| f(c.subscriber())),
+            Receiving::Callbacks(slot) => slot.get().as_ref().map(|c| f(c.subscriber())),
         }
     }
 }

@@ -6,8 +6,9 @@
 //! answering, from a server that went away, and from a timeout. Servers announce themselves
 //! with liveliness tokens, which askers count and `list` reads.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use arrow_array::ArrayRef;
@@ -128,39 +129,108 @@ fn refusal(e: &ReplyError) -> Option<String> {
     text.strip_prefix(REFUSAL).map(str::to_owned)
 }
 
-/// Starts `workers` threads named `name` that each take the next item sent to the returned
-/// sender and `work` on it; they end when every sender is dropped.
-pub(crate) fn workers<T: Send + 'static>(
-    workers: usize,
-    name: &str,
-    work: impl Fn(T) + Send + Sync + 'static,
-) -> Result<mpsc::Sender<T>, TopicError> {
-    if workers == 0 {
-        return Err(TopicError::BadWorkers(0));
-    }
-    let (tx, rx) = mpsc::channel::<T>();
-    let rx = Arc::new(Mutex::new(rx));
-    let work = Arc::new(work);
-    for _ in 0..workers {
-        let (rx, work) = (rx.clone(), work.clone());
-        std::thread::Builder::new()
-            .name(name.to_owned())
-            .spawn(move || {
-                // The lock is held only to take the next item, not while working on it.
-                while let Ok(item) = { lock(&rx).recv() } {
-                    work(item);
-                }
-            })
-            .map_err(TopicError::Thread)?;
-    }
-    Ok(tx)
+/// Threads that each take the next item handed to the pool's [`Queue`] and work on it, for as
+/// long as the pool lives.
+///
+/// Closing (or dropping) the pool stops the queue, drops what waits in it, and waits for the
+/// work under way, except on a worker's own thread (work may close its own server). So once a
+/// server is gone, nothing of it runs: a C handler's user data may be freed, and Python's
+/// interpreter may shut down (a thread calling into it then would abort the process).
+pub(crate) struct Workers<T> {
+    queue: Queue<T>,
+    closed: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
 }
 
-/// Hands `item` to the workers behind `tx`.
-pub(crate) fn hand<T>(tx: &mpsc::Sender<T>, item: T, what: &str) {
-    if tx.send(item).is_err() {
-        // Only once every worker has ended, which happens only as the server goes.
-        tracing::debug!(%what, "no worker left to take a query (the server is closing)");
+impl<T: Send + 'static> Workers<T> {
+    /// Starts `workers` threads named `name` that `work` on what the queue is handed.
+    ///
+    /// # Errors
+    /// Zero workers, or a thread that cannot be started.
+    pub(crate) fn start(
+        workers: usize,
+        name: &str,
+        work: impl Fn(T) + Send + Sync + 'static,
+    ) -> Result<Self, TopicError> {
+        if workers == 0 {
+            return Err(TopicError::BadWorkers(0));
+        }
+        let (tx, rx) = mpsc::channel::<T>();
+        let rx = Arc::new(Mutex::new(rx));
+        let work = Arc::new(work);
+        let closed = Arc::new(AtomicBool::new(false));
+        let mut pool =
+            Self { queue: Queue(Arc::new(Mutex::new(Some(tx)))), closed: closed.clone(), threads: Vec::new() };
+        for _ in 0..workers {
+            let (rx, work, closed) = (rx.clone(), work.clone(), closed.clone());
+            let thread = std::thread::Builder::new()
+                .name(name.to_owned())
+                .spawn(move || {
+                    // The lock is held only to take the next item, not while working on it.
+                    while let Ok(item) = { lock(&rx).recv() } {
+                        if closed.load(Ordering::Acquire) {
+                            break;
+                        }
+                        work(item);
+                    }
+                })
+                // The threads already started end as `pool` drops.
+                .map_err(TopicError::Thread)?;
+            pool.threads.push(thread);
+        }
+        Ok(pool)
+    }
+
+    /// Where work is handed to the pool.
+    pub(crate) fn queue(&self) -> Queue<T> {
+        self.queue.clone()
+    }
+}
+
+impl<T> Workers<T> {
+    /// Stops the queue and waits for the work under way (see [`Workers`]); later calls do nothing.
+    pub(crate) fn close(&mut self) {
+        self.closed.store(true, Ordering::Release);
+        drop(lock(&self.queue.0).take());
+        let me = std::thread::current().id();
+        for thread in self.threads.drain(..) {
+            if thread.thread().id() == me {
+                continue;
+            }
+            let name = thread.thread().name().map(str::to_owned);
+            if thread.join().is_err() {
+                tracing::warn!(worker = ?name, "a server's worker thread panicked");
+            }
+        }
+    }
+}
+
+impl<T> Drop for Workers<T> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// Where a [`Workers`] pool is handed work; it takes nothing once the pool is closed.
+pub(crate) struct Queue<T>(Arc<Mutex<Option<mpsc::Sender<T>>>>);
+
+impl<T> Clone for Queue<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> Queue<T> {
+    /// Hands `item` to the pool, or drops it when the pool is closed (a dropped query reaches
+    /// its asker as a server that went away).
+    pub(crate) fn hand(&self, item: T, what: &str) {
+        let closed = match lock(&self.0).as_ref() {
+            Some(tx) => tx.send(item).is_err(),
+            None => true,
+        };
+        if closed {
+            tracing::debug!(%what, "the server is closing: a query is dropped");
+        }
     }
 }
 

@@ -29,7 +29,7 @@ use zenoh::query::{Query, QueryTarget};
 
 use crate::error::{Refusal, TopicError};
 use crate::network::{self, End, Network};
-use crate::query::{self, ServerCount, Unanswered};
+use crate::query::{self, ServerCount, Unanswered, Workers};
 use crate::run_scope::{Resolved, RunScope, resolve};
 
 /// What can go wrong calling a service.
@@ -122,12 +122,15 @@ fn request_key(domain: u32, service: &str) -> String {
 
 /// Serves one service until dropped.
 ///
-/// Dropping it stops new requests from reaching it; its workers finish the requests they hold
-/// and end (they are not waited for: a handler may need what the dropping thread holds).
+/// Dropping it stops new requests from reaching it, drops the requests that wait for a worker
+/// (their callers see the server go away), and waits for the handlers under way, unless it is
+/// dropped by a handler itself. So do not drop it while holding what a handler waits for.
 pub struct Server {
     service: Arc<str>,
+    // Fields drop in order: no new query, then no handler.
     _queryable: zenoh::query::Queryable<()>,
     _token: zenoh::liveliness::LivelinessToken,
+    _workers: Workers<Query>,
     _net: Arc<Network>,
 }
 
@@ -151,19 +154,19 @@ impl Server {
         let service: Arc<str> = name.into();
         let net = network::network()?;
         let answering = service.clone();
-        let tx = query::workers(options.workers, &format!("nerve-srv-{service}"), move |query: Query| {
+        let workers = Workers::start(options.workers, &format!("nerve-srv-{service}"), move |query: Query| {
             answer(&query, &answering, &handler);
         })?;
         let err = |e: zenoh::Error| TopicError::Network(format!("cannot serve `{service}`: {e}"));
-        let what = service.clone();
+        let (queue, what) = (workers.queue(), service.clone());
         let queryable = net
             .session
             .declare_queryable(request_key(options.domain, &key))
-            .callback(move |query| query::hand(&tx, query, &what))
+            .callback(move |query| queue.hand(query, &what))
             .wait()
             .map_err(err)?;
         let token = network::announce(&net, End::Server, options.domain, query::server_id(), &key)?;
-        Ok(Self { service, _queryable: queryable, _token: token, _net: net })
+        Ok(Self { service, _queryable: queryable, _token: token, _workers: workers, _net: net })
     }
 
     /// The service's name (canonical).

@@ -4,6 +4,8 @@
 //! on a port, the client connects to it), with no multicast: one test function, so the process
 //! environment is set before any thread uses it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use nerve_topic::action::{
@@ -85,6 +87,7 @@ fn actions_across_processes_end_every_goal() {
     unsafe { common::be_client(&dir, port) };
 
     same_process();
+    a_dropped_server_waits_for_its_goals();
     let action = unique("count");
     let mut server = spawn_server(TEST, &action, &zenoh_config(&dir, "server", port));
     let client = ActionClient::new(&action, ActionOptions::default()).expect("client");
@@ -156,4 +159,26 @@ fn same_process() {
     let other_domain = ActionClient::new(&action, ActionOptions { domain: 7, ..Default::default() }).expect("client");
     assert!(!other_domain.wait_for_server(Duration::from_millis(100)), "no server in domain 7");
     assert!(matches!(send(&other_domain, 1, 0, None), Err(ActionError::NoServer { .. })));
+}
+
+/// Dropping a server cancels the goals it runs and returns only once they have ended: the goal
+/// here ends only on a cancel request, and says so before returning.
+fn a_dropped_server_waits_for_its_goals() {
+    let action = unique("dropped");
+    let ended = Arc::new(AtomicBool::new(false));
+    let (started, starting) = mpsc::channel();
+    let (started, executing) = (Mutex::new(started), ended.clone());
+    let server = ActionServer::new(&action, ActionOptions::default(), accept, move |goal: ServerGoal| {
+        started.lock().expect("started").send(()).expect("the test waits");
+        while !goal.wait_cancel(LONG) {}
+        executing.store(true, Ordering::SeqCst);
+        Ok((Int64Array::from(vec![0]).into_data(), Parameters::new()))
+    })
+    .expect("server");
+    let client = ActionClient::new(&action, ActionOptions::default()).expect("client");
+    assert!(client.wait_for_server(Duration::from_secs(60)), "the server never appeared");
+    let _goal = send(&client, 1, 0, None).expect("accepted");
+    starting.recv().expect("the goal started");
+    drop(server);
+    assert!(ended.load(Ordering::SeqCst), "the drop returned while its goal was still running");
 }

@@ -5,7 +5,8 @@
 //! environment is set before any thread uses it.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::Duration;
 
 use nerve_topic::arrow_array::{Array, Int64Array};
@@ -88,6 +89,7 @@ fn services_across_processes_never_hang() {
     unsafe { common::be_client(&dir, port) };
 
     same_process();
+    a_dropped_server_waits_for_its_handler();
     let service = unique("double");
     let mut server = spawn_server(TEST, &service, &zenoh_config(&dir, "server", port));
     let client = Arc::new(Client::new(&service, ServiceOptions::default()).expect("client"));
@@ -150,4 +152,32 @@ fn same_process() {
     let other_domain = Client::new(&service, ServiceOptions { domain: 7, ..Default::default() }).expect("client");
     assert!(!other_domain.wait_for_server(Duration::from_millis(100)), "no server in domain 7");
     assert!(matches!(call(&other_domain, &[1], 0, Duration::from_secs(5)), Err(ServiceError::NoServer { .. })));
+}
+
+/// Dropping a server returns only once the handler call under way has ended. The handler goes
+/// on until the drop has begun (the server's liveliness token is gone), so a drop that did not
+/// wait would return first.
+fn a_dropped_server_waits_for_its_handler() {
+    let service = unique("dropped");
+    let watcher = Arc::new(Client::new(&service, ServiceOptions::default()).expect("client"));
+    let ended = Arc::new(AtomicBool::new(false));
+    let (entered, entering) = mpsc::channel();
+    let entered = Mutex::new(entered);
+    let handling = (watcher.clone(), ended.clone());
+    let server = Server::new(&service, ServiceOptions::default(), move |r| {
+        let (watcher, ended) = &handling;
+        entered.lock().expect("entered").send(()).expect("the test waits");
+        wait_for_no_server(|| watcher.server_count());
+        ended.store(true, Ordering::SeqCst);
+        Ok((r.data.to_data(), Parameters::new()))
+    })
+    .expect("server");
+    assert!(watcher.wait_for_server(Duration::from_secs(60)), "the server never appeared");
+    let caller = std::thread::spawn(move || call(&watcher, &[1], 0, Duration::from_secs(30)));
+    entering.recv().expect("the handler was called");
+    drop(server);
+    assert!(ended.load(Ordering::SeqCst), "the drop returned while its handler was still running");
+    // The reply may or may not have left before the server went: either is a clean outcome.
+    let outcome = caller.join().expect("caller");
+    assert!(matches!(outcome, Ok(_) | Err(ServiceError::ServerGone { .. })), "{outcome:?}");
 }

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Condvar, Mutex, mpsc};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use arrow_array::ArrayRef;
@@ -16,7 +16,7 @@ use zenoh::query::Query;
 use super::{ActionError, ActionOptions, GoalStatus, Verb, key, verb_and_goal};
 use crate::error::{Refusal, TopicError};
 use crate::network::{self, End, Network};
-use crate::query;
+use crate::query::{self, Queue, Workers};
 use crate::run_scope::resolve;
 use nerve_shm::sync::lock;
 
@@ -212,13 +212,15 @@ struct Shared {
 
 /// Serves one action until dropped.
 ///
-/// Dropping it stops new goals, cancel requests and result queries from reaching it, and
-/// requests the cancel of every goal it runs; its workers finish those goals and end (they are
-/// not waited for: an execute function may need what the dropping thread holds).
+/// Dropping it stops new goals, cancel requests and result queries from reaching it, requests
+/// the cancel of every goal it runs, and waits for those goals to end, unless it is dropped by
+/// an execute function itself. So do not drop it while holding what a goal waits for.
 pub struct ActionServer {
     shared: Arc<Shared>,
-    _queryables: [zenoh::query::Queryable<()>; 3],
+    queryables: Option<[zenoh::query::Queryable<()>; 3]>,
     _token: zenoh::liveliness::LivelinessToken,
+    intake: Workers<Incoming>,
+    goals: Workers<Accepted>,
 }
 
 impl std::fmt::Debug for ActionServer {
@@ -254,20 +256,20 @@ impl ActionServer {
             net: net.clone(),
         });
         let running = shared.clone();
-        let workers = query::workers(options.workers, &format!("nerve-act-{action}"), move |goal: Accepted| {
+        let goals = Workers::start(options.workers, &format!("nerve-act-{action}"), move |goal: Accepted| {
             running.execute(goal, &execute);
         })?;
         // One thread takes every query, so the table sees goals, cancels and result queries in
         // the order they came; none of it runs on Zenoh's threads.
-        let taking = shared.clone();
-        let intake = query::workers(1, &format!("nerve-act-{action}-in"), move |incoming: Incoming| {
-            taking.take(incoming, &accept, &workers);
+        let (taking, to_goals) = (shared.clone(), goals.queue());
+        let intake = Workers::start(1, &format!("nerve-act-{action}-in"), move |incoming: Incoming| {
+            taking.take(incoming, &accept, &to_goals);
         })?;
         let declare = |verb: Verb, wrap: fn(Query) -> Incoming| {
-            let (tx, what) = (intake.clone(), action.clone());
+            let (queue, what) = (intake.queue(), action.clone());
             net.session
                 .declare_queryable(key(options.domain, verb, "*", &name_key))
-                .callback(move |query| query::hand(&tx, wrap(query), &what))
+                .callback(move |query| queue.hand(wrap(query), &what))
                 .wait()
                 .map_err(|e| TopicError::Network(format!("cannot serve action `{action}`: {e}")))
         };
@@ -277,7 +279,7 @@ impl ActionServer {
             declare(Verb::Result, Incoming::Result)?,
         ];
         let token = network::announce(&net, End::ActionServer, options.domain, query::server_id(), &name_key)?;
-        Ok(Self { shared, _queryables: queryables, _token: token })
+        Ok(Self { shared, queryables: Some(queryables), _token: token, intake, goals })
     }
 
     /// The action's name (canonical).
@@ -289,9 +291,13 @@ impl ActionServer {
 
 impl Drop for ActionServer {
     fn drop(&mut self) {
+        // In this order, so no goal starts after the cancels went out.
+        drop(self.queryables.take());
+        self.intake.close();
         for running in lock(&self.shared.table).running.values() {
             running.cancel.raise();
         }
+        self.goals.close();
     }
 }
 
@@ -301,7 +307,7 @@ impl Shared {
         &self,
         incoming: Incoming,
         accept: &dyn Fn(&GoalRequest) -> Result<(), Refusal>,
-        workers: &mpsc::Sender<Accepted>,
+        workers: &Queue<Accepted>,
     ) {
         let (Incoming::Goal(query) | Incoming::Cancel(query) | Incoming::Result(query)) = &incoming;
         let Some((_, goal)) = verb_and_goal(query.key_expr().as_str()) else {
@@ -349,7 +355,7 @@ impl Shared {
         query: &Query,
         goal: Arc<str>,
         accept: &dyn Fn(&GoalRequest) -> Result<(), Refusal>,
-        workers: &mpsc::Sender<Accepted>,
+        workers: &Queue<Accepted>,
     ) {
         let request = match query.payload().map(query::decode) {
             None => Err("the goal carries no message".to_owned()),
@@ -372,7 +378,7 @@ impl Shared {
                 // In the table before the client hears of it: its cancel and result queries follow.
                 lock(&self.table).running.insert(request.goal.clone(), running);
                 query::answer(query, Ok(ZBytes::default()), &self.action);
-                query::hand(workers, Accepted { request, cancel }, &self.action);
+                workers.hand(Accepted { request, cancel }, &self.action);
             }
             Err(reason) => query::answer(query, Err(reason), &self.action),
         }
