@@ -13,8 +13,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::{Array, ArrayRef, BooleanArray, Int8Array, StringArray, StructArray};
-use futures::StreamExt;
-use futures::future::Either;
 use nerve_node::msg::Message as _;
 use nerve_node::msg::action_msgs::msg::{GoalInfo, GoalStatus};
 use nerve_node::msg::action_msgs::srv::{CancelGoal_Request, CancelGoal_Response};
@@ -33,7 +31,9 @@ use crate::bridge::writer_status;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
 use crate::service::Waiting;
-use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, encode_body, on_samples};
+use crate::wire::{
+    ArrowDecoder, Endpoints, Reader, ReaderEvent, Writer, dds_topic_name, encode_body, on_reader_events, on_samples,
+};
 
 /// Most goals held until a server matches; the oldest is dropped, with a warning, to make room.
 const MAX_HELD: usize = 64;
@@ -307,32 +307,26 @@ fn forward_feedback(
     node: &Node,
     writers: &AtomicI32,
 ) {
-    let samples = Box::pin(reader.as_async_stream_with(decoder).map(Either::Left));
-    let statuses = Box::pin(reader.as_async_status_stream().map(Either::Right));
-    for item in futures::executor::block_on_stream(futures::stream::select(samples, statuses)) {
-        let sample = match item {
-            Either::Left(Ok(sample)) => sample,
-            Either::Left(Err(e)) => {
-                warn!("{action}: a feedback that does not decode was dropped: {e}");
-                continue;
-            }
-            Either::Right(DataReaderStatus::SubscriptionMatched { current, .. }) => {
+    on_reader_events(action, (&reader, decoder), "feedback", |event| {
+        let sample = match event {
+            ReaderEvent::Sample(sample) => sample,
+            ReaderEvent::Status(DataReaderStatus::SubscriptionMatched { current, .. }) => {
                 writers.store(current.count(), Ordering::Release);
-                continue;
+                return;
             }
-            Either::Right(_) => continue,
+            ReaderEvent::Status(_) => return,
         };
         let (Some(goal_id), Some(value)) = (column(&sample.sample, "goal_id"), column(&sample.sample, "feedback"))
         else {
-            continue;
+            return;
         };
-        let Ok(uuid) = UUID::from_arrow(goal_id.as_ref()) else { continue };
+        let Ok(uuid) = UUID::from_arrow(goal_id.as_ref()) else { return };
         let key = goal_key(&uuid.uuid);
         // Every client reads every goal's feedback: only this bridge's goals go on.
-        let Some(mut parameters) = lock(goals).params.get(&key).cloned() else { continue };
+        let Some(mut parameters) = lock(goals).params.get(&key).cloned() else { return };
         parameters.insert(GOAL_ID.to_owned(), key.into());
         send(node, action, FEEDBACK_PORT, &parameters, &value);
-    }
+    });
 }
 
 /// Asks for an accepted goal's result.

@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
-use futures::future::Either;
 use nerve_node::{Event, Next, Node, Parameters};
 use nerve_spec::ros2::{Ros2Bridge, Ros2Direction, Ros2Role, Ros2Service, resolve_topic};
 use nerve_types::{Codec, Kind, Registry, TypeName};
@@ -25,7 +23,7 @@ use crate::domain::Domain;
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
 use crate::service::{self, ServiceBridge};
-use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, write_row};
+use crate::wire::{ArrowDecoder, Endpoints, Reader, ReaderEvent, Writer, dds_topic_name, on_reader_events, write_row};
 
 /// The variable through which `nerve run` hands a bridge node its `ros2:` key, as JSON.
 pub const CONFIG_VAR: &str = "NERVE_ROS2_BRIDGE";
@@ -188,21 +186,16 @@ fn publish(topic: &Outgoing, value: &dyn arrow_array::Array) {
 
 /// Sends what ROS 2 writers publish on `topic` to its output, until the dataflow ends.
 fn forward(topic: &Incoming, node: &Node, own: GUID) {
-    let samples = Box::pin(topic.reader.as_async_stream_with(topic.decoder.clone()).map(Either::Left));
-    let statuses = Box::pin(topic.reader.as_async_status_stream().map(Either::Right));
     let parameters = Parameters::new();
-    for item in futures::executor::block_on_stream(futures::stream::select(samples, statuses)) {
-        match item {
-            Either::Left(Ok(sample)) if sample.writer_guid.prefix == own.prefix => {}
-            Either::Left(Ok(sample)) => {
-                if let Err(e) = node.send_output(&topic.port, &parameters, sample.sample.as_ref()) {
-                    warn!("{}: cannot send on `{}`: {e}", topic.name, topic.port);
-                }
+    on_reader_events(&topic.name, (&topic.reader, topic.decoder.clone()), "sample", |event| match event {
+        ReaderEvent::Sample(sample) if sample.writer_guid.prefix == own.prefix => {}
+        ReaderEvent::Sample(sample) => {
+            if let Err(e) = node.send_output(&topic.port, &parameters, sample.sample.as_ref()) {
+                warn!("{}: cannot send on `{}`: {e}", topic.name, topic.port);
             }
-            Either::Left(Err(e)) => warn!("{}: a sample that does not decode was dropped: {e}", topic.name),
-            Either::Right(status) => reader_status(&topic.name, &status),
         }
-    }
+        ReaderEvent::Status(status) => reader_status(&topic.name, &status),
+    });
 }
 
 fn reader_status(topic: &str, status: &DataReaderStatus) {

@@ -21,6 +21,7 @@ mod error;
 mod params;
 mod qos;
 mod service;
+mod stop;
 mod topics;
 mod transforms;
 pub mod wire;

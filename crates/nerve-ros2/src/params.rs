@@ -9,8 +9,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::channel::oneshot;
@@ -32,19 +30,14 @@ use rustdds::DomainParticipant;
 use tracing::warn;
 
 use crate::error::Ros2Error;
+use crate::stop::{Stop, StopOnDrop, stop_on_drop};
 
 /// How often the running dataflows are looked at for nodes that started or ended.
 const REDISCOVER: Duration = Duration::from_millis(500);
 
 /// The parameter services of every running nerve node; they stop when this is dropped.
 pub struct ParameterServices {
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for ParameterServices {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
+    _stop: StopOnDrop,
 }
 
 impl ParameterServices {
@@ -57,13 +50,12 @@ impl ParameterServices {
     pub fn start(participant: &DomainParticipant) -> Result<Self, Ros2Error> {
         let context = Context::from_domain_participant(participant.clone())
             .map_err(|e| Ros2Error::Node { name: "the parameter services".to_owned(), why: format!("{e:?}") })?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
+        let (stop, flag) = stop_on_drop();
         std::thread::Builder::new()
             .name("ros2 parameters".to_owned())
             .spawn(move || keep_in_step(&context, &flag))
             .map_err(|e| Ros2Error::Config(format!("cannot start the parameter services' thread: {e}")))?;
-        Ok(Self { stop })
+        Ok(Self { _stop: stop })
     }
 }
 
@@ -71,11 +63,11 @@ impl ParameterServices {
 type Target = (String, String);
 
 /// Serves a ROS 2 node for each running nerve node until `stop`; a node's services end with it.
-fn keep_in_step(context: &Context, stop: &AtomicBool) {
+fn keep_in_step(context: &Context, stop: &Stop) {
     // Dropping an entry's sender ends its thread, which drops the ROS 2 node.
     let mut served: HashMap<Target, (String, oneshot::Sender<()>)> = HashMap::new();
     let mut refused = BTreeSet::new();
-    while !stop.load(Ordering::SeqCst) {
+    while !stop.requested() {
         let wanted = ros_names(&inspect::running());
         served.retain(|target, (name, _)| wanted.get(target) == Some(name));
         for (target, name) in wanted {

@@ -10,7 +10,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::channel::oneshot;
@@ -25,6 +24,7 @@ use tracing::{info, warn};
 
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
+use crate::stop::{Stop, StopOnDrop, stop_on_drop};
 use crate::transforms::FROM_ROS2;
 use crate::wire::{ArrowDecoder, Endpoints, Writer, dds_topic_name, dds_type_name, on_samples_until, write_row};
 
@@ -70,13 +70,7 @@ impl TopicPatterns {
 
 /// The running join; it stops when dropped.
 pub struct TopicJoin {
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for TopicJoin {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
+    _stop: StopOnDrop,
 }
 
 impl TopicJoin {
@@ -92,7 +86,7 @@ impl TopicJoin {
         nerve_domain: u32,
         registry: Registry,
     ) -> Result<Self, Ros2Error> {
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, flag) = stop_on_drop();
         let mut join = Join {
             participant: participant.clone(),
             endpoints: Endpoints::new(participant)?,
@@ -103,17 +97,16 @@ impl TopicJoin {
             outbound: BTreeMap::new(),
             unknown: BTreeSet::new(),
         };
-        let flag = Arc::clone(&stop);
         std::thread::Builder::new()
             .name("ros2 topics".to_owned())
             .spawn(move || {
-                while !flag.load(Ordering::SeqCst) {
+                while !flag.requested() {
                     join.step();
                     std::thread::sleep(POLL);
                 }
             })
             .map_err(|e| Ros2Error::Config(format!("cannot start the topic join's thread: {e}")))?;
-        Ok(Self { stop })
+        Ok(Self { _stop: stop })
     }
 }
 
@@ -144,13 +137,7 @@ struct Inbound {
 /// A nerve topic a ROS 2 subscription listens to.
 struct Outbound {
     type_name: TypeName,
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for Outbound {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
+    _stop: StopOnDrop,
 }
 
 /// The remote DDS endpoints of one joined topic: its ROS 2 type and QoS.
@@ -316,8 +303,7 @@ impl Join {
                 return None;
             }
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let (flag, topic) = (Arc::clone(&stop), name.to_owned());
+        let ((stop, flag), topic) = (stop_on_drop(), name.to_owned());
         let spawned = std::thread::Builder::new()
             .name(format!("to ros2 /{name}"))
             .spawn(move || to_ros(&topic, &subscriber, &writer, &codec, &flag));
@@ -326,7 +312,7 @@ impl Join {
             return None;
         }
         info!("/{name}: nerve topic written to ROS 2 as {type_name}");
-        Some(Outbound { type_name, stop })
+        Some(Outbound { type_name, _stop: stop })
     }
 }
 
@@ -371,8 +357,8 @@ fn read(endpoints: &Endpoints, name: &str, remote: &Remote, topic: &Inbound) -> 
 }
 
 /// nerve's messages on `topic` out to ROS 2, until `stop`.
-fn to_ros(topic: &str, subscriber: &Subscriber, writer: &Writer, codec: &Codec, stop: &AtomicBool) {
-    while !stop.load(Ordering::SeqCst) {
+fn to_ros(topic: &str, subscriber: &Subscriber, writer: &Writer, codec: &Codec, stop: &Stop) {
+    while !stop.requested() {
         let message = match subscriber.recv(Some(POLL)) {
             Ok(Some(message)) => message,
             Ok(None) => continue,

@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arrow_array::ArrayRef;
@@ -28,6 +27,7 @@ use tracing::warn;
 
 use crate::error::Ros2Error;
 use crate::qos::dds_qos;
+use crate::stop::{Stop, StopOnDrop, stop_on_drop};
 use crate::wire::{ArrowDecoder, Endpoints, Reader, Writer, dds_topic_name, on_samples, write_row};
 
 /// Parameter the join puts on the transform messages it publishes on nerve's topics.
@@ -66,13 +66,7 @@ const TOPICS: [TfTopic; 2] = [
 
 /// The running join; it stops when dropped.
 pub struct TransformJoin {
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for TransformJoin {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
+    _stop: StopOnDrop,
 }
 
 impl TransformJoin {
@@ -86,7 +80,7 @@ impl TransformJoin {
         let registry = Registry::new(&[]);
         let type_name = TypeName::parse(TFMessage::TYPE_NAME)?;
         let codec = Arc::new(Codec::new(&registry, &type_name)?);
-        let stop = Arc::new(AtomicBool::new(false));
+        let (stop, flag) = stop_on_drop();
         let own = participant.guid();
         for topic in TOPICS {
             let qos = dds_qos(&if topic.is_static { tf_static_qos() } else { tf_qos() });
@@ -105,21 +99,21 @@ impl TransformJoin {
             .map_err(topic_error)?;
             let failed =
                 |e: std::io::Error| Ros2Error::Config(format!("cannot start the threads of {}: {e}", topic.ros));
-            let (to_ros_codec, stop_flag) = (Arc::clone(&codec), Arc::clone(&stop));
+            let (to_ros_codec, stop_flag) = (Arc::clone(&codec), flag.clone());
             std::thread::Builder::new()
                 .name(format!("tf to ros2 {}", topic.ros))
                 .spawn(move || to_ros(topic, &subscriber, &writer, &to_ros_codec, &stop_flag))
                 .map_err(failed)?;
             from_ros(topic, reader, ArrowDecoder(Arc::clone(&codec)), publisher, own).map_err(failed)?;
         }
-        Ok(Self { stop })
+        Ok(Self { _stop: stop })
     }
 }
 
 /// nerve's transforms out to ROS 2, until `stop`.
-fn to_ros(topic: TfTopic, subscriber: &Subscriber, writer: &Writer, codec: &Codec, stop: &AtomicBool) {
+fn to_ros(topic: TfTopic, subscriber: &Subscriber, writer: &Writer, codec: &Codec, stop: &Stop) {
     let mut statics = BTreeMap::new();
-    while !stop.load(Ordering::SeqCst) {
+    while !stop.requested() {
         let message = match subscriber.recv(Some(POLL)) {
             Ok(Some(message)) => message,
             Ok(None) => continue,

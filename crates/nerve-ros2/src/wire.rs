@@ -10,11 +10,15 @@ use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef};
 use futures::StreamExt;
+use futures::future::Either;
 use nerve_types::{CdrError, Codec, Kind, TypeName};
 use rustdds::bytes::Bytes;
 use rustdds::no_key::DeserializedCacheChange;
 use rustdds::no_key::{Decode, DeserializerAdapter, SerializerAdapter};
-use rustdds::{DomainParticipant, QosPolicies, RepresentationIdentifier, Topic, TopicDescription, TopicKind};
+use rustdds::{
+    DataReaderStatus, DomainParticipant, QosPolicies, RepresentationIdentifier, StatusEvented, Topic, TopicDescription,
+    TopicKind,
+};
 use tracing::warn;
 
 use crate::error::Ros2Error;
@@ -199,6 +203,34 @@ pub(crate) fn on_samples_until(
         }
     })?;
     Ok(())
+}
+
+/// What a reader brings the thread that reads it.
+pub(crate) enum ReaderEvent {
+    /// A sample.
+    Sample(DeserializedCacheChange<ArrayRef>),
+    /// A change of the reader's matching or QoS.
+    Status(DataReaderStatus),
+}
+
+/// Hands `reader`'s samples and status changes to `each`, on this thread, until the reader
+/// ends; a sample that does not decode is dropped with a warning naming `name` (a topic or an
+/// action) and `what` it was.
+pub(crate) fn on_reader_events(
+    name: &str,
+    (reader, decoder): (&Reader, ArrowDecoder),
+    what: &str,
+    mut each: impl FnMut(ReaderEvent),
+) {
+    let samples = Box::pin(reader.as_async_stream_with(decoder).map(Either::Left));
+    let statuses = Box::pin(reader.as_async_status_stream().map(Either::Right));
+    for item in futures::executor::block_on_stream(futures::stream::select(samples, statuses)) {
+        match item {
+            Either::Left(Ok(sample)) => each(ReaderEvent::Sample(sample)),
+            Either::Left(Err(e)) => warn!("{name}: a {what} that does not decode was dropped: {e}"),
+            Either::Right(status) => each(ReaderEvent::Status(status)),
+        }
+    }
 }
 
 /// Row `row` of `value` as the CDR body rustdds writes after its header.
