@@ -434,3 +434,62 @@ def test_a_process_that_never_creates_a_node_is_named_when_it_exits(dataflows):
     run = dataflows.run(path, "--ready-timeout", "600")
     assert run.returncode == 1, run.output
     assert f"dataflow aborted: node `forgetful` exited before the dataflow started {hint}" in run.stderr, run.stderr
+
+
+BATCH_SOURCE = """
+import nerve
+
+node = nerve.Node()
+for i in range(5):
+    node.send_output("data", [i])
+"""
+
+# Ticked by a timer and listening to a topic no one publishes, as well as fed by the source:
+# neither would ever close by itself.
+BATCH_SINK = """
+import nerve
+
+got = []
+for event in nerve.Node():
+    if event["type"] == "INPUT" and event["id"] == "data":
+        got.append(event["value"][0].as_py())
+    elif event["type"] == "INPUT_CLOSED":
+        print("closed", event["id"], flush=True)
+print("got", got, flush=True)
+"""
+
+BATCH = """
+{key}nodes:
+  - id: source
+    path: source.py
+    outputs: [data]
+  - id: sink
+    path: sink.py
+    inputs:
+      data: {{source: source/data, queue_size: 100}}
+      tick: timer/millis/10
+      news: topic/{topic}
+"""
+
+
+def test_exit_when_nodes_finish_ends_a_batch_run_whose_sink_has_a_timer_and_a_topic(dataflows, tmp_path):
+    """dora-rs's `exit_when_nodes_finish:` (or `nerve run --exit-when-nodes-finish`): once the
+    inputs other nodes feed have closed, the node's timer and topic inputs close too, so the run
+    ends by itself, every message delivered first."""
+    topic = f"batch/{os.getpid()}"
+    nodes = {"source.py": BATCH_SOURCE, "sink.py": BATCH_SINK}
+    for key, extra in (("exit_when_nodes_finish: true\n", ()), ("", ("--exit-when-nodes-finish",))):
+        path = dataflows.write(BATCH.format(key=key, topic=topic), nodes, name=f"batch{len(extra)}")
+        run = dataflows.run(path, *extra)
+        assert run.returncode == 0, run.output
+        lines = run.node_lines("sink")
+        assert lines[0] == "closed data", lines
+        assert sorted(lines[1:3]) == ["closed news", "closed tick"], lines
+        assert lines[3] == "got [0, 1, 2, 3, 4]", lines
+
+
+def test_exit_when_nodes_finish_must_be_a_boolean(dataflows):
+    path = dataflows.write("exit_when_nodes_finish: soon\nnodes:\n  - id: a\n    path: a.py\n")
+    checked = subprocess.run(nerve_cmd("validate", str(path)), capture_output=True, text=True)
+    assert checked.returncode != 0
+    assert "exit_when_nodes_finish: expected true or false, found a string" in checked.stderr, checked.stderr

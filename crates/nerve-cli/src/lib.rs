@@ -161,6 +161,10 @@ struct RunFlags {
     /// and moves only when a node sets it (a simulator, or a replay).
     #[arg(long)]
     sim_time: bool,
+    /// End each node once every input another node feeds has closed, its timers and topic
+    /// inputs closing then [default: the dataflow's `exit_when_nodes_finish:`, else false].
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    exit_when_nodes_finish: Option<bool>,
     /// Serve this host's topics, outputs, services and parameters to Foxglove on 127.0.0.1
     /// while the run lasts, as `nerve foxglove` does: on port 8765, or `--foxglove=PORT`.
     #[arg(long, value_name = "PORT", num_args = 0..=1, require_equals = true, default_missing_value = "8765")]
@@ -349,6 +353,14 @@ fn secs(s: f64, what: &str) -> anyhow::Result<Duration> {
 /// Runs `df` on this machine as `nerve run` does; returns the exit code. Once every node of
 /// `end_with` has ended, the timers of the others close (see `RunOptions::end_with`).
 fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> anyhow::Result<i32> {
+    let overridden;
+    let df = match args.exit_when_nodes_finish {
+        Some(exit_when_nodes_finish) => {
+            overridden = nerve_spec::Dataflow { exit_when_nodes_finish, ..df.clone() };
+            &overridden
+        }
+        None => df,
+    };
     for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
         tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
     }

@@ -125,6 +125,10 @@ pub struct ChannelTable {
     /// runs its timers from the run's shared clock ([`nerve_shm::names::RunNames::clock`]).
     #[serde(default)]
     pub sim_time: bool,
+    /// The dataflow's `exit_when_nodes_finish`: once every input another node feeds has
+    /// closed, the node's timers and topic inputs close too.
+    #[serde(default)]
+    pub exit_when_nodes_finish: bool,
     /// The node's parameters as the dataflow declares them (`params:`).
     #[serde(default)]
     pub params: std::collections::BTreeMap<String, crate::param::ParamValue>,

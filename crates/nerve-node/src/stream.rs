@@ -109,6 +109,9 @@ pub struct EventStream {
     _link: Arc<Link>,
     slots: Vec<Slot>,
     has_timers: bool,
+    /// [`ChannelTable::exit_when_nodes_finish`](nerve_message::channel_table::ChannelTable):
+    /// set until the inputs fed by nodes have all closed, and the others were closed after them.
+    ends_with_node_inputs: bool,
     ended: bool,
     spin: Spin,
     clock: Clock,
@@ -153,7 +156,18 @@ impl EventStream {
         let stream =
             // A short poll before sleeping lets a busy stream be drained without a system call
             // per message (while the stream is busy: see `Spin`).
-            Self { shared, _link: link, slots, has_timers, ended: false, spin: Spin::from_env(), clock, timer_watch };
+            Self {
+                ends_with_node_inputs: shared.table.exit_when_nodes_finish
+                    && slots.iter().any(|s| matches!(s.source, Source::Shm { .. })),
+                shared,
+                _link: link,
+                slots,
+                has_timers,
+                ended: false,
+                spin: Spin::from_env(),
+                clock,
+                timer_watch,
+            };
         stream.publish_next_timer();
         Ok(stream)
     }
@@ -367,6 +381,7 @@ impl EventStream {
                 }
             }
         }
+        self.close_clocks_once_node_inputs_closed();
         if let Some(polled) = self.poll_timers() {
             return Some(polled);
         }
@@ -380,6 +395,19 @@ impl EventStream {
             }
         }
         None
+    }
+
+    /// Under `exit_when_nodes_finish`, closes the timers and topic inputs once every input a
+    /// node feeds is closing: they are the node's clock, not its work.
+    fn close_clocks_once_node_inputs_closed(&mut self) {
+        let node_input = |s: &Slot| matches!(s.source, Source::Shm { .. });
+        if !self.ends_with_node_inputs || !self.slots.iter().filter(|s| node_input(s)).all(|s| s.closing) {
+            return;
+        }
+        self.ends_with_node_inputs = false;
+        for s in self.slots.iter_mut().filter(|s| !node_input(s)) {
+            s.closing = true;
+        }
     }
 
     /// The tick of a timer that is due.
@@ -429,6 +457,8 @@ impl EventStream {
             .enumerate()
             .filter_map(|(i, s)| match &s.source {
                 Source::Shm { input, .. } => input.peek_stamp().map(|stamp| (i, stamp)),
+                // A topic has no end: one closing (under `exit_when_nodes_finish`) is read no more.
+                Source::Topic(_) if s.closing => None,
                 Source::Topic(sub) => sub.peek_stamp().map(|stamp| (i, stamp)),
                 Source::Timer { .. } => None,
             })
@@ -476,7 +506,7 @@ fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
                 || match &s.source {
                     Source::Shm { input, .. } => !input.is_empty(),
                     Source::Timer { next_ns, .. } => !s.closing && *next_ns <= clock.timer_ns(),
-                    Source::Topic(sub) => sub.has_pending(),
+                    Source::Topic(sub) => !s.closing && sub.has_pending(),
                 }
         })
 }

@@ -137,6 +137,7 @@ impl Plan {
             max_message,
             lock_memory: df.nodes[n].realtime.as_ref().is_some_and(|rt| rt.lock_memory),
             sim_time: false,
+            exit_when_nodes_finish: df.exit_when_nodes_finish,
             params: df.nodes[n].params.clone(),
             types: df.types.clone(),
             descriptor: df.descriptor.clone(),

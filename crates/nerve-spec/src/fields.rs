@@ -1,7 +1,7 @@
 //! Reading the fields of the marked YAML tree: each helper reports what is wrong where it is,
 //! and the parsers of nodes, their processes and their parameters share them.
 
-use crate::tree::{Node, Problems, Value};
+use crate::tree::{Node, Problems, ScalarKind, Value};
 
 fn expected_one_of(keys: &[&str]) -> String {
     keys.join(", ")
@@ -57,6 +57,17 @@ pub(crate) fn mapping<'a>(
         _ => {
             p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
             None
+        }
+    }
+}
+
+/// A boolean field; anything else is reported, and read as `false`.
+pub(crate) fn boolean(p: &mut Problems, value: &Node, field: &str) -> bool {
+    match value.as_scalar().map(|s| s.kind) {
+        Some(ScalarKind::Bool(b)) => b,
+        _ => {
+            p.push(value.mark, field, format!("expected true or false, found {}", value.describe()));
+            false
         }
     }
 }

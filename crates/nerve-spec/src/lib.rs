@@ -168,6 +168,7 @@ pub fn parse_str(text: &str, file: &Path) -> Result<Dataflow, SpecError> {
         types: parsed.types,
         network: parsed.network,
         share: parsed.share,
+        exit_when_nodes_finish: parsed.exit_when_nodes_finish,
         descriptor: root.to_json(),
     })
 }

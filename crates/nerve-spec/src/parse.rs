@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::fields::{join_field, key_str, mapping, optional_string, string_field, unknown_key};
+use crate::fields::{boolean, join_field, key_str, mapping, optional_string, string_field, unknown_key};
 use crate::parse_params::parse_params;
 use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
 use crate::paths;
@@ -32,6 +32,7 @@ const TOP_KEYS: &[&str] = &[
     "on_failure",
     "share",
     "env",
+    "exit_when_nodes_finish",
 ];
 
 const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
@@ -83,8 +84,8 @@ pub(crate) struct ParsedNode {
     pub(crate) port_types: Vec<PortDecl>,
 }
 
-/// The parsed document: its nodes, its `types:` folders and its `network:`.
-#[derive(Debug)]
+/// The parsed document: its nodes and its top-level settings.
+#[derive(Debug, Default)]
 pub(crate) struct ParsedDocument {
     pub(crate) nodes: Vec<ParsedNode>,
     /// Folders of message definitions, absolute.
@@ -92,6 +93,8 @@ pub(crate) struct ParsedDocument {
     pub(crate) network: NetworkSpec,
     /// Names the run uses in the global scope (`share:`), canonical.
     pub(crate) share: Vec<String>,
+    /// `exit_when_nodes_finish:` (see [`crate::Dataflow::exit_when_nodes_finish`]).
+    pub(crate) exit_when_nodes_finish: bool,
 }
 
 /// Where an input's source was written.
@@ -143,19 +146,12 @@ const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 
 /// The nodes of a document, and the dataflow-level default machine applied.
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> ParsedDocument {
-    let mut types = Vec::new();
-    let mut network = NetworkSpec::default();
-    let mut share = Vec::new();
-    let nodes = parse_nodes(root, base_dir, (&mut types, &mut network, &mut share), p);
-    ParsedDocument { nodes, types, network, share }
+    let mut doc = ParsedDocument::default();
+    let nodes = parse_nodes(root, base_dir, &mut doc, p);
+    ParsedDocument { nodes, ..doc }
 }
 
-fn parse_nodes(
-    root: &Node,
-    base_dir: &Path,
-    (types, network, share): (&mut Vec<std::path::PathBuf>, &mut NetworkSpec, &mut Vec<String>),
-    p: &mut Problems,
-) -> Vec<ParsedNode> {
+fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut Problems) -> Vec<ParsedNode> {
     let Value::Map(entries) = &root.value else {
         p.push(root.mark, "(document)", format!("expected a mapping with a `nodes:` list, found {}", root.describe()));
         return Vec::new();
@@ -168,9 +164,10 @@ fn parse_nodes(
         match key_str(key) {
             "nodes" => nodes_value = Some(value),
             "env" => default_env = parse_env(p, value, "env"),
-            "types" => *types = parse_type_folders(p, value, base_dir),
-            "network" => *network = parse_network(p, value),
-            "share" => *share = parse_names(p, value, "share", "topic, service or action"),
+            "types" => doc.types = parse_type_folders(p, value, base_dir),
+            "network" => doc.network = parse_network(p, value),
+            "share" => doc.share = parse_names(p, value, "share", "topic, service or action"),
+            k @ "exit_when_nodes_finish" => doc.exit_when_nodes_finish = boolean(p, value, k),
             "on_failure" => default_on_failure = parse_failure(p, value, "on_failure"),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);

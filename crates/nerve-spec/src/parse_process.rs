@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::fields::{join_field, key_str, mapping, unknown_key};
+use crate::fields::{boolean, join_field, key_str, mapping, unknown_key};
 use crate::spec::{RealtimeSpec, RestartCount, RestartPolicy, RestartSpec, SchedPolicy};
 use crate::tree::{Node, Problems, ScalarKind, Value};
 
@@ -167,10 +167,7 @@ pub(crate) fn parse_realtime(p: &mut Problems, value: &Node, field: &str) -> Opt
                 }
             }
             "cpus" => spec.cpus = parse_cpus(p, v, &f),
-            "lock_memory" => match v.as_scalar().map(|s| s.kind) {
-                Some(ScalarKind::Bool(b)) => spec.lock_memory = b,
-                _ => p.push(v.mark, &f, format!("expected true or false, found {}", v.describe())),
-            },
+            "lock_memory" => spec.lock_memory = boolean(p, v, &f),
             "cpu_latency_us" => {
                 spec.cpu_latency_us = integer(p, v, &f, 0, MAX_CPU_LATENCY_US).and_then(|n| u32::try_from(n).ok());
             }

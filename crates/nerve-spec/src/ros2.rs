@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fields::{join_field, key_str, mapping, string_field, unknown_key};
+use crate::fields::{boolean, join_field, key_str, mapping, string_field, unknown_key};
 use crate::parse_process::{duration, integer};
 use crate::port_types::PortDecl;
-use crate::tree::{Mark, Node, Problems, ScalarKind};
+use crate::tree::{Mark, Node, Problems};
 
 /// What a `ros2:` node bridges, resolved: every topic with its port, type and QoS.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -749,16 +749,6 @@ fn parse_qos(p: &mut Problems, value: &Node, field: &str) -> Option<Ros2Qos> {
         (false, n) => Ros2History::KeepLast(n.unwrap_or(1)),
     };
     Some(qos)
-}
-
-fn boolean(p: &mut Problems, value: &Node, field: &str) -> bool {
-    match value.as_scalar().map(|s| s.kind) {
-        Some(ScalarKind::Bool(b)) => b,
-        _ => {
-            p.push(value.mark, field, format!("expected true or false, found {}", value.describe()));
-            false
-        }
-    }
 }
 
 fn shown(value: &Node) -> String {

@@ -40,6 +40,11 @@ pub struct Dataflow {
     /// use is scoped to the run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub share: Vec<String>,
+    /// Once every input that another node feeds has closed, a node's timers and topic inputs
+    /// close too, so it ends (dora-rs's `exit_when_nodes_finish:`, for batch runs). A node fed
+    /// by no other node is a source, and unaffected.
+    #[serde(default)]
+    pub exit_when_nodes_finish: bool,
     /// The whole document as JSON, plain scalars read with the YAML 1.2 core
     /// schema (null, booleans, integers, floats; everything else a string).
     pub descriptor: serde_json::Value,
