@@ -1,7 +1,8 @@
 """The compiled bench nodes: where they are and how the suite builds them, once per run before
 its first case. Both build into the workspace's target folder, never into the source tree.
 
-* the Rust node (benches/rust-node, `nerve-bench-node`): cargo, release profile;
+* the Rust node (benches/rust-node, `nerve-bench-node`): cargo, release profile, with the
+  workspace's other programs (`testbed.cargo`);
 * the C++ node (benches/cpp-node, `nerve-bench-cpp-node`): CMake against the nerve package of
   the interpreter that runs the suite, whose `nerve run` starts the node.
 """
@@ -13,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testbed.cargo import build_workspace_binaries
+
 ROOT = Path(__file__).resolve().parent.parent
 RUST_NODE = ROOT / "target" / "release" / "nerve-bench-node"
 CPP_SOURCE = ROOT / "benches" / "cpp-node"
@@ -21,7 +24,7 @@ CPP_NODE = CPP_BUILD / "nerve-bench-cpp-node"
 
 
 def build_rust() -> None:
-    subprocess.run(["cargo", "build", "--release", "-p", "nerve-bench-node"], cwd=ROOT, check=True)
+    build_workspace_binaries()
 
 
 def build_cpp(python: str = sys.executable) -> None:

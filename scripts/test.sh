@@ -34,7 +34,8 @@ step "rust: tests (same release profile as the wheel, so nothing is compiled twi
 cargo test --workspace --release --exclude nerve-python
 
 step "rust: tests that need root (network namespaces; ignored by a plain cargo test)"
-cargo test --release -p nerve-topic --test between_hosts -- --ignored
+# The same package selection as above, so the same features: nothing is compiled again.
+cargo test --workspace --release --exclude nerve-python --test between_hosts -- --ignored
 
 step "c: the C API's tests through ctest (GoogleTest under AddressSanitizer, Arrow C++ from the pyarrow wheel)"
 cmake -S tests/c -B target/c-tests -DPython3_EXECUTABLE="$(command -v python3)"

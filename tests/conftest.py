@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parent.parent
 NODES = Path(__file__).resolve().parent / "nodes"
 sys.path.insert(0, str(REPO))  # testbed/, shared with the benchmark suite
 
+from testbed.cargo import build_workspace_binaries  # noqa: E402
 from testbed.netns import RANGE_ENV, ZENOH_ENV, Hosts  # noqa: E402
 
 # No test traffic leaves the machine: discovery on this host only (nerve's default, made sure
@@ -152,8 +153,9 @@ def free_port() -> int:
 
 
 def cargo_binary(package: str) -> Path:
-    """The binary of workspace package ``package``, built with the profile CI builds once."""
-    subprocess.run(["cargo", "build", "--release", "-p", package], cwd=REPO, check=True)
+    """The binary of workspace package ``package``, built as CI built the rest (see
+    ``testbed.cargo``)."""
+    build_workspace_binaries()
     return REPO / "target" / "release" / package
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import nerve
 import pytest
-from conftest import REPO, nerve_cmd, wait_for
+from conftest import REPO, build_workspace_binaries, nerve_cmd, wait_for
 
 PAGES = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
 LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "c", "cpp", "cmake", "text"}
@@ -299,8 +299,8 @@ class Page:
             (self.dir / name).write_text(block.code)
         for name, source in SUPPLIED.get(self.page, {}).items():
             shutil.copy(REPO / source, self.dir / name)
-        for package in BUILT.get(self.page, []):
-            subprocess.run(["cargo", "build", "--release", "--offline", "-p", package], cwd=REPO, check=True)
+        if BUILT.get(self.page):
+            build_workspace_binaries()
         shown = " ".join(b.code for b in self.blocks if b.lang in ("sh", "console") and not b.not_run)
         for example in sorted(set(re.findall(r"\bexamples/([\w-]+)", shown))):
             shutil.copytree(REPO / "examples" / example, self.dir / "examples" / example, ignore=IGNORED)
@@ -669,11 +669,16 @@ def test_rust_blocks_compile() -> None:
     used = sorted({m.replace("_", "-") for b in rust for m in re.findall(r"\b(nerve_\w+?)::", b.code)})
     crates = workspace_crates()
     assert all(c in crates for c in used), f"crates the blocks use that the workspace lacks: {used}"
-    profile = re.search(r"^\[profile\.release\]\n(?:[^\[].*\n)*", cargo_toml(), re.M)
-    dependencies = "".join(f'{c} = {{ path = "{REPO / "crates" / c}" }}\n' for c in used)
+    # What the wheel's build was, so that it is reused: nerve-c, whose dependencies are all the
+    # workspace's libraries (cargo then turns on the features it did), and the workspace's release
+    # profile, its crates keeping their line tables as members of it do.
+    profile = "".join(re.findall(r"^\[profile\.release[^\]]*\]\n(?:[^\[].*\n)*", cargo_toml(), re.M))
+    members = sorted(c for c in crates if c != "nerve-python")  # the one crate nerve-c lacks
+    profile += "".join(f'[profile.release.package.{c}]\ndebug = "line-tables-only"\n' for c in members)
+    dependencies = "".join(f'{c} = {{ path = "{REPO / "crates" / c}" }}\n' for c in sorted({*used, "nerve-c"}))
     (crate / "Cargo.toml").write_text(
         '[package]\nname = "doc-blocks"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n'
-        f"[dependencies]\n{dependencies}\n[workspace]\n\n{profile[0] if profile else ''}"
+        f"[dependencies]\n{dependencies}\n[workspace]\n\n{profile}"
     )
     # The workspace's versions of every dependency: nothing to fetch, nothing built anew.
     shutil.copy(REPO / "Cargo.lock", crate / "Cargo.lock")
