@@ -108,7 +108,8 @@ impl ActionServer {
         &self.name
     }
 
-    /// Stops serving and asks the running goals to cancel (also done when collected).
+    /// Stops serving, asks the running goals to cancel and waits for them to end (also done
+    /// when collected, and as the program exits).
     fn close(&self, py: Python<'_>) {
         self.inner.close(py);
     }

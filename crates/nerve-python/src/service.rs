@@ -98,7 +98,8 @@ impl Service {
         &self.name
     }
 
-    /// Stops serving (also done when the object is collected).
+    /// Stops serving and waits for the handler calls under way (also done when the object is
+    /// collected, and as the program exits).
     fn close(&self, py: Python<'_>) {
         self.inner.close(py);
     }
