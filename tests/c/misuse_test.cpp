@@ -41,6 +41,7 @@ TEST(Standalone, NullHandlesAreRefused) {
     EXPECT_STATUS(nerve_node_send_arrow(nullptr, "out", nullptr, nullptr, nullptr), NERVE_STATUS_NULL_ARGUMENT,
                   "`array` is NULL");
     EXPECT_STATUS(nerve_node_loan(nullptr, "out", nullptr, 8, &sample), NERVE_STATUS_NULL_ARGUMENT, "nerve_node_loan");
+    EXPECT_STATUS(nerve_node_log(nullptr, "info", "x"), NERVE_STATUS_NULL_ARGUMENT, "nerve_node_log", "`node` is NULL");
     EXPECT_STATUS(nerve_node_send_sample(nullptr, nullptr), NERVE_STATUS_NULL_ARGUMENT, "nerve_node_send_sample");
     EXPECT_STATUS(nerve_event_get_type(nullptr, &type), NERVE_STATUS_NULL_ARGUMENT, "`event` is NULL");
     EXPECT_STATUS(nerve_event_input_id(nullptr, &text), NERVE_STATUS_NULL_ARGUMENT, "nerve_event_input_id");
@@ -144,6 +145,14 @@ TEST(InNode, WrongOutputIsNamed) {
     nerve_sample *sample = nullptr;
     EXPECT_STATUS(nerve_node_loan(node, "nope", nullptr, 8, &sample), NERVE_STATUS_UNKNOWN_OUTPUT, "nerve_node_loan");
     EXPECT_EQ(dora_send_output(node, "nope", 4, "x", 1), -1);
+}
+
+TEST(InNode, ALogRecordNeedsAKnownLevel) {
+    EXPECT_STATUS(nerve_node_log(node, "loud", "x"), NERVE_STATUS_INVALID_ARGUMENT, "nerve_node_log", "`level` is `loud`");
+    EXPECT_STATUS(nerve_node_log(node, "warn", nullptr), NERVE_STATUS_NULL_ARGUMENT, "`message` is NULL");
+    EXPECT_EQ(nerve_node_log(node, "warn", "logged from C"), NERVE_STATUS_OK) << last_error();
+    EXPECT_EQ(dora_log(node, "error", 5, "from dora_log", 13), 0);
+    EXPECT_EQ(dora_log(node, "loud", 4, "x", 1), -1);
 }
 
 TEST(InNode, ValueOfAnotherTypeThanDeclaredIsRefused) {

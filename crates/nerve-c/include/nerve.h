@@ -554,6 +554,18 @@ int nerve_node_next_event(const struct nerve_node *node,
                           int64_t timeout_ms,
                           struct nerve_event **event);
 
+// Logs `message` at `level` (`"error"`, `"warn"`, `"info"`, `"debug"` or `"trace"`) as the
+// node. Under `nerve run` the node's `min_log_level` filters it (`info` and up unless it says
+// otherwise), and it goes to the node's log file, the terminal and the readers of the run's
+// logs (`dora/logs`, `send_logs_as`).
+//
+// Fails with `NERVE_STATUS_INVALID_ARGUMENT` (an unknown level, text that is not UTF-8).
+// Thread-safety: any thread.
+//
+// # Safety
+// `node` is a live handle; `level` and `message` are NUL-terminated strings.
+int nerve_node_log(const struct nerve_node *node, const char *level, const char *message);
+
 // Sends `len` bytes (an Arrow `UInt8` array) on output `output`, with `parameters_json` as the
 // message's metadata parameters (the text of a JSON object, or NULL for none). The bytes are
 // copied once, into shared memory; `nerve_node_loan` avoids even that copy.

@@ -249,6 +249,11 @@ class Node {
     // Whether the stream has ended: a STOP was delivered, or every input closed.
     bool ended() const noexcept { return ended_; }
 
+    // Logs `message` at `level` ("error", "warn", "info", "debug", "trace") as the node.
+    void log(std::string_view level, std::string_view message) {
+        detail::check(nerve_node_log(node_.get(), detail::c(level).c_str(), detail::c(message).c_str()));
+    }
+
     void send(std::string_view output, Bytes data, const char *parameters_json = nullptr) {
         detail::check(nerve_node_send_bytes(node_.get(), detail::c(output).c_str(), parameters_json, data.data,
                                             data.size));

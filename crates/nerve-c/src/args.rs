@@ -140,3 +140,20 @@ pub(crate) unsafe fn write_text(
     buffer[text.len()] = 0;
     Ok(())
 }
+
+/// A log level written `error`, `warn` (or `warning`), `info`, `debug` or `trace`, any case.
+pub(crate) fn log_level(level: &str, arg: &'static str) -> Result<nerve_node::Level, ApiError> {
+    Ok(match level.to_ascii_lowercase().as_str() {
+        "error" => nerve_node::Level::ERROR,
+        "warn" | "warning" => nerve_node::Level::WARN,
+        "info" => nerve_node::Level::INFO,
+        "debug" => nerve_node::Level::DEBUG,
+        "trace" => nerve_node::Level::TRACE,
+        _ => {
+            return Err(ApiError::InvalidArgument {
+                arg,
+                problem: format!("is `{level}`, not one of error, warn, info, debug, trace"),
+            });
+        }
+    })
+}

@@ -8,7 +8,7 @@
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 
-use crate::args::{bytes, text_of_len};
+use crate::args::{bytes, log_level, text_of_len};
 use crate::error::{NerveStatus, guard};
 use crate::event::NerveEvent;
 use crate::handles::{self, Kind};
@@ -224,8 +224,8 @@ pub unsafe extern "C" fn dora_send_output(
     if status == 0 { 0 } else { -1 }
 }
 
-/// dora's `dora_log`: prints `msg` at `level` (`info`, `warn`, ...) to standard output, which
-/// `nerve run` shows prefixed with the node's id. 0 on success, -1 on failure.
+/// dora's `dora_log`: logs `msg` at `level` (`error`, `warn`, `info`, `debug`, `trace`) as the
+/// node, as `nerve_node_log` does. 0 on success, -1 on failure (an unknown level among them).
 ///
 /// # Safety
 /// `dora_context` is a live context; `level_ptr` and `msg_ptr` point to `level_len` and
@@ -240,14 +240,14 @@ pub unsafe extern "C" fn dora_log(
 ) -> c_int {
     let status = guard("dora_log", || {
         // SAFETY: as the caller promises.
-        let (_, level, message) = unsafe {
+        let (node, level, message) = unsafe {
             (
                 handles::get(dora_context.cast_const().cast::<NerveNode>(), Kind::Node, "dora_context")?,
                 text_of_len(level_ptr, level_len, "level")?,
                 text_of_len(msg_ptr, msg_len, "msg")?,
             )
         };
-        println!("{level}: {message}");
+        node.node.log(log_level(level, "level")?, message);
         Ok(NerveStatus::Ok)
     });
     report(status);

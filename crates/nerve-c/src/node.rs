@@ -8,7 +8,7 @@ use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
 use nerve_node::{Event, EventStream, InputId, Next, Node};
 use rustc_hash::FxHashMap;
 
-use crate::args::{arrow, bytes, out, parameters, text, timeout};
+use crate::args::{arrow, bytes, log_level, out, parameters, text, timeout};
 use crate::error::{NerveStatus, guard};
 use crate::event::NerveEvent;
 use crate::handles::{self, Kind};
@@ -167,6 +167,27 @@ pub unsafe extern "C" fn nerve_node_next_event(
                 Ok(status)
             }
         }
+    })
+}
+
+/// Logs `message` at `level` (`"error"`, `"warn"`, `"info"`, `"debug"` or `"trace"`) as the
+/// node. Under `nerve run` the node's `min_log_level` filters it (`info` and up unless it says
+/// otherwise), and it goes to the node's log file, the terminal and the readers of the run's
+/// logs (`dora/logs`, `send_logs_as`).
+///
+/// Fails with `NERVE_STATUS_INVALID_ARGUMENT` (an unknown level, text that is not UTF-8).
+/// Thread-safety: any thread.
+///
+/// # Safety
+/// `node` is a live handle; `level` and `message` are NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn nerve_node_log(node: *const NerveNode, level: *const c_char, message: *const c_char) -> c_int {
+    guard("nerve_node_log", || {
+        // SAFETY: as the caller promises.
+        let (node, level, message) =
+            unsafe { (handles::get(node, Kind::Node, "node")?, text(level, "level")?, text(message, "message")?) };
+        node.node.log(log_level(level, "level")?, message);
+        Ok(NerveStatus::Ok)
     })
 }
 

@@ -163,15 +163,25 @@ pub fn mermaid(df: &Dataflow) -> String {
         .flat_map(|n| &n.inputs)
         .filter_map(|i| match i.source {
             InputSource::Timer { interval } => Some(interval),
-            InputSource::Output { .. } | InputSource::Topic { .. } => None,
+            _ => None,
         })
         .collect();
     for interval in &timers {
         let _ = writeln!(out, "    {}([\"timer {}\"])", timer_key(*interval), human_interval(*interval));
     }
+    let logs: BTreeSet<String> = df
+        .nodes
+        .iter()
+        .flat_map(|n| &n.inputs)
+        .filter(|i| matches!(i.source, InputSource::Logs { .. }))
+        .map(|i| i.source.to_string())
+        .collect();
+    for source in &logs {
+        let _ = writeln!(out, "    {}[/\"{}\"/]", logs_key(source), label(source));
+    }
     let read_topics = df.nodes.iter().flat_map(|n| &n.inputs).filter_map(|i| match &i.source {
         InputSource::Topic { topic } => Some(topic.as_str()),
-        InputSource::Output { .. } | InputSource::Timer { .. } => None,
+        _ => None,
     });
     let published_topics = df.nodes.iter().flat_map(|n| n.output_topics.values().map(String::as_str));
     let topics: BTreeSet<&str> = read_topics.chain(published_topics).collect();
@@ -210,6 +220,7 @@ pub fn mermaid(df: &Dataflow) -> String {
                 InputSource::Output { node, output } if *output == input.id => (node_key(node), output.clone()),
                 InputSource::Output { node, output } => (node_key(node), format!("{output} as {}", input.id)),
                 InputSource::Topic { topic } => (topic_key(topic), input.id.clone()),
+                InputSource::Logs { .. } => (logs_key(&input.source.to_string()), input.id.clone()),
             };
             let _ =
                 writeln!(out, "    {from} -- \"{}{}\" --> {}", label(&name), queue_note(input), node_key(&reader.id));
@@ -302,7 +313,7 @@ fn markdown(df: &Dataflow) -> String {
 fn queue_note(input: &InputSpec) -> String {
     // The default a reader would assume: topics only ever drop, so saying so adds nothing.
     let default_policy = match input.source {
-        InputSource::Topic { .. } => QueuePolicy::DropOldest,
+        InputSource::Topic { .. } | InputSource::Logs { .. } => QueuePolicy::DropOldest,
         InputSource::Output { .. } | InputSource::Timer { .. } => QueuePolicy::Backpressure,
     };
     if input.queue_size == DEFAULT_QUEUE_SIZE && input.policy == default_policy {
@@ -322,6 +333,11 @@ fn ros2_label(bridge: &nerve_spec::ros2::Ros2Bridge) -> String {
 
 fn node_key(id: &str) -> String {
     format!("n_{}", escape_key(id))
+}
+
+/// `dora/logs/info/cam` as a Mermaid key.
+fn logs_key(source: &str) -> String {
+    escape_key(source)
 }
 
 fn topic_key(topic: &str) -> String {

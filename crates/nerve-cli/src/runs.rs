@@ -9,6 +9,7 @@ use anyhow::Context;
 use nerve_cluster::Cluster;
 use nerve_runtime::RuntimeError;
 use nerve_runtime::inspect::{self, RunStatus};
+use nerve_spec::logs::LogLevel;
 
 use crate::cluster::NetArgs;
 
@@ -48,8 +49,16 @@ pub struct LogsArgs {
     /// Keep printing what the node writes until the dataflow ends.
     #[arg(long, short)]
     follow: bool,
+    /// Only the records at this level and above (`error`, `warn`, `info`, `debug`, `trace`);
+    /// `stdout`, the default, prints the lines the node printed too.
+    #[arg(long, default_value = "stdout", value_parser = log_level)]
+    level: LogLevel,
     #[command(flatten)]
     net: NetArgs,
+}
+
+fn log_level(text: &str) -> Result<LogLevel, String> {
+    LogLevel::parse(text).ok_or_else(|| format!("`{text}` is not one of stdout, trace, debug, info, warn, error"))
 }
 
 /// The coordinator, if one answers; an error only when the user named one.
@@ -217,22 +226,73 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
         }
         Err(e) => return Err(e.into()),
     };
-    let mut file = std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    let open = || std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()));
     let mut out = std::io::stdout().lock();
+    // What `max_log_size` rotated away comes first, the oldest first.
+    for older in rotated_away(&path) {
+        let text = std::fs::read(&older).with_context(|| format!("reading {}", older.display()))?;
+        out.write_all(&filter_level(&text, args.level))?;
+    }
+    let mut file = open()?;
     let mut buf = Vec::new();
     loop {
         // Whether the run was still going *before* this read, so its last lines are not missed.
         let running = args.follow && run.as_ref().is_some_and(inspect::is_running);
         buf.clear();
         file.read_to_end(&mut buf)?;
-        out.write_all(&buf)?;
+        out.write_all(&filter_level(&buf, args.level))?;
         out.flush()?;
+        // Rotated (`max_log_size`): what was read is now `<node>.log.1`, and a new file
+        // goes on.
+        if args.follow && rotated(&file, &path) {
+            file = open()?;
+            continue;
+        }
         if !running {
             return Ok(0);
         }
         // A log file is only ever appended to: the next read goes on from where this one ended.
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// The rotated files of log `path` (`<path>.1` the newest), the oldest first.
+fn rotated_away(path: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut older: Vec<std::path::PathBuf> =
+        (1..).map(|n| std::path::PathBuf::from(format!("{}.{n}", path.display()))).take_while(|p| p.exists()).collect();
+    older.reverse();
+    older
+}
+
+/// Whether `path` is no longer the file `file` reads.
+fn rotated(file: &std::fs::File, path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(open), Ok(now)) => open.ino() != now.ino() || open.dev() != now.dev(),
+        _ => false,
+    }
+}
+
+/// The lines of `text` at `level` and above: a record's line starts with its level
+/// (`WARN ...`); any other line is one the node printed, level `stdout`, the least.
+fn filter_level(text: &[u8], level: LogLevel) -> std::borrow::Cow<'_, [u8]> {
+    if level == LogLevel::Stdout {
+        return text.into();
+    }
+    let level_of = |line: &[u8]| {
+        let word = line.split(|b| *b == b' ').next().unwrap_or_default();
+        // As the runtime writes a record's level, nothing else.
+        LogLevel::ALL
+            .into_iter()
+            .find(|l| l.as_str().to_ascii_uppercase().as_bytes() == word)
+            .unwrap_or(LogLevel::Stdout)
+    };
+    text.split_inclusive(|b| *b == b'\n')
+        .filter(|line| level_of(line) >= level)
+        .flatten()
+        .copied()
+        .collect::<Vec<u8>>()
+        .into()
 }
 
 /// The nodes with a log in `dir`, for an error message.
@@ -250,18 +310,37 @@ fn logged_nodes(dir: &std::path::Path) -> String {
 fn logs_on_cluster(cluster: &Cluster, uuid: &str, args: &LogsArgs) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     let mut offset = 0;
+    // A chunk may end within a line: its level is known once the line is whole.
+    let mut pending = Vec::new();
     loop {
         let chunk = cluster.logs(uuid, &args.node, offset)?;
-        out.write_all(chunk.text.as_bytes())?;
+        pending.extend_from_slice(chunk.text.as_bytes());
+        let whole = pending.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        out.write_all(&filter_level(&pending[..whole], args.level))?;
         out.flush()?;
+        pending.drain(..whole);
         let more = chunk.next_offset > offset;
         offset = chunk.next_offset;
         if more {
             continue;
         }
         if !(args.follow && chunk.running) {
+            out.write_all(&filter_level(&pending, args.level))?;
             return Ok(0);
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_level_keeps_the_records_at_it_and_above() {
+        let log = b"printed\nWARN t: hot\nINFO root: reading\nERROR broke\nWARNING is printed text\n";
+        assert_eq!(&*filter_level(log, LogLevel::Stdout), log);
+        assert_eq!(&*filter_level(log, LogLevel::Warn), b"WARN t: hot\nERROR broke\n");
+        assert_eq!(&*filter_level(log, LogLevel::Info), b"WARN t: hot\nINFO root: reading\nERROR broke\n");
     }
 }

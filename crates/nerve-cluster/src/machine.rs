@@ -259,8 +259,8 @@ impl Daemon {
             node_env: self.opts.net.network.to_env(),
             control: Some(control.clone()),
             reaper: Some(self.reaper.clone()),
-            log_tap: Some(nerve_runtime::LogTap::new(move |node, line| {
-                if let Err(e) = session.put(keys::log(&tap_uuid, node), line.to_owned()).wait() {
+            log_tap: Some(nerve_runtime::LogTap::new(move |entry| {
+                if let Err(e) = session.put(keys::log(&tap_uuid, &entry.node), entry.text()).wait() {
                     tracing::debug!(error = %e, "cannot forward a log line");
                 }
             })),
@@ -409,6 +409,9 @@ impl Daemon {
         };
         let read = || -> std::io::Result<(Vec<u8>, u64)> {
             let mut file = std::fs::File::open(&path)?;
+            // Shorter than what was read of it: the log was rotated (`max_log_size`), and this
+            // is the new file.
+            let offset = if offset > file.metadata()?.len() { 0 } else { offset };
             file.seek(SeekFrom::Start(offset))?;
             let mut bytes = Vec::new();
             file.take(LOG_CHUNK as u64).read_to_end(&mut bytes)?;

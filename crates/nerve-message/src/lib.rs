@@ -33,6 +33,7 @@ pub mod coordinator_to_daemon;
 pub mod coordinator_to_tool;
 pub mod daemon_to_coordinator;
 pub mod frame;
+pub mod log_record;
 pub mod node_to_runtime;
 pub mod param;
 pub mod publisher_to_subscriber;
@@ -78,6 +79,12 @@ pub mod env {
     /// The names the run shares (the dataflow's `share:`), separated by `,` (which names
     /// cannot hold).
     pub const SHARE: &str = "NERVE_SHARE";
+    /// Set (to `1`) when the runtime reads the node's log records from its standard error
+    /// ([`crate::log_record`]).
+    pub const LOG_RECORDS: &str = "NERVE_LOG_RECORDS";
+    /// The node's `min_log_level`, when the dataflow sets one: a language's own logging need
+    /// not make the records the runtime would drop.
+    pub const MIN_LOG_LEVEL: &str = "NERVE_MIN_LOG_LEVEL";
 }
 
 /// The control socket of run `run_id`, in [`runtime_dir`].

@@ -33,6 +33,7 @@ mod clock;
 mod connect;
 mod error;
 mod event;
+mod log;
 mod node;
 mod params;
 #[cfg(feature = "profile-stages")]
@@ -52,6 +53,19 @@ pub use node::{LOG_TARGET, Node};
 pub use params::{ParamError, ParamValue, Params};
 pub use stream::{Encoded, EncodedNext, EventStream};
 pub use tracing::Level;
+
+/// Logs as the node this process runs (its `NERVE_NODE_ID`), without a [`Node`] at hand: for
+/// a language's own logging, routed to nerve before or after the node connects. See
+/// [`Node::log_with`].
+pub fn log_as_this_process(
+    level: tracing::Level,
+    message: &str,
+    target: Option<&str>,
+    fields: &std::collections::BTreeMap<String, String>,
+) {
+    let node = std::env::var(nerve_message::env::NODE_ID).unwrap_or_default();
+    log::emit(&node, level, message, target, fields);
+}
 
 /// Whether this process was spawned by `nerve run` (rather than started by hand).
 #[must_use]

@@ -233,27 +233,27 @@ impl Node {
         &self.shared.table.config
     }
 
-    /// Logs `message` at `level` as this node: a `tracing` event of target [`LOG_TARGET`] with
-    /// the node's id, where the process's subscriber prints it (nerve's Python package keeps
-    /// one that shows `info` and above, `NERVE_LOG` permitting). In a process without a
-    /// subscriber (a Rust node that installs none) `info` and above go to standard error.
-    /// Either way the line is in the node's log, for `nerve logs`.
+    /// Logs `message` at `level` as this node. Under `nerve run` the runtime receives the
+    /// record: the node's `min_log_level` filters it, and it goes to the node's log file, the
+    /// terminal and every reader of the run's logs (`dora/logs`, `send_logs_as`). Elsewhere it
+    /// is a `tracing` event of target [`LOG_TARGET`] with the node's id, where the process's
+    /// subscriber prints it (nerve's Python package keeps one that shows `info` and above,
+    /// `NERVE_LOG` permitting), or, in a process without a subscriber, `info` and above on
+    /// standard error.
     pub fn log(&self, level: tracing::Level, message: &str) {
-        let node = self.id();
-        if !tracing::dispatcher::has_been_set() {
-            if level <= tracing::Level::INFO {
-                eprintln!("{level:>5} {message} node={node}");
-            }
-            return;
-        }
-        // `tracing`'s macros take the level as a constant.
-        match level {
-            tracing::Level::ERROR => tracing::error!(target: LOG_TARGET, node = %node, "{message}"),
-            tracing::Level::WARN => tracing::warn!(target: LOG_TARGET, node = %node, "{message}"),
-            tracing::Level::INFO => tracing::info!(target: LOG_TARGET, node = %node, "{message}"),
-            tracing::Level::DEBUG => tracing::debug!(target: LOG_TARGET, node = %node, "{message}"),
-            tracing::Level::TRACE => tracing::trace!(target: LOG_TARGET, node = %node, "{message}"),
-        }
+        self.log_with(level, message, None, &std::collections::BTreeMap::new());
+    }
+
+    /// [`Node::log`] with where in the code it comes from (`target`: a module path, a logger's
+    /// name) and structured context (`fields`).
+    pub fn log_with(
+        &self,
+        level: tracing::Level,
+        message: &str,
+        target: Option<&str>,
+        fields: &std::collections::BTreeMap<String, String>,
+    ) {
+        crate::log::emit(self.id(), level, message, target, fields);
     }
 
     /// The node's clock: wall time, or the run's simulated time under `nerve run --sim-time`

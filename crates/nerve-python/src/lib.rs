@@ -62,6 +62,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     msg::register(m)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(monotonic_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(node::log_record, m)?)?;
     errors::register(m)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `nerve.Node`: the dora-compatible Python node API.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
@@ -139,9 +140,44 @@ impl Node {
     /// ``logging`` level such as ``logging.INFO``) through nerve's log stream, which the
     /// node's log file and ``nerve logs`` show; ``info`` and up unless ``NERVE_LOG`` says
     /// otherwise.
-    fn log(&self, level: &Bound<'_, PyAny>, message: &str) -> PyResult<()> {
-        self.node.log(log_level(level)?, message);
+    ///
+    /// ``target`` says where in the code (a logger's name), ``fields`` adds structured context;
+    /// both reach the readers of the run's logs (``dora/logs``, ``send_logs_as``).
+    #[pyo3(signature = (level, message, target=None, fields=None))]
+    fn log(
+        &self,
+        level: &Bound<'_, PyAny>,
+        message: &str,
+        target: Option<&str>,
+        fields: Option<BTreeMap<String, String>>,
+    ) -> PyResult<()> {
+        self.node.log_with(log_level(level)?, message, target, &fields.unwrap_or_default());
         Ok(())
+    }
+
+    /// ``node.log("error", message)``.
+    fn log_error(&self, message: &str) {
+        self.node.log(Level::ERROR, message);
+    }
+
+    /// ``node.log("warn", message)``.
+    fn log_warn(&self, message: &str) {
+        self.node.log(Level::WARN, message);
+    }
+
+    /// ``node.log("info", message)``.
+    fn log_info(&self, message: &str) {
+        self.node.log(Level::INFO, message);
+    }
+
+    /// ``node.log("debug", message)``.
+    fn log_debug(&self, message: &str) {
+        self.node.log(Level::DEBUG, message);
+    }
+
+    /// ``node.log("trace", message)``.
+    fn log_trace(&self, message: &str) {
+        self.node.log(Level::TRACE, message);
     }
 
     /// A ``logging.Logger`` (``nerve.node.<id>``) whose records go to :meth:`log`.
@@ -477,18 +513,22 @@ pub(crate) fn params(metadata: Option<&Bound<'_, PyDict>>) -> PyResult<Parameter
     metadata.map_or_else(|| Ok(Parameters::new()), convert::dict_to_map)
 }
 
-/// Under `nerve run`, Python `logging` records reach the run's log like `print` does. A node
-/// started by hand keeps the logging setup of its own program.
+/// Under `nerve run`, Python `logging` records reach the run's log as records of the node, with
+/// their level and logger: the node's `min_log_level` filters them, and the readers of the
+/// run's logs receive them. A node started by hand keeps the logging setup of its own program.
 fn forward_logging(py: Python<'_>) -> PyResult<()> {
     if !nerve_node::started_by_nerve() {
         return Ok(());
     }
-    let logging = py.import("logging")?;
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("level", logging.getattr("INFO")?)?;
-    kwargs.set_item("format", "%(levelname)s %(name)s: %(message)s")?;
-    // basicConfig leaves a logging setup the program made itself untouched.
-    logging.call_method("basicConfig", (), Some(&kwargs))?;
+    py.import("nerve._log")?.call_method0("forward_root")?;
+    Ok(())
+}
+
+/// One Python `logging` record, as a record of the node this process runs.
+#[pyfunction]
+#[pyo3(signature = (level, message, target=None))]
+pub(crate) fn log_record(level: &Bound<'_, PyAny>, message: &str, target: Option<&str>) -> PyResult<()> {
+    nerve_node::log_as_this_process(log_level(level)?, message, target, &BTreeMap::new());
     Ok(())
 }
 

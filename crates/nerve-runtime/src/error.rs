@@ -8,6 +8,15 @@ pub enum RuntimeError {
     /// Shared memory could not be set up.
     #[error("setting up shared memory: {0}")]
     Shm(#[from] nerve_shm::ShmError),
+    /// A topic that feeds nodes the run's logs could not be published.
+    #[error("cannot publish the run's logs on topic `{topic}`: {source}")]
+    LogFeed {
+        /// The topic.
+        topic: String,
+        /// Why.
+        #[source]
+        source: nerve_topic::TopicError,
+    },
     /// The control socket could not be created.
     #[error("cannot create the control socket {path}: {source}")]
     Socket {

@@ -22,6 +22,7 @@ mod drops;
 mod error;
 mod event;
 pub mod inspect;
+mod log_feeds;
 mod logs;
 mod params;
 mod plan;
@@ -32,7 +33,7 @@ mod spawn;
 
 pub use control::{Readiness, RunControl};
 pub use error::RuntimeError;
-pub use logs::LogTap;
+pub use logs::{LogEntry, LogTap, Stream};
 /// Parameter requests and answers, as [`inspect::param`] takes and returns them.
 pub use nerve_message::param;
 pub use plan::Plan;

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeSet;
 
-use nerve_message::ChannelTable;
 use nerve_message::channel_table::{
     Called, CalledKind, InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel, TOPIC_FEEDS,
 };
+use nerve_message::{ChannelTable, log_record};
 use nerve_spec::{Dataflow, InputSource};
 
 /// One reader edge of an output.
@@ -38,23 +38,42 @@ impl Plan {
     pub fn new(df: &Dataflow) -> Self {
         let index = |id: &str| df.nodes.iter().position(|n| n.id == id);
         let mut inboxes = vec![Vec::new(); df.nodes.len()];
-        let mut outputs: Vec<Vec<(String, Vec<Edge>)>> =
-            df.nodes.iter().map(|n| n.outputs.iter().map(|o| (o.clone(), Vec::new())).collect()).collect();
+        // The outputs each node's process writes: nerve writes those that carry its log.
+        let mut outputs: Vec<Vec<(String, Vec<Edge>)>> = df
+            .nodes
+            .iter()
+            .map(|n| n.outputs.iter().filter(|o| !n.logs.carries(o)).map(|o| (o.clone(), Vec::new())).collect())
+            .collect();
         let mut inputs = vec![Vec::new(); df.nodes.len()];
         for (r, node) in df.nodes.iter().enumerate() {
             for input in &node.inputs {
+                // The node subscribes itself, with one queue per publisher process in its
+                // inbox: the topic's messages ring the node's doorbell like any input's.
+                let mut from_topic = |topic: String| {
+                    let queue = inboxes[r].len();
+                    let shape = QueueShape { capacity: input.queue_size, policy: Policy::DropOldest };
+                    inboxes[r].extend(std::iter::repeat_n(shape, TOPIC_FEEDS));
+                    inputs[r].push(InputChannel::Topic {
+                        id: input.id.clone(),
+                        topic,
+                        queue_size: input.queue_size,
+                        queue,
+                    });
+                };
                 match &input.source {
                     InputSource::Timer { interval } => inputs[r].push(InputChannel::Timer {
                         id: input.id.clone(),
                         period_ns: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX),
                     }),
+                    InputSource::Topic { topic } => from_topic(topic.clone()),
+                    InputSource::Logs { .. } => from_topic(log_record::input_feed(&node.id, &input.id)),
+                    InputSource::Output { node: p, output } if df.node(p).is_some_and(|n| n.logs.carries(output)) => {
+                        from_topic(log_record::output_feed(p, output));
+                    }
                     InputSource::Output { node: p, output } => {
                         // Validation guarantees both exist; a miss here would be a spec bug.
-                        let (Some(p), Some(o)) =
-                            (index(p), df.node(p).and_then(|n| n.outputs.iter().position(|x| x == output)))
-                        else {
-                            continue;
-                        };
+                        let Some(p) = index(p) else { continue };
+                        let Some(o) = outputs[p].iter().position(|(x, _)| x == output) else { continue };
                         let queue = inboxes[r].len();
                         inboxes[r].push(QueueShape {
                             capacity: input.queue_size,
@@ -67,19 +86,6 @@ impl Plan {
                         let edge = edges.len();
                         edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
                         inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
-                    }
-                    // The node subscribes itself, with one queue per publisher process in its
-                    // inbox: the topic's messages ring the node's doorbell like any input's.
-                    InputSource::Topic { topic } => {
-                        let queue = inboxes[r].len();
-                        let shape = QueueShape { capacity: input.queue_size, policy: Policy::DropOldest };
-                        inboxes[r].extend(std::iter::repeat_n(shape, TOPIC_FEEDS));
-                        inputs[r].push(InputChannel::Topic {
-                            id: input.id.clone(),
-                            topic: topic.clone(),
-                            queue_size: input.queue_size,
-                            queue,
-                        });
                     }
                 }
             }
@@ -265,5 +271,35 @@ mod tests {
         );
         let topics: Vec<_> = table.outputs.iter().map(|o| (o.id.as_str(), o.topic.as_deref())).collect();
         assert_eq!(topics, vec![("cmd", Some("robot/cmd")), ("log", None)]);
+    }
+
+    #[test]
+    fn log_outputs_and_log_inputs_read_the_runs_log_feeds() {
+        let (df, plan) = plan(
+            "nodes:\n\
+             - {id: proc, path: n.py, send_logs_as: entries, send_stdout_as: lines, outputs: [result, entries, lines]}\n\
+             - {id: mon, path: n.py, inputs: {entries: proc/entries, result: proc/result, errors: dora/logs/error}}\n",
+        );
+        // The node's process writes only `result`: nerve writes the other two from its log.
+        let proc = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
+        assert_eq!(proc.outputs.iter().map(|o| o.id.as_str()).collect::<Vec<_>>(), vec!["result"]);
+        let mon = plan.table(&df, 1, "run", 1 << 20, 1 << 20);
+        let feeds: Vec<_> = mon
+            .inputs
+            .iter()
+            .map(|i| match i {
+                InputChannel::Topic { id, topic, .. } => (id.as_str(), topic.as_str()),
+                InputChannel::Shm { id, .. } => (id.as_str(), "shm"),
+                InputChannel::Timer { id, .. } => (id.as_str(), "timer"),
+            })
+            .collect();
+        assert_eq!(
+            feeds,
+            vec![
+                ("entries", "nerve/logs/output/proc/entries"),
+                ("result", "shm"),
+                ("errors", "nerve/logs/input/mon/errors"),
+            ]
+        );
     }
 }

@@ -8,7 +8,7 @@ use nerve_message::env;
 use nerve_spec::{NodePath, NodeSpec};
 
 use crate::error::RuntimeError;
-use crate::logs::LogSink;
+use crate::logs::{LogSink, Stream};
 use crate::realtime::Realtime;
 
 /// Runs the `build:` command of every node that has one, in the dataflow's folder.
@@ -124,6 +124,8 @@ pub fn spawn(
         .env(env::RUN_ID, l.run_id)
         .env(env::RUN, l.run_name)
         .env(env::SHARE, l.share.join(","))
+        .env(env::LOG_RECORDS, "1")
+        .envs(l.node.logs.min_level.map(|level| (env::MIN_LOG_LEVEL, level.as_str())))
         .env("PYTHONUNBUFFERED", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -153,10 +155,10 @@ pub fn spawn(
     })?;
     let mut pumps = Vec::new();
     if let Some(out) = child.stdout.take() {
-        pumps.push(logs.pump(out));
+        pumps.push(logs.pump(out, Stream::Stdout));
     }
     if let Some(err) = child.stderr.take() {
-        pumps.push(logs.pump(err));
+        pumps.push(logs.pump(err, Stream::Stderr));
     }
     Ok((child, pumps))
 }

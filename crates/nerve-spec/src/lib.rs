@@ -71,13 +71,15 @@
 //! shell would, or a list), `env` (a mapping of scalars), `build` (a shell
 //! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`, and
 //! `on_host_lost` (`close` or `wait`: what its inputs fed from another machine do when that
-//! machine is lost; see [`HostLossPolicy`]), and `on_failure`.
+//! machine is lost; see [`HostLossPolicy`]), `on_failure`, and dora's log keys
+//! (`min_log_level`, `max_log_size`, `max_rotated_files`, `send_logs_as`, `send_stdout_as`; see
+//! [`logs::NodeLogs`]).
 //! The ids `timer`, `dora` and `topic` are reserved.
 //!
 //! An input is `node/output`, a topic (`topic/<name>`, any process's
 //! publications on that [topic name](topic_name::canonical)), a timer
 //! (`timer/millis/N`, `timer/secs/N`, `timer/hz/N`, each also with a `dora/`
-//! prefix), or a mapping
+//! prefix), the run's logs (`dora/logs[/LEVEL[/NODE]]`, see [`InputSource::Logs`]), or a mapping
 //! `{source: …, queue_size: N, queue_policy: drop_oldest | backpressure}`.
 //! A topic input drops its oldest messages when full (`drop_oldest`, its
 //! default): it cannot make publishers wait. Topic inputs are not edges of the
@@ -98,8 +100,10 @@
 
 mod error;
 mod fields;
+pub mod logs;
 pub mod param;
 mod parse;
+mod parse_logs;
 mod parse_params;
 mod parse_process;
 mod paths;
@@ -161,10 +165,12 @@ pub fn parse_str(text: &str, file: &Path) -> Result<Dataflow, SpecError> {
     if !p.is_empty() {
         return Err(invalid(p.into_sorted()));
     }
+    let mut nodes: Vec<NodeSpec> = parsed.nodes.into_iter().map(|n| n.spec).collect();
+    logs::settle_log_readers(&mut nodes);
     Ok(Dataflow {
         file: file.to_path_buf(),
         base_dir,
-        nodes: parsed.nodes.into_iter().map(|n| n.spec).collect(),
+        nodes,
         types: parsed.types,
         network: parsed.network,
         share: parsed.share,

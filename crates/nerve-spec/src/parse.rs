@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::fields::{boolean, join_field, key_str, mapping, optional_string, string_field, unknown_key};
+use crate::parse_logs::{parse_log_level, parse_log_output, parse_log_size, parse_logs_source, parse_rotated_files};
 use crate::parse_params::parse_params;
 use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
 use crate::paths;
@@ -59,6 +60,11 @@ const NODE_KEYS: &[&str] = &[
     "output_types",
     "input_types",
     "ros2",
+    "min_log_level",
+    "max_log_size",
+    "max_rotated_files",
+    "send_logs_as",
+    "send_stdout_as",
 ];
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
@@ -352,7 +358,6 @@ fn unsupported(key: &str) -> Option<&'static str> {
     Some(match key {
         "operator" | "operators" => "run the code as a node with `path:`",
         "custom" => "move its `source` to the node's `path:` and its other keys to the node",
-        "send_stdout_as" | "send_logs_as" => "send the text as an output from the node's code",
         "git" | "branch" | "tag" | "rev" => "clone the repository yourself and point `path:` (and `build:`) into it",
         "hub" => "install the node and point `path:` at it",
         _ => return None,
@@ -401,6 +406,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut dora_restart = Vec::new();
     let mut affinity = None;
     let mut ros2 = None;
+    let mut log_outputs = Vec::new();
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -435,6 +441,15 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "output_types" => port_types.extend(parse_port_types(p, value, &f(k), true)),
             "input_types" => port_types.extend(parse_port_types(p, value, &f(k), false)),
             "ros2" => ros2 = Some(value),
+            "min_log_level" => spec.logs.min_level = parse_log_level(p, value, &f(k)),
+            "max_log_size" => spec.logs.max_size = parse_log_size(p, value, &f(k)),
+            "max_rotated_files" => {
+                if let Some(n) = parse_rotated_files(p, value, &f(k)) {
+                    spec.logs.max_files = n;
+                }
+            }
+            "send_logs_as" => log_outputs.push((k, value)),
+            "send_stdout_as" => log_outputs.push((k, value)),
             "cpu_affinity" => {
                 affinity = Some((key, parse_cpus(p, value, &f(k))));
                 process_marks.push((key.mark, k));
@@ -450,6 +465,20 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 None => unknown_key(p, key, &f(k), NODE_KEYS),
             },
         }
+    }
+
+    for (k, value) in log_outputs {
+        let output = parse_log_output(p, value, &f(k), &spec.outputs);
+        if k == "send_logs_as" { spec.logs.send_logs_as = output } else { spec.logs.send_stdout_as = output }
+    }
+    if let (Some(records), Some(lines)) = (&spec.logs.send_logs_as, &spec.logs.send_stdout_as)
+        && records == lines
+    {
+        p.push(
+            item.mark,
+            &field,
+            format!("`send_logs_as` and `send_stdout_as` both name output `{records}`: give each its own output"),
+        );
     }
 
     if let Some(value) = ros2 {
@@ -802,16 +831,16 @@ fn parse_input(
     let policy = match (&source, policy) {
         // A topic's publishers never wait for their subscribers (one slow
         // reader must not stall the others), so a topic input can only drop.
-        (InputSource::Topic { .. }, Some((QueuePolicy::Backpressure, mark, kfield))) => {
+        (InputSource::Topic { .. } | InputSource::Logs { .. }, Some((QueuePolicy::Backpressure, mark, kfield))) => {
             p.push(
                 mark,
                 kfield,
-                "a topic input cannot push back on its publishers; use drop_oldest (the default for topics)",
+                "a topic or log input cannot push back on what it reads; use drop_oldest (their default)",
             );
             QueuePolicy::DropOldest
         }
         (_, Some((policy, _, _))) => policy,
-        (InputSource::Topic { .. }, None) => QueuePolicy::DropOldest,
+        (InputSource::Topic { .. } | InputSource::Logs { .. }, None) => QueuePolicy::DropOldest,
         (_, None) => QueuePolicy::default(),
     };
     Some((
@@ -882,12 +911,15 @@ pub(crate) fn parse_source(text: &str) -> Result<InputSource, String> {
         return checked.map(|topic| InputSource::Topic { topic }).map_err(|why| format!("bad topic `{text}`: {why}"));
     }
     if let Some(rest) = text.strip_prefix("dora/") {
-        return match rest.strip_prefix("timer/") {
-            Some(timer) => parse_timer(timer, text),
-            None => Err(format!(
-                "unknown source `{text}`: the only `dora/` sources are timers (`dora/timer/millis/N`, `dora/timer/secs/N`, `dora/timer/hz/N`)"
-            )),
-        };
+        if let Some(timer) = rest.strip_prefix("timer/") {
+            return parse_timer(timer, text);
+        }
+        if rest == "logs" || rest.starts_with("logs/") {
+            return parse_logs_source(rest.strip_prefix("logs").unwrap_or_default(), text);
+        }
+        return Err(format!(
+            "unknown source `{text}`: the `dora/` sources are timers (`dora/timer/millis/N`, `dora/timer/secs/N`, `dora/timer/hz/N`) and logs (`dora/logs[/LEVEL[/NODE]]`)"
+        ));
     }
     if let Some(timer) = text.strip_prefix("timer/") {
         return parse_timer(timer, text);

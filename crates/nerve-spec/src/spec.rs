@@ -181,6 +181,10 @@ pub struct NodeSpec {
     /// The node's `ros2:` key: a bridge to ROS 2 that nerve runs in place of a program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ros2: Option<crate::ros2::Ros2Bridge>,
+    /// What its log keeps and where it goes (`min_log_level`, `max_log_size`,
+    /// `max_rotated_files`, `send_logs_as`, `send_stdout_as`).
+    #[serde(default)]
+    pub logs: crate::logs::NodeLogs,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -214,6 +218,7 @@ impl NodeSpec {
             output_types: BTreeMap::new(),
             input_types: BTreeMap::new(),
             ros2: None,
+            logs: crate::logs::NodeLogs::default(),
             config: serde_json::json!({ "id": id }),
             line: 0,
         }
@@ -274,6 +279,14 @@ pub enum InputSource {
         /// The canonical topic name, without the `topic/` prefix or a leading `/`.
         topic: String,
     },
+    /// The run's log entries (`dora/logs[/LEVEL[/NODE]]`), each as JSON text: those at `level`
+    /// and above, of node `node` or of every node but the reader.
+    Logs {
+        /// The least level delivered.
+        level: crate::logs::LogLevel,
+        /// The only node whose entries are delivered.
+        node: Option<String>,
+    },
 }
 
 impl fmt::Display for InputSource {
@@ -282,6 +295,8 @@ impl fmt::Display for InputSource {
             InputSource::Output { node, output } => write!(f, "{node}/{output}"),
             InputSource::Timer { interval } => write!(f, "timer every {interval:?}"),
             InputSource::Topic { topic } => write!(f, "topic/{topic}"),
+            InputSource::Logs { level, node: None } => write!(f, "dora/logs/{level}"),
+            InputSource::Logs { level, node: Some(node) } => write!(f, "dora/logs/{level}/{node}"),
         }
     }
 }

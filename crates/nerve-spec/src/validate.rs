@@ -31,8 +31,19 @@ pub(crate) fn validate(nodes: &[ParsedNode], p: &mut Problems) {
     let mut readers: HashMap<(&str, &str), usize> = HashMap::new();
     for reader in nodes {
         for (input, place) in reader.spec.inputs.iter().zip(&reader.inputs) {
-            let InputSource::Output { node, output } = &input.source else {
-                continue;
+            let (node, output) = match &input.source {
+                InputSource::Output { node, output } => (node, output),
+                InputSource::Logs { node: Some(node), .. } => {
+                    if !by_id.contains_key(node.as_str()) {
+                        p.push(
+                            place.source_mark,
+                            &place.field,
+                            format!("unknown node `{node}` in a log source (known nodes: {known})"),
+                        );
+                    }
+                    continue;
+                }
+                _ => continue,
             };
             let Some(writer) = by_id.get(node.as_str()) else {
                 p.push(place.source_mark, &place.field, format!("unknown source node `{node}` (known nodes: {known})"));

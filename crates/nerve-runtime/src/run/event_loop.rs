@@ -38,7 +38,7 @@ impl Run<'_> {
                 Ok(Ev::Request(i, _, NodeRequest::Ready)) => self.ready(i),
                 Ok(Ev::Request(i, _, NodeRequest::CloseOutputs { outputs })) => {
                     let idx: Vec<usize> =
-                        outputs.iter().filter_map(|o| self.df.nodes[i].outputs.iter().position(|x| x == o)).collect();
+                        outputs.iter().filter_map(|o| self.plan.outputs[i].iter().position(|(x, _)| x == o)).collect();
                     self.close_outputs(i, &idx);
                 }
                 Ok(Ev::Request(i, _, NodeRequest::ParamReply { id, answer })) => self.params.answer(i, id, answer),
@@ -246,6 +246,11 @@ impl Run<'_> {
                     return;
                 }
                 control.set(Readiness::Started);
+            }
+            if let Some(feeds) = &self.log_feeds {
+                // What a node logs from its first moment reaches the nodes reading it.
+                let ready: Vec<&str> = self.nodes.iter().filter(|n| n.ready()).map(|n| n.id.as_str()).collect();
+                feeds.wait_for_readers(&ready, self.opts.ready_timeout);
             }
             self.phase = Phase::Running;
             tracing::info!("all nodes ready, starting");

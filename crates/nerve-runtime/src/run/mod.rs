@@ -43,7 +43,8 @@ use crate::cpu_latency::CpuLatency;
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::inspect::RunRecord;
-use crate::logs::LogSink;
+use crate::log_feeds::LogFeeds;
+use crate::logs::{LogSink, LogTap};
 use crate::params::ParamRelay;
 use crate::plan::Plan;
 use crate::realtime::Realtime;
@@ -83,6 +84,8 @@ struct Run<'a> {
     /// The node whose failure stopped the run (`on_failure: stop_all`).
     stopped_by: Option<String>,
     params: ParamRelay,
+    /// The run's log feeds, if a node reads logs.
+    log_feeds: Option<Arc<LogFeeds>>,
 }
 
 /// Runs `df` to completion on this host.
@@ -152,10 +155,10 @@ fn run_inner(
     let _clock = opts.sim_time.then(|| SimClock::create(&names.clock())).transpose()?;
     let mut inboxes = Vec::new();
     let mut tables = Vec::new();
-    for (n, node) in df.nodes.iter().enumerate() {
+    for n in 0..df.nodes.len() {
         inboxes.push(Arc::new(Inbox::create(&names.inbox(n), &plan.inboxes[n])?));
         tables.push(
-            (0..node.outputs.len()).map(|o| BlockTable::create(&names.pool(n, o))).collect::<Result<Vec<_>, _>>()?,
+            (0..plan.outputs[n].len()).map(|o| BlockTable::create(&names.pool(n, o))).collect::<Result<Vec<_>, _>>()?,
         );
     }
     let log_dir = opts.log_dir.clone().unwrap_or_else(|| df.base_dir.join("out").join(run_id));
@@ -172,13 +175,21 @@ fn run_inner(
         // Only `nerve logs` of the ended run needs it, and the log folder still holds the logs.
         tracing::warn!(error = %e, "cannot leave a record of this run for `nerve logs` after it ends");
     }
+    let feeds = LogFeeds::new(df, &scope_name(opts, run_id), run_id)?;
+    let tap = match (opts.log_tap.clone(), feeds.clone()) {
+        (tap, None) => tap,
+        (tap, Some(feeds)) => {
+            let publish = LogTap::new(move |entry| feeds.publish(entry));
+            Some(tap.map_or(publish.clone(), |tap| tap.and(publish)))
+        }
+    };
     let mut starters = Vec::new();
     for (node, prog) in df.nodes.iter().zip(programs) {
         starters.push(match prog {
             Some((program, args)) => Some(Starter {
                 program,
                 args,
-                logs: LogSink::create(&log_dir, &node.id, opts.echo, opts.log_tap.clone())?,
+                logs: LogSink::create(&log_dir, &node.id, &node.logs, opts.echo, tap.clone())?,
                 realtime: node.realtime.as_ref().map(|rt| Realtime::prepare(&node.id, rt)).transpose()?,
             }),
             None => None,
@@ -221,6 +232,7 @@ fn run_inner(
         aborted: None,
         stopped_by: None,
         params: ParamRelay::default(),
+        log_feeds: feeds,
     };
     tracing::info!(run = %run_id, logs = %log_dir.display(), "starting dataflow {}", df.file.display());
     for i in 0..df.nodes.len() {

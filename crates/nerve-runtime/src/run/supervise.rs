@@ -118,7 +118,7 @@ impl Run<'_> {
             self.reopen_inputs(i);
             let restarts = self.nodes[i].restarts + 1;
             if let Some(s) = &self.starters[i] {
-                s.logs.line(&format!("--- nerve: restart {restarts} of this node ---"));
+                s.logs.note(&format!("--- nerve: restart {restarts} of this node ---"));
             }
             match self.spawn_node(i) {
                 Ok(()) => {
@@ -183,7 +183,7 @@ impl Run<'_> {
         self.params.node_gone(i, &id, &state);
         self.tell_callers(i, &state);
         self.release_reader(i);
-        let all: Vec<usize> = (0..self.df.nodes[i].outputs.len()).collect();
+        let all: Vec<usize> = (0..self.plan.outputs[i].len()).collect();
         self.close_outputs(i, &all);
         self.close_timers_once_driven();
         if failed_early && self.phase.stopping_since().is_none() {
