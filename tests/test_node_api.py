@@ -678,3 +678,31 @@ def test_a_message_over_the_limit_is_refused_and_the_run_goes_on(dataflows):
     assert refused.startswith("refused: ") and "exceeds the limit of 1024 bytes" in refused, refused
     # Nothing of the refused message reached the reader; the next one arrived whole.
     assert run.node_lines("receiver") == [str(list(range(8)))]
+
+
+SELF_FEEDER = """
+import pyarrow as pa
+from nerve import Node
+
+node = Node()
+assert node.is_empty(), "nothing sent yet"
+node.send_output("out", pa.array([1]))
+node.send_output("out", pa.array([2]))
+assert not node.is_empty(), "two messages queued"
+events = [node.next(), node.next()]
+assert [e["value"][0].as_py() for e in events] == [1, 2]
+assert node.is_empty(), "both read"
+ages = [node.timestamp() - e["metadata"]["timestamp"] for e in events]
+assert all(0 <= age < 60_000_000_000 for age in ages), ages
+print("checked", flush=True)
+"""
+
+
+def test_is_empty_says_whether_an_event_waits_and_timestamp_ages_messages(dataflows):
+    path = dataflows.write(
+        "nodes:\n  - id: loop\n    path: loop.py\n    inputs: {in: loop/out}\n    outputs: [out]\n",
+        {"loop.py": SELF_FEEDER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("loop") == ["checked"], run.output

@@ -246,6 +246,14 @@ impl EventStream {
         }
     }
 
+    /// Whether nothing waits to be handled: no message queued on any input, no timer due, no
+    /// word from the runtime (which may or may not make an event: a stop does, a parameter
+    /// request does not). Once false, [`EventStream::try_recv`] has something to look at.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ended || !has_work(&self.shared, &self.slots, &self.clock)
+    }
+
     /// Returns the next event without waiting.
     pub fn try_recv(&mut self) -> Next {
         self.next_event(Some(Duration::ZERO))

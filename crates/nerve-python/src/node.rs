@@ -342,6 +342,24 @@ impl Node {
         self.node.clock().now_ns()
     }
 
+    /// Whether no event is waiting right now (dora-rs's ``is_empty``): ``False`` once a message,
+    /// a timer's tick or word from the runtime waits to be handled.
+    fn is_empty(&self, py: Python<'_>) -> bool {
+        // As `try_next`: a thread waiting on the stream is waited for without the GIL.
+        match self.events.try_lock() {
+            Ok(events) => events.is_empty(),
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner().is_empty(),
+            Err(TryLockError::WouldBlock) => py.detach(|| self.lock_events().is_empty()),
+        }
+    }
+
+    /// Now on the clock of ``event["metadata"]["timestamp"]`` (``CLOCK_MONOTONIC``, in
+    /// nanoseconds): ``node.timestamp() - event["metadata"]["timestamp"]`` is how long ago the
+    /// message was sent. dora-rs's ``timestamp()`` answers a ``datetime`` instead.
+    fn timestamp(&self) -> u64 {
+        nerve_node::monotonic_ns()
+    }
+
     /// Now, in seconds (a float), on the same clock as :meth:`now_ns`.
     fn now(&self) -> f64 {
         // A float's 53 bits keep sub-microsecond precision for today's epoch times.
