@@ -706,3 +706,58 @@ def test_is_empty_says_whether_an_event_waits_and_timestamp_ages_messages(datafl
     run = dataflows.run(path)
     assert run.returncode == 0, run.output
     assert run.node_lines("loop") == ["checked"], run.output
+
+
+WATCHED_PRODUCER = """
+import os, time
+import pyarrow as pa
+from nerve import Node
+
+node = Node()
+node.send_output("pose", pa.array([1]))
+# Silent until the reader has seen the silence: then one more message, and the end.
+while not os.path.exists("silence-seen"):
+    time.sleep(0.01)
+node.send_output("pose", pa.array([2]))
+"""
+
+WATCHED_CONSUMER = """
+from nerve import Node
+
+node = Node()
+seen = []
+for event in node:
+    seen.append((event["type"], event.get("id"), event["value"][0].as_py() if event["type"] == "INPUT" else None))
+    if event["type"] == "INPUT_CLOSED" and len(seen) == 2:
+        open("silence-seen", "w").close()
+print(seen, flush=True)
+"""
+
+
+def test_input_timeout_closes_a_silent_input_until_its_next_message(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: localizer
+            path: producer.py
+            outputs: [pose]
+          - id: controller
+            path: consumer.py
+            inputs:
+              pose: {source: localizer/pose, input_timeout: 0.2}
+        """,
+        {"producer.py": WATCHED_PRODUCER, "consumer.py": WATCHED_CONSUMER},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("controller") == [
+        str(
+            [
+                ("INPUT", "pose", 1),
+                ("INPUT_CLOSED", "pose", None),
+                ("INPUT_RECOVERED", "pose", None),
+                ("INPUT", "pose", 2),
+                ("INPUT_CLOSED", "pose", None),
+            ]
+        )
+    ], run.output

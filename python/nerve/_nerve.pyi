@@ -61,9 +61,9 @@ class ParameterError(NerveError): ...
 ParamValue = bool | int | float | str | list[bool] | list[int] | list[float] | list[str]
 
 class Event(TypedDict):
-    """One event: ``type`` is INPUT, INPUT_CLOSED, STOP or ERROR."""
+    """One event: ``type`` is INPUT, INPUT_CLOSED, INPUT_RECOVERED, STOP or ERROR."""
 
-    type: Literal["INPUT", "INPUT_CLOSED", "STOP", "ERROR"]
+    type: Literal["INPUT", "INPUT_CLOSED", "INPUT_RECOVERED", "STOP", "ERROR"]
     id: NotRequired[str]
     value: NotRequired[pa.Array]
     metadata: NotRequired[dict[str, Any]]

@@ -84,6 +84,9 @@ typedef enum nerve_event_type {
   NERVE_EVENT_TYPE_STOP = 3,
   // Something went wrong receiving; the stream goes on (`nerve_event_error` says what).
   NERVE_EVENT_TYPE_ERROR = 4,
+  // An input its `input_timeout` closed has a message again, which comes next (its id says
+  // which).
+  NERVE_EVENT_TYPE_INPUT_RECOVERED = 5,
 } nerve_event_type;
 
 // What a call of the C API returns: `NERVE_STATUS_OK` (0), a positive code for an outcome

@@ -115,6 +115,8 @@ pub unsafe extern "C" fn read_dora_event_type(dora_event: *mut c_void) -> DoraEv
                 NerveEvent::InputClosed { .. } => DoraEventType::InputClosed,
                 NerveEvent::Stop => DoraEventType::Stop,
                 NerveEvent::Error(_) => DoraEventType::Error,
+                // dora's C API has no such event; its node reads the message that follows.
+                NerveEvent::InputRecovered { .. } => DoraEventType::Unknown,
             };
         });
     }

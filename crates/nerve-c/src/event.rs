@@ -24,6 +24,9 @@ pub enum NerveEventType {
     Stop = 3,
     /// Something went wrong receiving; the stream goes on (`nerve_event_error` says what).
     Error = 4,
+    /// An input its `input_timeout` closed has a message again, which comes next (its id says
+    /// which).
+    InputRecovered = 5,
 }
 
 /// One event of a node, or one message of a topic or a service (opaque), read alike. Its value
@@ -44,6 +47,11 @@ pub enum NerveEvent {
         /// Input id.
         id: Arc<CStr>,
     },
+    /// An input recovered from its `input_timeout`.
+    InputRecovered {
+        /// Input id.
+        id: Arc<CStr>,
+    },
     /// Stop.
     Stop,
     /// A receive error.
@@ -55,6 +63,7 @@ impl NerveEvent {
         match self {
             Self::Input { .. } => NerveEventType::Input,
             Self::InputClosed { .. } => NerveEventType::InputClosed,
+            Self::InputRecovered { .. } => NerveEventType::InputRecovered,
             Self::Stop => NerveEventType::Stop,
             Self::Error(_) => NerveEventType::Error,
         }
@@ -64,6 +73,7 @@ impl NerveEvent {
         match self {
             Self::Input { .. } => "INPUT",
             Self::InputClosed { .. } => "INPUT_CLOSED",
+            Self::InputRecovered { .. } => "INPUT_RECOVERED",
             Self::Stop => "STOP",
             Self::Error(_) => "ERROR",
         }
@@ -72,7 +82,7 @@ impl NerveEvent {
     /// The input id of an input or input-closed event.
     pub(crate) fn id(&self) -> Option<&CStr> {
         match self {
-            Self::Input { id, .. } | Self::InputClosed { id } => Some(id),
+            Self::Input { id, .. } | Self::InputClosed { id } | Self::InputRecovered { id } => Some(id),
             Self::Stop | Self::Error(_) => None,
         }
     }

@@ -57,6 +57,7 @@ impl NerveNode {
                 NerveEvent::Input { id, message }
             }
             Event::InputClosed { id } => NerveEvent::InputClosed { id: events.c_id(&id) },
+            Event::InputRecovered { id } => NerveEvent::InputRecovered { id: events.c_id(&id) },
             Event::Stop => NerveEvent::Stop,
             Event::Error(e) => NerveEvent::Error(CString::new(e.replace('\0', " ")).unwrap_or_default()),
         })

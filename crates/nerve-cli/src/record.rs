@@ -219,6 +219,7 @@ fn recorder_node(
             source: InputSource::Output { node, output },
             queue_size,
             policy: QueuePolicy::DropOldest,
+            timeout: None,
             line: 0,
         });
     }
@@ -228,6 +229,7 @@ fn recorder_node(
             source: InputSource::Topic { topic: topic.clone() },
             queue_size,
             policy: QueuePolicy::DropOldest,
+            timeout: None,
             line: 0,
         });
     }
@@ -311,7 +313,7 @@ pub fn node(args: &RecordNodeArgs) -> anyhow::Result<i32> {
             }
             Some(Event::Stop) => stopped = true,
             Some(Event::Error(e)) => tracing::error!("{e}"),
-            Some(Event::InputClosed { .. }) => {}
+            Some(Event::InputClosed { .. } | Event::InputRecovered { .. }) => {}
             None => break,
         }
     }

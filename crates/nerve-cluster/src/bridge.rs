@@ -115,7 +115,8 @@ impl Outbox {
                 true
             }
             EncodedNext::Event(Event::Stop) | EncodedNext::End => false,
-            EncodedNext::Event(Event::Input(_)) | EncodedNext::Timeout => true,
+            // The bridge's inputs have no `input_timeout`: no input of it recovers.
+            EncodedNext::Event(Event::Input(_) | Event::InputRecovered { .. }) | EncodedNext::Timeout => true,
         }
     }
 

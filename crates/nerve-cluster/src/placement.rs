@@ -233,6 +233,7 @@ fn bridge(machine: &str, outbound: &[Outbound]) -> NodeSpec {
             source: InputSource::Output { node: o.node.clone(), output: o.output.clone() },
             queue_size: 1,
             policy: if o.drop_oldest { QueuePolicy::DropOldest } else { QueuePolicy::Backpressure },
+            timeout: None,
             line: 0,
         })
         .collect();

@@ -148,6 +148,10 @@ pub struct ChannelTable {
     /// (the run's ready timeout); `None`: the node's default.
     #[serde(default)]
     pub server_wait_ms: Option<u64>,
+    /// The `input_timeout` of each input that has one, in nanoseconds, by input id: once a
+    /// message came, silence this long closes the input for the node until the next message.
+    #[serde(default)]
+    pub input_timeouts: std::collections::BTreeMap<String, u64>,
 }
 
 /// A service or action a node calls (`services: {call: [...]}`, `actions: {call: [...]}`).

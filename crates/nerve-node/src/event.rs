@@ -9,8 +9,15 @@ pub enum Event {
     /// A message on an input (`message.id` is the input's id); its `data` views shared memory
     /// in place, no copy was made.
     Input(Message),
-    /// The producer of this input finished; nothing more will arrive on it.
+    /// The producer of this input finished; nothing more will arrive on it. Or, for an input
+    /// with an `input_timeout`, it fell silent that long: then [`Event::InputRecovered`] comes
+    /// before its next message.
     InputClosed {
+        /// Input id.
+        id: InputId,
+    },
+    /// An input its `input_timeout` closed has a message again, which comes next.
+    InputRecovered {
         /// Input id.
         id: InputId,
     },

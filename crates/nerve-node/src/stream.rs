@@ -34,9 +34,26 @@ enum Source {
     Topic(Subscriber),
 }
 
+/// An input's `input_timeout`: it trips once the input has been silent `timeout` since its
+/// last message, and resets at the next message.
+struct Watchdog {
+    timeout: Duration,
+    /// When it trips; armed by the first message.
+    due: Option<Instant>,
+    /// [`Event::InputClosed`] was delivered for the silence.
+    tripped: bool,
+}
+
+impl Watchdog {
+    fn is_due(&self, now: Instant) -> bool {
+        !self.tripped && self.due.is_some_and(|due| now >= due)
+    }
+}
+
 struct Slot {
     id: InputId,
     source: Source,
+    watchdog: Option<Watchdog>,
     /// The runtime said the input is closed: its producer ended or, for a timer, what drives
     /// the run did (a replay). What is queued is still delivered first.
     closing: bool,
@@ -149,7 +166,12 @@ impl EventStream {
                     (id.clone(), Source::Topic(Subscriber::in_inbox(topic, options, shared.inbox.clone(), *queue)?))
                 }
             };
-            slots.push(Slot { id: InputId::from(id), source, closing: false, closed: false });
+            let watchdog = shared.table.input_timeouts.get(id.as_str()).map(|&ns| Watchdog {
+                timeout: Duration::from_nanos(ns),
+                due: None,
+                tripped: false,
+            });
+            slots.push(Slot { id: InputId::from(id), source, watchdog, closing: false, closed: false });
         }
         let has_timers = slots.iter().any(|s| matches!(s.source, Source::Timer { .. }));
         let timer_watch = if has_timers { TimerWatch::start(&clock, shared.inbox.clone())? } else { None };
@@ -190,6 +212,7 @@ impl EventStream {
         self.slots.push(Slot {
             id: id.clone(),
             source: Source::Timer { period_ns, next_ns },
+            watchdog: None,
             closing: false,
             closed: false,
         });
@@ -333,10 +356,7 @@ impl EventStream {
                 return Err(Next::Timeout);
             }
             let timer = self.next_timer().and_then(|due| self.clock.wake_at(due));
-            let wake = match (deadline, timer) {
-                (Some(d), Some(t)) => Some(d.min(t)),
-                (d, t) => d.or(t),
-            };
+            let wake = [deadline, timer, self.next_watchdog()].into_iter().flatten().min();
             if self.slots.iter().any(|s| matches!(&s.source, Source::Topic(sub) if sub.handing_over())) {
                 // The doorbell rang for that message already; its memory arrives in microseconds.
                 std::thread::sleep(nerve_topic::HAND_OVER_PAUSE);
@@ -349,6 +369,25 @@ impl EventStream {
             #[cfg(feature = "profile-stages")]
             crate::profile::woke();
         }
+    }
+
+    /// When the earliest `input_timeout` trips.
+    fn next_watchdog(&self) -> Option<Instant> {
+        self.slots.iter().filter(|s| !s.closing).filter_map(|s| s.watchdog.as_ref().filter(|w| !w.tripped)?.due).min()
+    }
+
+    /// [`Event::InputClosed`] for an input whose `input_timeout` ran out with nothing queued.
+    fn poll_watchdogs(&mut self) -> Option<Polled> {
+        let now = Instant::now();
+        let slot = self
+            .slots
+            .iter_mut()
+            .find(|s| !s.closing && s.watchdog.as_ref().is_some_and(|w| w.is_due(now)) && !has_message(&s.source))?;
+        if let Some(w) = slot.watchdog.as_mut() {
+            w.tripped = true;
+            w.due = None;
+        }
+        Some(Polled::Event(Event::InputClosed { id: slot.id.clone() }))
     }
 
     /// The earliest timer deadline, on [`Clock::timer_ns`].
@@ -396,9 +435,16 @@ impl EventStream {
         if let Some(polled) = self.poll_queued(take) {
             return Some(polled);
         }
+        if let Some(polled) = self.poll_watchdogs() {
+            return Some(polled);
+        }
         for s in &mut self.slots {
             if s.closing && !s.closed {
                 s.closed = true;
+                // Its silence was told already.
+                if s.watchdog.as_ref().is_some_and(|w| w.tripped) {
+                    continue;
+                }
                 return Some(Polled::Event(Event::InputClosed { id: s.id.clone() }));
             }
         }
@@ -471,7 +517,15 @@ impl EventStream {
                 Source::Timer { .. } => None,
             })
             .min_by_key(|&(_, stamp)| stamp);
-        oldest.and_then(|(i, _)| self.take(i, take))
+        let (i, _) = oldest?;
+        if let Some(w) = self.slots[i].watchdog.as_mut() {
+            w.due = Some(Instant::now() + w.timeout);
+            if std::mem::take(&mut w.tripped) {
+                // The message stays queued: it comes right after.
+                return Some(Polled::Event(Event::InputRecovered { id: self.slots[i].id.clone() }));
+            }
+        }
+        self.take(i, take)
     }
 
     fn publish_next_timer(&self) {
@@ -507,15 +561,25 @@ impl EventStream {
     }
 }
 
+/// Whether a message waits in the queue of `source` (a timer has none).
+fn has_message(source: &Source) -> bool {
+    match source {
+        Source::Shm { input, .. } => !input.is_empty(),
+        Source::Topic(sub) => sub.has_pending(),
+        Source::Timer { .. } => false,
+    }
+}
+
 fn has_work(shared: &Shared, slots: &[Slot], clock: &Clock) -> bool {
     shared.has_control()
         || slots.iter().any(|s| {
             (s.closing && !s.closed)
                 || match &s.source {
-                    Source::Shm { input, .. } => !input.is_empty(),
+                    Source::Shm { .. } => has_message(&s.source),
                     Source::Timer { next_ns, .. } => !s.closing && *next_ns <= clock.timer_ns(),
-                    Source::Topic(sub) => !s.closing && sub.has_pending(),
+                    Source::Topic(_) => !s.closing && has_message(&s.source),
                 }
+                || (!s.closing && s.watchdog.as_ref().is_some_and(|w| w.is_due(Instant::now())))
         })
 }
 

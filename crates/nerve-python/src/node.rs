@@ -476,6 +476,7 @@ impl Node {
                 }
             }
             Event::InputClosed { id } => (intern!(py, "INPUT_CLOSED"), Some(self.ids.get(py, &id)), None),
+            Event::InputRecovered { id } => (intern!(py, "INPUT_RECOVERED"), Some(self.ids.get(py, &id)), None),
             Event::Stop => (intern!(py, "STOP"), None, None),
             Event::Error(msg) => (intern!(py, "ERROR"), None, Some(msg)),
         };

@@ -151,7 +151,7 @@ pub fn run(bridge: &Ros2Bridge) -> Result<(), Ros2Error> {
                 }
             }
             Next::Event(Event::Error(e)) => warn!("{e}"),
-            Next::Event(Event::InputClosed { .. }) | Next::Timeout => {}
+            Next::Event(Event::InputClosed { .. } | Event::InputRecovered { .. }) | Next::Timeout => {}
             Next::Event(Event::Stop) | Next::End => break,
         }
         for topic in outgoing.values().flatten() {

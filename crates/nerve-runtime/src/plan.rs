@@ -150,6 +150,11 @@ impl Plan {
             config: df.nodes[n].config.clone(),
             calls: calls(df, n),
             server_wait_ms: None,
+            input_timeouts: df.nodes[n]
+                .inputs
+                .iter()
+                .filter_map(|i| Some((i.id.clone(), u64::try_from(i.timeout?.as_nanos()).unwrap_or(u64::MAX))))
+                .collect(),
         }
     }
 }

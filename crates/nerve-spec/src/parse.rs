@@ -67,7 +67,7 @@ const NODE_KEYS: &[&str] = &[
     "send_stdout_as",
 ];
 
-const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy"];
+const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy", "input_timeout"];
 
 const OUTPUT_KEYS: &[&str] = &["id", "topic"];
 
@@ -784,6 +784,7 @@ fn parse_input(
     let mut queue_size = DEFAULT_QUEUE_SIZE;
     // Set explicitly, with where: the default depends on the source, which may come later.
     let mut policy: Option<(QueuePolicy, Mark, String)> = None;
+    let mut timeout: Option<(Duration, Mark, String)> = None;
     let (source_node, source_field) = match &value.value {
         Value::Scalar(s) if s.kind == ScalarKind::Str => (value, field),
         Value::Map(entries) => {
@@ -802,6 +803,9 @@ fn parse_input(
                         if let Some(q) = parse_policy(p, v, &kfield) {
                             policy = Some((q, v.mark, kfield));
                         }
+                    }
+                    "input_timeout" => {
+                        timeout = parse_input_timeout(p, v, &kfield).map(|t| (t, v.mark, kfield));
                     }
                     _ => unknown_key(p, key, &kfield, INPUT_KEYS),
                 }
@@ -843,10 +847,33 @@ fn parse_input(
         (InputSource::Topic { .. } | InputSource::Logs { .. }, None) => QueuePolicy::DropOldest,
         (_, None) => QueuePolicy::default(),
     };
+    // A timer never falls silent: a timeout on one could never act.
+    if let (InputSource::Timer { .. }, Some((_, mark, kfield))) = (&source, &timeout) {
+        p.push(*mark, kfield, "a timer input always ticks: `input_timeout` is for inputs fed by nodes and topics");
+    }
+    let timeout = timeout.map(|(t, _, _)| t);
     Some((
-        InputSpec { id, source, queue_size, policy, line: key_mark.line },
+        InputSpec { id, source, queue_size, policy, timeout, line: key_mark.line },
         InputPlace { source_mark: source_node.mark, field: source_field },
     ))
+}
+
+/// `input_timeout: SECS`, a positive number of seconds (fractions too), as dora-rs writes it.
+fn parse_input_timeout(p: &mut Problems, value: &Node, field: &str) -> Option<Duration> {
+    #[allow(clippy::cast_precision_loss)] // A timeout in seconds needs no 53 bits.
+    let secs = match value.as_scalar().map(|s| s.kind) {
+        Some(ScalarKind::Int(n)) => Some(n as f64),
+        Some(ScalarKind::Float(f)) => Some(f),
+        _ => None,
+    };
+    match secs.map(Duration::try_from_secs_f64) {
+        Some(Ok(timeout)) if !timeout.is_zero() => Some(timeout),
+        _ => {
+            let found = value.as_scalar().map_or_else(|| value.describe().to_owned(), |s| format!("`{}`", s.text));
+            p.push(value.mark, field, format!("input_timeout must be a positive number of seconds, found {found}"));
+            None
+        }
+    }
 }
 
 fn parse_queue_size(p: &mut Problems, value: &Node, field: &str) -> Option<usize> {

@@ -253,6 +253,10 @@ pub struct InputSpec {
     /// What happens when the queue is full: [`QueuePolicy::Backpressure`]
     /// unless set; always [`QueuePolicy::DropOldest`] for a topic input.
     pub policy: QueuePolicy,
+    /// `input_timeout`: once a message came, silence this long makes the node see the input
+    /// closed ([`crate::InputSource::Output`] and topic inputs); a message after that reopens it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Duration>,
     /// 1-based line of the input's key.
     pub line: usize,
 }

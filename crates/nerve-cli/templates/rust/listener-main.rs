@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Event::Stop => break,
             Event::Error(e) => eprintln!("listener: {e}"),
-            Event::Input(_) | Event::InputClosed { .. } => {}
+            Event::Input(_) | Event::InputClosed { .. } | Event::InputRecovered { .. } => {}
         }
     }
     println!("listener received {received} messages");

@@ -16,6 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 node.send_output("out", &Parameters::new(), &count)?;
             }
             Event::InputClosed { id } => println!("input {id} closed"),
+            Event::InputRecovered { id } => println!("input {id} recovered"),
             Event::Stop => break,
             Event::Error(e) => eprintln!("{e}"),
         }

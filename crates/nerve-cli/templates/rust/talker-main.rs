@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Event::Stop => break,
             Event::Error(e) => eprintln!("talker: {e}"),
-            Event::Input(_) | Event::InputClosed { .. } => {}
+            Event::Input(_) | Event::InputClosed { .. } | Event::InputRecovered { .. } => {}
         }
     }
     println!("talker sent {sent} messages");
