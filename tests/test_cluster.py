@@ -289,6 +289,26 @@ def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path
     assert "machine `m0` was lost" in cluster.dataflow("ticking")["error"]
 
 
+def test_a_stop_after_a_machine_is_lost_stops_the_rest_at_once(cluster, hosts, tmp_path):
+    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
+    path = write(tmp_path, TICKING, **{"reader.py": READER})
+    cluster.up(2)
+    assert cluster.nerve("start", str(path), "--name", "ticking").returncode == 0
+    running = cluster.dataflow("ticking")
+    wait_for(lambda: "received 20" in log_of(tmp_path, running, "waiter"), what="data on m1")
+
+    # m1's daemon hangs, as a machine that loses power falls silent: no connection is closed, and
+    # it answers nothing (its nodes, out of its reach, run on).
+    cluster.daemons[1].send_signal(signal.SIGSTOP)
+    stopped = cluster.nerve("stop", "ticking")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "machine `m1` was lost, and its nodes with it: closer, waiter" in stopped.stderr, stopped.stderr
+    assert "stopped after" in log_of(tmp_path, running, "ticker")
+    assert cluster.dataflow("ticking")["state"] == "failed"
+    cluster.daemons[1].kill()  # the machine is gone for good: with its daemon go its nodes
+    wait_for(lambda: not node_processes(tmp_path), what="m1's nodes to go with their daemon")
+
+
 def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path):
     (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
     path = write(tmp_path, TICKING, **{"reader.py": READER})

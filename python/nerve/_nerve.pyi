@@ -39,6 +39,7 @@ __all__ = [
     "TransformError",
     "VersionMismatchError",
     "__version__",
+    "log_record",
     "monotonic_ns",
     "msg_arrow_type",
     "msg_definition",

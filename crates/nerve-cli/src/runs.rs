@@ -188,9 +188,13 @@ fn stop_on_cluster(cluster: &Cluster, dataflow: &str, deadline: Instant, wait: f
     let status = cluster.stop(dataflow)?;
     let label = status.label();
     loop {
-        let state = cluster.list()?.into_iter().find(|d| d.uuid == status.uuid).map(|d| d.state);
-        if state.is_none_or(|s| s.is_over()) {
-            eprintln!("nerve: stopped {label}");
+        let now = cluster.list()?.into_iter().find(|d| d.uuid == status.uuid);
+        if now.as_ref().is_none_or(|d| d.state.is_over()) {
+            // Whatever else went wrong (a machine lost) is said, but the stop did what it could.
+            match now.and_then(|d| d.error) {
+                Some(error) => eprintln!("nerve: stopped {label}; {error}"),
+                None => eprintln!("nerve: stopped {label}"),
+            }
             return Ok(0);
         }
         if Instant::now() >= deadline {

@@ -50,7 +50,16 @@ impl Record {
         let mut problems = Vec::new();
         for (machine, (state, report)) in &self.parts {
             match (state, report) {
-                (PartState::Lost, _) => problems.push(format!("machine `{machine}` was lost")),
+                (PartState::Lost, _) => {
+                    let nodes: Vec<&str> = self
+                        .assignment
+                        .placement
+                        .iter()
+                        .filter(|(_, m)| *m == machine)
+                        .map(|(node, _)| node.as_str())
+                        .collect();
+                    problems.push(format!("machine `{machine}` was lost, and its nodes with it: {}", nodes.join(", ")));
+                }
                 (_, Some(r)) if !r.success => {
                     let failed: Vec<String> = r
                         .nodes
@@ -326,11 +335,11 @@ impl Coordinator {
         let ready_wait = Duration::from_millis(assignment.options.ready_timeout_ms) + QUICK * 2;
         let prepared =
             self.on_each::<()>(&machines, ready_wait, |_| DaemonRequest::Prepare(Box::new(assignment.clone())));
-        let failed: Vec<String> = prepared.iter().filter_map(|(_, r)| r.as_ref().err().cloned()).collect();
+        let failed: Vec<String> = prepared.iter().filter_map(|(_, r)| Some(r.as_ref().err()?.to_string())).collect();
         if failed.is_empty() {
             self.set_parts(&uuid, &machines, &PartState::Ready);
             let started = self.on_each::<()>(&machines, QUICK * 3, |_| DaemonRequest::Start { uuid: uuid.clone() });
-            let failed: Vec<String> = started.iter().filter_map(|(_, r)| r.as_ref().err().cloned()).collect();
+            let failed: Vec<String> = started.iter().filter_map(|(_, r)| Some(r.as_ref().err()?.to_string())).collect();
             if failed.is_empty() {
                 self.set_parts(&uuid, &machines, &PartState::Running);
                 self.with_record(&uuid, |r| r.state = RunState::Running);
@@ -362,7 +371,7 @@ impl Coordinator {
         machines: &[String],
         timeout: Duration,
         request: impl Fn(&str) -> DaemonRequest + Sync,
-    ) -> Vec<(String, Result<A, String>)> {
+    ) -> Vec<(String, Result<A, Failure>)> {
         std::thread::scope(|scope| {
             let asks: Vec<_> = machines
                 .iter()
@@ -374,15 +383,19 @@ impl Coordinator {
                         scope.spawn(move || {
                             protocol::ask::<_, A>(session, &keys::daemon(m), &Self::daemon_who(m), &request, timeout)
                                 .map_err(|e| match e {
-                                    ClusterError::Refused(why) => why,
-                                    other => format!("machine `{m}`: {other}"),
+                                    ClusterError::Refused(why) => Failure::Refused(why),
+                                    ClusterError::Network(_) => Failure::Unreached(format!("machine `{m}`: {e}")),
+                                    other => Failure::Refused(format!("machine `{m}`: {other}")),
                                 })
                         }),
                     )
                 })
                 .collect();
             asks.into_iter()
-                .map(|(m, h)| (m, h.join().unwrap_or_else(|_| Err("a request thread panicked".into()))))
+                .map(|(m, h)| {
+                    let panicked = || Err(Failure::Refused("a request thread panicked".to_owned()));
+                    (m, h.join().unwrap_or_else(|_| panicked()))
+                })
                 .collect()
         })
     }
@@ -448,8 +461,22 @@ impl Coordinator {
         });
         let stopped = self.on_each::<()>(&machines, QUICK, |_| DaemonRequest::Stop { uuid: uuid.clone() });
         for (machine, result) in stopped {
-            if let Err(e) = result {
-                tracing::warn!(dataflow = %assignment.label(), machine, error = %e, "could not stop a part");
+            match result {
+                Ok(()) => {}
+                // Gone, though its daemon's departure may not have been noticed yet: what it
+                // ran is lost, and the stop must not wait for it.
+                Err(Failure::Unreached(e)) => {
+                    tracing::warn!(dataflow = %assignment.label(), machine, error = %e, "cannot reach a machine to stop its part: its nodes are lost");
+                    self.with_record(&uuid, |r| {
+                        if let Some((state, _)) = r.parts.get_mut(&machine)
+                            && *state != PartState::Ended
+                        {
+                            *state = PartState::Lost;
+                            r.settle();
+                        }
+                    });
+                }
+                Err(e) => tracing::warn!(dataflow = %assignment.label(), machine, error = %e, "could not stop a part"),
             }
         }
         Ok(self.status_of(&uuid))
@@ -554,6 +581,23 @@ impl Coordinator {
             }
         }
         self.exit.store(true, Ordering::Release);
+    }
+}
+
+/// Why a machine's part of a request failed.
+#[derive(Debug)]
+enum Failure {
+    /// The machine answered no (or something went wrong there); the text says why.
+    Refused(String),
+    /// No answer came: the machine is gone or cut off.
+    Unreached(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Refused(why) | Self::Unreached(why) => f.write_str(why),
+        }
     }
 }
 
