@@ -254,12 +254,18 @@ nodes:
 """
 
 
-def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path):
+def start_ticking(cluster: Cluster, tmp_path: Path) -> dict:
+    """TICKING started on two machines: its status as `nerve list --json` gives it."""
     (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
     path = write(tmp_path, TICKING, **{"reader.py": READER})
     cluster.up(2)
     started = cluster.nerve("start", str(path), "--name", "ticking")
     assert started.returncode == 0, started.stderr
+    return cluster.dataflow("ticking")
+
+
+def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path):
+    start_ticking(cluster, tmp_path)
     wait_for(lambda: "received 20" in log_of(tmp_path, cluster.dataflow("ticking"), "waiter"), what="data on m1")
 
     cluster.daemons[0].kill()  # the whole machine m0 goes: its daemon and, with it, its nodes
@@ -290,11 +296,7 @@ def test_a_lost_host_closes_or_keeps_its_readers_inputs(cluster, hosts, tmp_path
 
 
 def test_a_stop_after_a_machine_is_lost_stops_the_rest_at_once(cluster, hosts, tmp_path):
-    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
-    path = write(tmp_path, TICKING, **{"reader.py": READER})
-    cluster.up(2)
-    assert cluster.nerve("start", str(path), "--name", "ticking").returncode == 0
-    running = cluster.dataflow("ticking")
+    running = start_ticking(cluster, tmp_path)
     wait_for(lambda: "received 20" in log_of(tmp_path, running, "waiter"), what="data on m1")
 
     # m1's daemon hangs, as a machine that loses power falls silent: no connection is closed, and
@@ -310,11 +312,7 @@ def test_a_stop_after_a_machine_is_lost_stops_the_rest_at_once(cluster, hosts, t
 
 
 def test_a_coordinator_restart_leaves_dataflows_running(cluster, hosts, tmp_path):
-    (tmp_path / "ticker.py").write_text((NODES / "ticker.py").read_text())
-    path = write(tmp_path, TICKING, **{"reader.py": READER})
-    cluster.up(2)
-    assert cluster.nerve("start", str(path), "--name", "ticking").returncode == 0
-    running = cluster.dataflow("ticking")
+    running = start_ticking(cluster, tmp_path)
 
     def received() -> int:
         lines = [line for line in log_of(tmp_path, running, "waiter").splitlines() if line.startswith("received")]
