@@ -283,16 +283,8 @@ fn filter_level(text: &[u8], level: LogLevel) -> std::borrow::Cow<'_, [u8]> {
     if level == LogLevel::Stdout {
         return text.into();
     }
-    let level_of = |line: &[u8]| {
-        let word = line.split(|b| *b == b' ').next().unwrap_or_default();
-        // As the runtime writes a record's level, nothing else.
-        LogLevel::ALL
-            .into_iter()
-            .find(|l| l.as_str().to_ascii_uppercase().as_bytes() == word)
-            .unwrap_or(LogLevel::Stdout)
-    };
     text.split_inclusive(|b| *b == b'\n')
-        .filter(|line| level_of(line) >= level)
+        .filter(|line| LogLevel::of_line(line).unwrap_or(LogLevel::Stdout) >= level)
         .flatten()
         .copied()
         .collect::<Vec<u8>>()

@@ -98,7 +98,7 @@ impl LogEntry {
         if !self.is_record() {
             return self.message.clone();
         }
-        let mut text = self.level.as_str().to_ascii_uppercase();
+        let mut text = self.level.label().to_owned();
         if let Some(target) = &self.target {
             text.push(' ');
             text.push_str(target);

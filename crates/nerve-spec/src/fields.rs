@@ -24,6 +24,11 @@ fn nearest<'a>(written: &str, keys: &[&'a str]) -> Option<&'a str> {
         .map(|(_, k)| k)
 }
 
+/// A value as a message shows what was found: its text in backquotes, or what it is ("a list").
+pub(crate) fn shown(value: &Node) -> String {
+    value.text().map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"))
+}
+
 pub(crate) fn key_str(key: &Node) -> &str {
     key.as_scalar().map_or("", |s| s.text.as_str())
 }

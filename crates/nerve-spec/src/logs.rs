@@ -45,6 +45,28 @@ impl LogLevel {
         }
     }
 
+    /// How a node's log file writes a record of this level, as the first word of its line:
+    /// `ERROR`, `WARN`, `INFO`, `DEBUG`, `TRACE` (and `STDOUT`, which no record has).
+    #[must_use]
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Stdout => "STDOUT",
+            Self::Trace => "TRACE",
+            Self::Debug => "DEBUG",
+            Self::Info => "INFO",
+            Self::Warn => "WARN",
+            Self::Error => "ERROR",
+        }
+    }
+
+    /// The level of the record a line of a node's log file holds, read from its first word
+    /// ([`LogLevel::label`]); `None` for a line the node printed.
+    #[must_use]
+    pub fn of_line(line: &[u8]) -> Option<Self> {
+        let word = line.split(|b| *b == b' ').next().unwrap_or_default();
+        Self::ALL.into_iter().filter(|l| *l != Self::Stdout).find(|l| l.label().as_bytes() == word)
+    }
+
     /// The level written `text` (any case; `warning` is `warn`).
     #[must_use]
     pub fn parse(text: &str) -> Option<Self> {
@@ -160,6 +182,9 @@ mod tests {
         assert_eq!(LogLevel::parse("WARNING"), Some(LogLevel::Warn));
         assert_eq!(LogLevel::parse("stdout"), Some(LogLevel::Stdout));
         assert_eq!(LogLevel::parse("loud"), None);
+        assert_eq!(LogLevel::of_line(b"WARN t: hot"), Some(LogLevel::Warn));
+        assert_eq!(LogLevel::of_line(b"WARNING is printed text"), None);
+        assert_eq!(LogLevel::of_line(b"STDOUT is printed text"), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::fields::{boolean, join_field, key_str, mapping, optional_string, string_field, unknown_key};
+use crate::fields::{boolean, join_field, key_str, mapping, optional_string, shown, string_field, unknown_key};
 use crate::parse_logs::{parse_log_level, parse_log_output, parse_log_size, parse_logs_source, parse_rotated_files};
 use crate::parse_params::parse_params;
 use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
@@ -284,7 +284,7 @@ fn choice<T: Copy>(p: &mut Problems, value: &Node, field: &str, choices: &[(&str
     if let Some(&(_, v)) = choices.iter().find(|(word, _)| Some(*word) == written) {
         return Some(v);
     }
-    let found = written.map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"));
+    let found = shown(value);
     let words: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
     p.push(value.mark, field, format!("expected {}, found {found}", words.join(" or ")));
     None
@@ -869,8 +869,11 @@ fn parse_input_timeout(p: &mut Problems, value: &Node, field: &str) -> Option<Du
     match secs.map(Duration::try_from_secs_f64) {
         Some(Ok(timeout)) if !timeout.is_zero() => Some(timeout),
         _ => {
-            let found = value.as_scalar().map_or_else(|| value.describe().to_owned(), |s| format!("`{}`", s.text));
-            p.push(value.mark, field, format!("input_timeout must be a positive number of seconds, found {found}"));
+            p.push(
+                value.mark,
+                field,
+                format!("input_timeout must be a positive number of seconds, found {}", shown(value)),
+            );
             None
         }
     }

@@ -1,7 +1,7 @@
 //! The keys of a node's log (`min_log_level`, `max_log_size`, `max_rotated_files`,
 //! `send_logs_as`, `send_stdout_as`) and the `dora/logs` input.
 
-use crate::fields::string_field;
+use crate::fields::{shown, string_field};
 use crate::logs::{self, LogLevel};
 use crate::parse::check_id;
 use crate::spec::InputSource;
@@ -36,8 +36,7 @@ pub(crate) fn parse_rotated_files(p: &mut Problems, value: &Node, field: &str) -
             None
         }),
         _ => {
-            let found = value.as_scalar().map_or_else(|| value.describe().to_owned(), |s| format!("`{}`", s.text));
-            p.push(value.mark, field, format!("max_rotated_files must be a positive integer, found {found}"));
+            p.push(value.mark, field, format!("max_rotated_files must be a positive integer, found {}", shown(value)));
             None
         }
     }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fields::{boolean, join_field, key_str, mapping, string_field, unknown_key};
+use crate::fields::{boolean, join_field, key_str, mapping, shown, string_field, unknown_key};
 use crate::parse_process::{duration, integer};
 use crate::port_types::PortDecl;
 use crate::tree::{Mark, Node, Problems};
@@ -414,10 +414,7 @@ fn parse_transport(p: &mut Problems, value: &Node, field: &str) {
             ("kind", _) => p.push(
                 v.mark,
                 join_field(field, "kind"),
-                format!(
-                    "only `dds` is supported (ROS 2's default middleware); found {}",
-                    v.text().map_or_else(|| v.describe().to_owned(), |t| format!("`{t}`"))
-                ),
+                format!("only `dds` is supported (ROS 2's default middleware); found {}", shown(v)),
             ),
             (k, _) => p.push(
                 key.mark,
@@ -749,10 +746,6 @@ fn parse_qos(p: &mut Problems, value: &Node, field: &str) -> Option<Ros2Qos> {
         (false, n) => Ros2History::KeepLast(n.unwrap_or(1)),
     };
     Some(qos)
-}
-
-fn shown(value: &Node) -> String {
-    value.text().map_or_else(|| value.describe().to_owned(), |t| format!("`{t}`"))
 }
 
 /// A ROS 2 name token: letters, digits and `_`, not starting with a digit.
