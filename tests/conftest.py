@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -86,6 +87,40 @@ class Dataflows:
             env={**os.environ, "NERVE_LOG": "info"},
         )
 
+    def wait_accepting(self, path: Path, proc: subprocess.Popen[str]) -> str:
+        """Waits until the run ``proc`` makes of ``path`` takes nodes started by hand (its socket
+        is bound: the run folder alone comes before it); returns the run's id."""
+
+        def socket_bound() -> bool:
+            runs = list((path.parent / "out").glob("*"))
+            return proc.poll() is not None or (len(runs) == 1 and (runtime_dir() / f"{runs[0].name}.sock").exists())
+
+        wait_for(socket_bound, what="the run's socket")
+        assert proc.poll() is None, proc.communicate()
+        return next((path.parent / "out").iterdir()).name
+
+    def interrupt(self, proc: subprocess.Popen[str]) -> tuple[str, str]:
+        """Ctrl-C for the run ``proc``; returns its output once it ended. A run that does not end
+        fails the test with every thread's stack, so a hang says where it hangs."""
+        proc.send_signal(signal.SIGINT)
+        try:
+            return proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            gdb = shutil.which("gdb")
+            stacks = (
+                subprocess.run(
+                    [gdb, "-p", str(proc.pid), "-batch", "-ex", "thread apply all bt"],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                ).stdout
+                if gdb
+                else "(no gdb on this machine to show the run's threads)"
+            )
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the run did not end within 30 s of Ctrl-C\n{out}\n{err}\n{stacks}")
+
     def run(self, path: Path, *extra: str, timeout: float = 120) -> Run:
         proc = self.start(path, *extra)
         try:
@@ -150,6 +185,11 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def target_dir() -> Path:
+    """Where this workspace's Rust code is built: what `cargo build` here would use."""
+    return Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target").resolve()
 
 
 def cargo_binary(package: str) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 import nerve
 import numpy as np
 import pytest
-from conftest import NODES, nerve_cmd, unique_topic, wait_for
+from conftest import NODES, nerve_cmd, unique_topic
 
 WAIT = 30.0
 
@@ -94,14 +94,13 @@ def test_c_node_started_by_hand_joins_by_id(dataflows, tmp_path):
     )
     proc = dataflows.start(path)
     try:
-        wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+        dataflows.wait_accepting(path, proc)
         node = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
         assert node.returncode == 0, node.stdout + node.stderr
         values = [int(line.split()[1]) for line in node.stdout.splitlines()]
         assert len(values) == 3 and values == sorted(values), node.stdout
     finally:
-        proc.send_signal(2)
-        out, err = proc.communicate(timeout=30)
+        out, err = dataflows.interrupt(proc)
     assert proc.returncode == 0, out + err
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 
 import nerve
 import pytest
-from conftest import REPO, build_workspace_binaries, nerve_cmd, wait_for
+from conftest import REPO, build_workspace_binaries, nerve_cmd, target_dir, wait_for
 
 PAGES = ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
 LANGUAGES = {"python", "yaml", "sh", "console", "rust", "toml", "c", "cpp", "cmake", "text"}
@@ -549,11 +549,6 @@ def workspace_crates() -> dict[str, str]:
 
 def cargo_toml() -> str:
     return (REPO / "Cargo.toml").read_text()
-
-
-def target_dir() -> Path:
-    """Where this workspace's Rust code is built: what `cargo build` here would use."""
-    return Path(os.environ.get("CARGO_TARGET_DIR") or REPO / "target").resolve()
 
 
 # --- API summaries -----------------------------------------------------------------------------

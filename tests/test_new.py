@@ -10,10 +10,10 @@ from pathlib import Path
 
 import nerve
 import pytest
-from conftest import nerve_cmd
+from conftest import REPO, nerve_cmd, target_dir
 
 
-@pytest.mark.timeout(1800)  # a first build of nerve-node and its dependencies in the new project
+@pytest.mark.timeout(1800)  # when run alone: a first build of nerve-node's dependencies
 def test_a_new_rust_dataflow_builds_from_the_installed_crates_and_runs(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("NERVE_NODE_PATH", "CARGO_TARGET_DIR")}
     made = subprocess.run(
@@ -31,6 +31,10 @@ def test_a_new_rust_dataflow_builds_from_the_installed_crates_and_runs(tmp_path:
     assert f'nerve-node = {{ path = "{rust}/crates/nerve-node" }}' in (project / "Cargo.toml").read_text()
     assert (project / "Cargo.lock").read_text() == (Path(rust) / "Cargo.lock").read_text()
 
+    # The project's target folder is this checkout's: the project's release profile is nerve's,
+    # so what the checkout built of Zenoh, Arrow and tokio serves it too (a fresh machine builds
+    # them once, not once more for this test).
+    (project / "target").symlink_to(target_dir(), target_is_directory=True)
     ran = subprocess.run(
         nerve_cmd("run", "--build", "dataflow.yml"),
         cwd=project,
@@ -47,6 +51,15 @@ def test_a_new_rust_dataflow_builds_from_the_installed_crates_and_runs(tmp_path:
         "listener",
         "talker",
     ]
+
+
+def test_a_new_rust_project_builds_with_nerves_own_release_profile() -> None:
+    """What lets a shared target folder serve both: the templates' profile is the workspace's."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11
+    ours = tomllib.loads((REPO / "Cargo.toml").read_text())["profile"]
+    for template in ("Cargo.toml", "workspace-Cargo.toml"):
+        text = (REPO / "crates" / "nerve-cli" / "templates" / "rust" / template).read_text()
+        assert tomllib.loads(text.replace("{{nerve_node}}", '"0"'))["profile"] == ours, template
 
 
 @pytest.mark.parametrize("lang", ["c", "cpp"])

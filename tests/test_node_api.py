@@ -469,7 +469,7 @@ def test_dynamic_node_joins_a_running_dataflow(dataflows):
     )
     proc = dataflows.start(path)
     try:
-        wait_for(lambda: (path.parent / "out").exists(), what="run folder")
+        dataflows.wait_accepting(path, proc)
         from nerve import Node
 
         node = Node("by-hand")
@@ -482,8 +482,7 @@ def test_dynamic_node_joins_a_running_dataflow(dataflows):
         assert values == sorted(values)
         del node  # leaving is how a node started by hand finishes
     finally:
-        proc.send_signal(2)
-        out, err = proc.communicate(timeout=30)
+        out, err = dataflows.interrupt(proc)
     assert proc.returncode == 0, out + err
 
 
