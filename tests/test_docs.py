@@ -102,10 +102,11 @@ class Block:
 
     @property
     def file(self) -> str | None:
-        """The file a Python, C, C++ or CMake block names in its first line (``# server.py``,
-        ``// node.c``, ``// node.cpp``, ``# CMakeLists.txt``)."""
+        """The file a Python, YAML, C, C++ or CMake block names in its first line (``# server.py``,
+        ``# modules/arm.yml``, ``// node.c``, ``// node.cpp``, ``# CMakeLists.txt``)."""
         pattern = {
-            "python": r"# ([\w.-]+\.py)\b",
+            "python": r"# ([\w./-]+\.py)\b",
+            "yaml": r"# ([\w./-]+\.ya?ml)\b",
             "c": r"// ([\w.-]+\.[ch])\b",
             "cpp": r"// ([\w.-]+\.[ch]pp)\b",
             "cmake": r"# (CMakeLists\.txt)\b",
@@ -296,6 +297,7 @@ class Page:
     # The page's files: its named Python blocks, its dataflow, what it names but does not show.
     def prepare(self) -> None:
         for name, block in self.files.items():
+            (self.dir / name).parent.mkdir(parents=True, exist_ok=True)
             (self.dir / name).write_text(block.code)
         for name, source in SUPPLIED.get(self.page, {}).items():
             shutil.copy(REPO / source, self.dir / name)
@@ -307,15 +309,27 @@ class Page:
         if self.dataflow:
             (self.dir / "dataflow.yml").write_text(self.dataflow.code)
             self.stand_in(self.dataflow.code)
+        for name, block in self.files.items():
+            if block.lang == "yaml":
+                self.stand_in(block.code, Path(name).parent)
 
-    def stand_in(self, yaml: str) -> None:
-        """Empty files for the nodes a dataflow names that the page does not show, so that
-        validation checks the rest (none of them runs)."""
+    def node_files(self) -> list[str]:
+        """The node files of the page's dataflow and of its module files, from the page's folder."""
+        paths = node_paths(self.dataflow.code) if self.dataflow else []
+        for name, block in self.files.items():
+            if block.lang == "yaml":
+                paths += [str(Path(name).parent / p) for p in node_paths(block.code)]
+        return paths
+
+    def stand_in(self, yaml: str, folder: Path | None = None) -> None:
+        """Empty files for the nodes a dataflow (or a module file in `folder`) names that the page
+        does not show, so that validation checks the rest (none of them runs)."""
+        base = self.dir / (folder or "")
         for path in node_paths(yaml):
-            if path == "dynamic" or (self.dir / path).exists():
+            if path == "dynamic" or (base / path).exists():
                 continue
             if "/" in path or path.endswith(".py"):
-                target = (self.dir / path).resolve()
+                target = (base / path).resolve()
                 if target.is_relative_to(self.dir):
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.touch(mode=0o755)  # a program to build, which validation wants executable
@@ -376,7 +390,7 @@ class Page:
 
     def run_python(self, block: Block) -> None:
         if block.file:
-            if self.dataflow and block.file in node_paths(self.dataflow.code):
+            if block.file in self.node_files():
                 return  # it runs in the page's dataflow
             self.launch(block.file, [sys.executable, block.file], block)
         elif not parses(block.code):
@@ -403,6 +417,8 @@ class Page:
         proc.expect(0)
 
     def run_yaml(self, block: Block) -> None:
+        if block.file:
+            return  # a module file: the page's dataflow reads it
         if block is self.dataflow:
             path = str(self.dir / "dataflow.yml")
             nerve_ok(self, block, "validate", path)

@@ -16,6 +16,9 @@ pub struct Problem {
     pub field: String,
     /// What is wrong, and where it helps, what was expected.
     pub message: String,
+    /// The module file (`module:`) the position is in; `None`: the dataflow file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
 }
 
 impl fmt::Display for Problem {
@@ -57,6 +60,9 @@ impl SpecError {
 }
 
 fn render_problems(file: &Path, problems: &[Problem]) -> String {
-    let file = file.display();
-    problems.iter().map(|p| format!("{file}:{p}")).collect::<Vec<_>>().join("\n")
+    problems
+        .iter()
+        .map(|p| format!("{}:{p}", p.file.as_deref().unwrap_or(file).display()))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

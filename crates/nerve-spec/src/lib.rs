@@ -101,6 +101,7 @@
 mod error;
 mod fields;
 pub mod logs;
+mod modules;
 pub mod param;
 mod parse;
 mod parse_logs;

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::fields::{boolean, join_field, key_str, mapping, optional_string, shown, string_field, unknown_key};
+use crate::modules;
 use crate::parse_logs::{parse_log_level, parse_log_output, parse_log_size, parse_logs_source, parse_rotated_files};
 use crate::parse_params::parse_params;
 use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
@@ -199,8 +200,12 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
     if items.is_empty() {
         p.push(nodes_value.mark, "nodes", "the dataflow has no nodes: `nodes` must list at least one");
     }
-    let mut nodes: Vec<ParsedNode> =
-        items.iter().enumerate().filter_map(|(index, item)| parse_node(p, index, item, base_dir)).collect();
+    let placed = modules::expand(items, base_dir, p);
+    let mut nodes: Vec<ParsedNode> = placed
+        .iter()
+        .enumerate()
+        .filter_map(|(index, node)| parse_node(p, index, &node.item, &node.base_dir))
+        .collect();
     if let Some(machine) = default_machine {
         for node in &mut nodes {
             node.spec.machine.get_or_insert_with(|| machine.clone());

@@ -6,6 +6,7 @@
 //! walk over the finished tree is iterative too.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
@@ -32,21 +33,47 @@ pub(crate) struct Mark {
     pub(crate) column: usize,
     /// Byte offset, to order marks.
     index: usize,
+    /// Which file: 0 the dataflow file, `n` the `n`th module file [`Problems::add_file`] named.
+    file: u16,
 }
 
 impl Mark {
-    pub(crate) const START: Mark = Mark { line: 1, column: 1, index: 0 };
+    pub(crate) const START: Mark = Mark { line: 1, column: 1, index: 0, file: 0 };
 }
 
 /// Collects problems while parsing continues, so that one run reports every mistake.
 #[derive(Debug, Default)]
 pub(crate) struct Problems {
     list: Vec<Problem>,
+    /// The module files read so far, by [`Mark::file`] (less one).
+    files: Vec<PathBuf>,
 }
 
 impl Problems {
     pub(crate) fn push(&mut self, mark: Mark, field: impl Into<String>, message: impl Into<String>) {
-        self.list.push(Problem { line: mark.line, column: mark.column, field: field.into(), message: message.into() });
+        let file = usize::from(mark.file).checked_sub(1).and_then(|i| self.files.get(i)).cloned();
+        let problem =
+            Problem { line: mark.line, column: mark.column, field: field.into(), message: message.into(), file };
+        // A module used twice is checked twice: its problems are said once.
+        if !self.list.contains(&problem) {
+            self.list.push(problem);
+        }
+    }
+
+    /// Makes the marks of `root`, read from `file`, name that file in the problems found there
+    /// (past 65535 files, which no dataflow reads, they would name the dataflow file).
+    pub(crate) fn add_file(&mut self, file: &Path, root: &mut Node) {
+        let Ok(id) = u16::try_from(self.files.len() + 1) else { return };
+        self.files.push(file.to_path_buf());
+        let mut work = vec![root];
+        while let Some(node) = work.pop() {
+            node.mark.file = id;
+            match &mut node.value {
+                Value::Scalar(_) => {}
+                Value::Seq(items) => work.extend(items.iter_mut()),
+                Value::Map(entries) => work.extend(entries.iter_mut().flat_map(|(k, v)| [k, v])),
+            }
+        }
     }
 
     pub(crate) fn extend(&mut self, problems: Vec<Problem>) {
@@ -60,7 +87,7 @@ impl Problems {
     /// Sorted by position so the report reads top to bottom like the file;
     /// the sort is stable so problems at one spot keep the order they were found in.
     pub(crate) fn into_sorted(mut self) -> Vec<Problem> {
-        self.list.sort_by_key(|p| (p.line, p.column));
+        self.list.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
         self.list
     }
 }
@@ -68,7 +95,7 @@ impl Problems {
 impl From<Marker> for Mark {
     fn from(m: Marker) -> Self {
         // yaml-rust2 counts lines from 1 but columns from 0.
-        Mark { line: m.line(), column: m.col() + 1, index: m.index() }
+        Mark { line: m.line(), column: m.col() + 1, index: m.index(), file: 0 }
     }
 }
 
@@ -436,7 +463,7 @@ fn scan_problem(e: &ScanError) -> Problem {
     } else {
         e.info().to_owned()
     };
-    Problem { line: mark.line, column: mark.column, field: YAML_FIELD.to_owned(), message }
+    Problem { line: mark.line, column: mark.column, field: YAML_FIELD.to_owned(), message, file: None }
 }
 
 /// Parses one YAML document. `Ok(None)` for a file with no document at all.
