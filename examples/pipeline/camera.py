@@ -29,6 +29,7 @@ def main() -> None:
             image[..., 0] = (rows + frame) % 256
             image[..., 1] = (cols + frame) % 256
             image[..., 2] = frame % 256
+            del image  # the send refuses while a view of the sample is open
         frame += 1
         if frame == args.frames:
             break

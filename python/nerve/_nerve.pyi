@@ -27,6 +27,7 @@ __all__ = [
     "ParameterError",
     "Publisher",
     "Sample",
+    "SampleBuffer",
     "SendError",
     "ServerGoal",
     "Service",
@@ -78,6 +79,7 @@ class Sample:
 
     def send(self) -> None: ...
     def discard(self) -> None: ...
+    def as_buffer(self) -> SampleBuffer: ...
     def as_memoryview(self) -> memoryview: ...
     def __len__(self) -> int: ...
     def __enter__(self) -> Sample: ...
@@ -87,6 +89,12 @@ class Sample:
         _exc: BaseException | None = None,
         _tb: TracebackType | None = None,
     ) -> bool: ...
+
+@final
+class SampleBuffer:
+    """The memory of a :class:`Sample` as a buffer; no view of it once the sample is sent."""
+
+    def __len__(self) -> int: ...
 
 @final
 class Node:

@@ -54,6 +54,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     at_exit::register(m)?;
     m.add_class::<node::Node>()?;
     m.add_class::<sample::Sample>()?;
+    m.add_class::<sample::SampleBuffer>()?;
     m.add_class::<topic::Publisher>()?;
     m.add_class::<topic::Subscriber>()?;
     service::register(m)?;
