@@ -493,3 +493,50 @@ def test_exit_when_nodes_finish_must_be_a_boolean(dataflows):
     checked = subprocess.run(nerve_cmd("validate", str(path)), capture_output=True, text=True)
     assert checked.returncode != 0
     assert "exit_when_nodes_finish: expected true or false, found a string" in checked.stderr, checked.stderr
+
+
+def test_a_node_left_running_after_its_inputs_closed_is_killed_after_its_finish_grace(dataflows):
+    """dora-rs's `finish_grace_secs`: once every other node ended and all its inputs closed, a
+    node may still run that long; then nerve kills it, and the run says why."""
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [data]
+          - id: prompt
+            path: reader.py
+            finish_grace_secs: 600
+            inputs: {data: source/data}
+          - id: lingerer
+            path: reader.py
+            args: linger
+            finish_grace_secs: 0.5
+            inputs: {data: source/data}
+        """,
+        {
+            "source.py": """
+                import pyarrow as pa
+                from nerve import Node
+
+                node = Node()
+                for i in range(3):
+                    node.send_output("data", pa.array([i]))
+            """,
+            "reader.py": """
+                import sys
+                import time
+                from nerve import Node
+
+                got = sum(1 for event in Node() if event["type"] == "INPUT")
+                print(f"inputs closed after {got}", flush=True)
+                while len(sys.argv) > 1:  # past its inputs, in a computation that does not end
+                    time.sleep(3600)
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode != 0, run.output
+    assert run.node_lines("prompt") == run.node_lines("lingerer") == ["inputs closed after 3"]
+    assert "lingerer (still running 500ms after every other node ended and all its inputs closed" in run.stderr
+    assert "prompt (" not in run.stderr, run.stderr

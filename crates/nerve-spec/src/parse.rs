@@ -12,7 +12,9 @@ use crate::fields::{boolean, join_field, key_str, mapping, optional_string, show
 use crate::modules;
 use crate::parse_logs::{parse_log_level, parse_log_output, parse_log_size, parse_logs_source, parse_rotated_files};
 use crate::parse_params::parse_params;
-use crate::parse_process::{DORA_RESTART_KEYS, parse_cpus, parse_dora_restart, parse_realtime, parse_restart};
+use crate::parse_process::{
+    DORA_RESTART_KEYS, duration, parse_cpus, parse_dora_restart, parse_realtime, parse_restart,
+};
 use crate::paths;
 use crate::port_types::{PortDecl, parse_port_types, parse_type_folders};
 use crate::ros2::parse_ros2;
@@ -66,7 +68,11 @@ const NODE_KEYS: &[&str] = &[
     "max_rotated_files",
     "send_logs_as",
     "send_stdout_as",
+    "finish_grace_secs",
 ];
+
+/// The longest `finish_grace_secs`: a week outlasts any computation a node finishes with.
+const MAX_FINISH_GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy", "input_timeout"];
 
@@ -455,6 +461,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             }
             "send_logs_as" => log_outputs.push((k, value)),
             "send_stdout_as" => log_outputs.push((k, value)),
+            "finish_grace_secs" => {
+                spec.finish_grace = duration(p, value, &f(k), MAX_FINISH_GRACE);
+                process_marks.push((key.mark, k));
+            }
             "cpu_affinity" => {
                 affinity = Some((key, parse_cpus(p, value, &f(k))));
                 process_marks.push((key.mark, k));
@@ -544,6 +554,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 _ if key == "restart" || DORA_RESTART_KEYS.contains(&key) => {
                     spec.restart.policy != RestartPolicy::Never
                 }
+                "finish_grace_secs" => true,
                 _ => spec.realtime.as_ref().is_some_and(|rt| rt.priority.is_some() || !rt.cpus.is_empty()),
             };
             if applies {

@@ -185,6 +185,10 @@ pub struct NodeSpec {
     /// `max_rotated_files`, `send_logs_as`, `send_stdout_as`).
     #[serde(default)]
     pub logs: crate::logs::NodeLogs,
+    /// `finish_grace_secs`: how long the node may still run once every other node has ended
+    /// and all its inputs are closed, before nerve kills it. `None`: as long as it likes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_grace: Option<Duration>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -219,6 +223,7 @@ impl NodeSpec {
             input_types: BTreeMap::new(),
             ros2: None,
             logs: crate::logs::NodeLogs::default(),
+            finish_grace: None,
             config: serde_json::json!({ "id": id }),
             line: 0,
         }

@@ -90,6 +90,7 @@ impl Run<'_> {
             self.restart_due();
             self.stop_idle_helpers();
             let now = Instant::now();
+            self.finish_grace_due(now);
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
             if let Phase::Stopping { since, killed: false, .. } = self.phase
@@ -119,17 +120,18 @@ impl Run<'_> {
     }
 
     /// The next moment the event loop has work that no event brings: a restart's back-off ends,
-    /// a parameter request's node runs out of time, the stop's grace period ends, or the wait for
-    /// every node to be ready. `None`: nothing until the next event, so an idle run does not
+    /// a node's `finish_grace_secs` ends, a parameter request's node runs out of time, the
+    /// stop's grace period ends, or the wait for every node to be ready. `None`: nothing until the next event, so an idle run does not
     /// wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
+        let finishes = self.nodes.iter().filter(|n| n.killed.is_none()).filter_map(|n| n.finish_by);
         let (grace, ready) = match self.phase {
             Phase::Starting { .. } => (None, Some(ready_deadline)),
             Phase::Running | Phase::Stopping { killed: true, .. } => (None, None),
             Phase::Stopping { since, killed: false, .. } => (Some(since + self.opts.grace), None),
         };
-        restarts.chain([self.params.next_deadline(), grace, ready].into_iter().flatten()).min()
+        restarts.chain(finishes).chain([self.params.next_deadline(), grace, ready].into_iter().flatten()).min()
     }
 
     pub(super) fn register(&mut self, stream: UnixStream, node_id: &str, version: &str, pid: u32) -> Option<usize> {
@@ -350,21 +352,27 @@ impl Run<'_> {
             (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].connected()).collect();
         for i in lingering {
             let when = match why {
-                Kill::AfterGrace => "after the grace period",
+                Kill::AfterGrace | Kill::AfterFinishGrace(_) => "after the grace period",
                 Kill::OnInterrupt => "at the second interrupt",
             };
             tracing::warn!(node = %self.nodes[i].id, "node started by hand still connected {when}");
             self.finish_node(i, Outcome::Failed(format!("started by hand; still connected {when}")));
         }
-        for n in &mut self.nodes {
-            if let Some(pid) = n.pid
-                && !n.exited()
-                && n.killed.is_none()
-            {
-                n.killed = Some(why);
-                if let Some(pgid) = rustix::process::Pid::from_raw(pid.try_into().unwrap_or(0)) {
-                    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-                }
+        for i in 0..self.nodes.len() {
+            self.kill_node(i, why);
+        }
+    }
+
+    /// Kills the process group of node `i`, if nerve started it and it still runs.
+    pub(super) fn kill_node(&mut self, i: usize, why: Kill) {
+        let n = &mut self.nodes[i];
+        if let Some(pid) = n.pid
+            && !n.exited()
+            && n.killed.is_none()
+        {
+            n.killed = Some(why);
+            if let Some(pgid) = rustix::process::Pid::from_raw(pid.try_into().unwrap_or(0)) {
+                let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
             }
         }
     }

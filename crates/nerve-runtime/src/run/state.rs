@@ -78,6 +78,9 @@ pub(super) enum Kill {
     AfterGrace,
     /// A second interrupt (Ctrl-C) asked for it.
     OnInterrupt,
+    /// Its `finish_grace_secs` (this long) ended after every other node ended and all its
+    /// inputs closed.
+    AfterFinishGrace(Duration),
 }
 
 impl Kill {
@@ -85,6 +88,10 @@ impl Kill {
         match self {
             Self::AfterGrace => Outcome::KilledAfterGrace,
             Self::OnInterrupt => Outcome::KilledOnInterrupt,
+            Self::AfterFinishGrace(grace) => Outcome::Failed(format!(
+                "still running {grace:?} after every other node ended and all its inputs closed \
+                 (finish_grace_secs), killed"
+            )),
         }
     }
 }
@@ -103,6 +110,11 @@ pub(super) struct NodeRt {
     /// Inputs closed for good from outside ([`RunControl::close_inputs`](crate::RunControl::close_inputs)).
     pub(super) closed_inputs: HashSet<String>,
     pub(super) pending_closed: Vec<String>,
+    /// Inputs the runtime told it (or will tell it, as it registers) are closed.
+    pub(super) inputs_closed: HashSet<String>,
+    /// When its `finish_grace_secs` ends: set once every other node ended and all its inputs
+    /// closed.
+    pub(super) finish_by: Option<Instant>,
     /// nerve killed its process group, and why: its exit is not its own, never a reason to
     /// restart.
     pub(super) killed: Option<Kill>,
@@ -131,6 +143,8 @@ impl NodeRt {
             closed_outputs: HashSet::new(),
             closed_inputs: HashSet::new(),
             pending_closed: Vec::new(),
+            inputs_closed: HashSet::new(),
+            finish_by: None,
             killed: None,
             spawned_at: None,
             restarts_counted: 0,

@@ -1,7 +1,7 @@
 //! Node processes: starting one, what its exit means, restarts by its `restart:` policy, and
 //! what a node that is gone (or restarting) means for the nodes it reads from and writes to.
 
-use nerve_spec::FailurePolicy;
+use nerve_spec::{FailurePolicy, InputSource};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Instant;
@@ -11,7 +11,7 @@ use nerve_message::runtime_to_node::RuntimeMessage;
 
 use super::Run;
 use super::report::Outcome;
-use super::state::NodeState;
+use super::state::{Kill, NodeRt, NodeState};
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
@@ -321,6 +321,7 @@ impl Run<'_> {
         if reader.closed_inputs.contains(&input) {
             return;
         }
+        reader.inputs_closed.remove(&input);
         match reader.state {
             NodeState::Exited(_) => {}
             NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputReopened { input }),
@@ -328,9 +329,52 @@ impl Run<'_> {
         }
     }
 
+    /// Gives node `i`, running once every other node ended and all its inputs closed, its
+    /// `finish_grace_secs`; past it, nerve kills the node.
+    pub(super) fn finish_grace_due(&mut self, now: Instant) {
+        for i in 0..self.nodes.len() {
+            let Some(grace) = self.df.nodes[i].finish_grace else { continue };
+            let rt = &self.nodes[i];
+            let running = matches!(rt.state, NodeState::Connected { .. } | NodeState::Unconnected);
+            if rt.pid.is_none() || rt.killed.is_some() || !running || !self.alone_and_unfed(i) {
+                // An input reopened (its producer restarted): the grace starts again later.
+                self.nodes[i].finish_by = None;
+                continue;
+            }
+            if now >= *self.nodes[i].finish_by.get_or_insert(now + grace) {
+                tracing::warn!(
+                    node = %self.nodes[i].id,
+                    "still running {grace:?} after every other node ended and all its inputs closed \
+                     (finish_grace_secs): killing it"
+                );
+                self.kill_node(i, Kill::AfterFinishGrace(grace));
+            }
+        }
+    }
+
+    /// Whether every node but `i` (and the helpers) ended and all of `i`'s inputs are closed.
+    fn alone_and_unfed(&self, i: usize) -> bool {
+        let ended = |n: &NodeRt| n.helper || n.exited() || (n.pid.is_none() && !n.connected());
+        let alone = self.nodes.iter().enumerate().all(|(j, n)| j == i || ended(n));
+        let closed = &self.nodes[i].inputs_closed;
+        let inputs = &self.df.nodes[i].inputs;
+        let from_nodes = || inputs.iter().filter(|input| matches!(input.source, InputSource::Output { .. }));
+        let nodes_closed = from_nodes().all(|input| closed.contains(&input.id));
+        // The node's timers and topics close with its inputs from nodes (`exit_when_nodes_finish`),
+        // or when what drives the run ends.
+        let others_closed =
+            self.timers_closed || (self.df.exit_when_nodes_finish && from_nodes().next().is_some() && nodes_closed);
+        alone
+            && inputs.iter().all(|input| match input.source {
+                InputSource::Output { .. } => closed.contains(&input.id),
+                _ => others_closed || closed.contains(&input.id),
+            })
+    }
+
     /// Tells node `i` that its input `input` is closed, now or when it connects.
     pub(super) fn tell_input_closed(&mut self, i: usize, input: String) {
         let reader = &mut self.nodes[i];
+        reader.inputs_closed.insert(input.clone());
         match reader.state {
             NodeState::Exited(_) => {}
             NodeState::Connected { .. } => self.send(i, &RuntimeMessage::InputClosed { input }),
