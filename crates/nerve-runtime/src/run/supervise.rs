@@ -337,7 +337,8 @@ impl Run<'_> {
             let rt = &self.nodes[i];
             let running = matches!(rt.state, NodeState::Connected { .. } | NodeState::Unconnected);
             if rt.pid.is_none() || rt.killed.is_some() || !running || !self.alone_and_unfed(i) {
-                // An input reopened (its producer restarted): the grace starts again later.
+                // Not (or no longer: an input reopened) alone and unfed: the wait starts again
+                // once it is.
                 self.nodes[i].finish_by = None;
                 continue;
             }
