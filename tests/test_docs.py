@@ -259,7 +259,8 @@ def commands(block: Block) -> Iterator[tuple[str, str]]:
 
 
 def node_paths(yaml: str) -> list[str]:
-    return re.findall(r"^\s*-?\s*path:\s*([^\s#]+)", yaml, re.M)
+    """The files a dataflow runs: its nodes' `path:` and its operators' `python:`."""
+    return re.findall(r"^\s*-?\s*(?:path|python):\s*([^\s#]+)", yaml, re.M)
 
 
 class Page:

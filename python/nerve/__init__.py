@@ -85,6 +85,7 @@ from nerve._nerve import (
     monotonic_ns,
 )
 from nerve._topic import Message, Subscriber
+from nerve.operators import DoraStatus
 
 __all__ = [
     "ActionClient",
@@ -92,6 +93,7 @@ __all__ = [
     "ActionServer",
     "Client",
     "ConnectError",
+    "DoraStatus",
     "GoalHandle",
     "GoalRejectedError",
     "Message",

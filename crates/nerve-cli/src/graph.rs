@@ -206,8 +206,10 @@ pub fn mermaid(df: &Dataflow) -> String {
             // What it bridges says more than the program nerve runs for it.
             (Some(bridge), _) => ros2_label(bridge),
             (None, NodePath::Dynamic) => "dynamic".to_owned(),
-            (None, NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p)) => {
-                p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into())
+            (None, NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p)) => file_name(p),
+            (None, NodePath::Operators(ops)) => {
+                let files: Vec<String> = ops.iter().map(|op| file_name(&op.python)).collect();
+                format!("operators: {}", files.join(", "))
             }
         };
         let _ =
@@ -438,6 +440,11 @@ fn html_escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// The last part of `path`, as the graph labels a node's program.
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into())
 }
 
 #[cfg(test)]

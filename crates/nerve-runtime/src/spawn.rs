@@ -75,6 +75,12 @@ pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<St
             args.extend(node.args.iter().cloned());
             Some((python.to_owned(), args))
         }
+        // nerve's operator host reads the operators from the node's config.
+        NodePath::Operators(_) => {
+            let mut args = vec!["-m".to_owned(), "nerve.operators".to_owned()];
+            args.extend(node.args.iter().cloned());
+            Some((python.to_owned(), args))
+        }
         NodePath::Executable(p) => Some((p.clone(), node.args.clone())),
         NodePath::ToBuild(p) => {
             if !p.exists() {

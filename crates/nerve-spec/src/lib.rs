@@ -102,6 +102,7 @@ mod error;
 mod fields;
 pub mod logs;
 mod modules;
+pub mod operators;
 pub mod param;
 mod parse;
 mod parse_logs;

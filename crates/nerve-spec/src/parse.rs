@@ -367,7 +367,6 @@ fn parse_names(p: &mut Problems, value: &Node, field: &str, kind: &str) -> Vec<S
 
 fn unsupported(key: &str) -> Option<&'static str> {
     Some(match key {
-        "operator" | "operators" => "run the code as a node with `path:`",
         "custom" => "move its `source` to the node's `path:` and its other keys to the node",
         "git" | "branch" | "tag" | "rev" => "clone the repository yourself and point `path:` (and `build:`) into it",
         "hub" => "install the node and point `path:` at it",
@@ -418,6 +417,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut affinity = None;
     let mut ros2 = None;
     let mut log_outputs = Vec::new();
+    let mut operators = None;
 
     for (key, value) in entries {
         let k = key_str(key);
@@ -461,6 +461,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             }
             "send_logs_as" => log_outputs.push((k, value)),
             "send_stdout_as" => log_outputs.push((k, value)),
+            "operator" | "operators" => operators = Some((key, value)),
             "finish_grace_secs" => {
                 spec.finish_grace = duration(p, value, &f(k), MAX_FINISH_GRACE);
                 process_marks.push((key.mark, k));
@@ -479,6 +480,28 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 }
                 None => unknown_key(p, key, &f(k), NODE_KEYS),
             },
+        }
+    }
+
+    if let Some((key, value)) = operators {
+        let k = key_str(key);
+        let mut stdout_as = None;
+        let parsed = crate::operators::parse(p, value, &f(k), k == "operator", base_dir, &mut stdout_as);
+        if raw_path.take().is_some() || spec.path != NodePath::Dynamic {
+            p.push(key.mark, f(k), "a node runs a program (`path:`) or operators, not both");
+        }
+        if !spec.inputs.is_empty() || !spec.outputs.is_empty() {
+            p.push(key.mark, f(k), "an operators node's inputs and outputs are its operators': declare them there");
+        }
+        spec.path = NodePath::Operators(parsed.operators);
+        spec.inputs = parsed.inputs;
+        inputs = parsed.places;
+        spec.outputs = parsed.outputs;
+        output_marks = parsed.output_marks;
+        let builds: Vec<String> = spec.build.take().into_iter().chain(parsed.build).collect();
+        spec.build = (!builds.is_empty()).then(|| builds.join(" && "));
+        if let Some(v) = stdout_as {
+            log_outputs.push(("send_stdout_as", v));
         }
     }
 
@@ -644,7 +667,11 @@ fn parse_env(p: &mut Problems, value: &Node, field: &str) -> BTreeMap<String, St
 
 /// The outputs' ids in order, their topics (output id → canonical name), and
 /// where each id was written.
-fn parse_outputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<String>, BTreeMap<String, String>, Vec<Mark>) {
+pub(crate) fn parse_outputs(
+    p: &mut Problems,
+    value: &Node,
+    field: &str,
+) -> (Vec<String>, BTreeMap<String, String>, Vec<Mark>) {
     let mut outputs = Vec::new();
     let mut topics = BTreeMap::new();
     let mut marks: Vec<Mark> = Vec::new();
@@ -759,7 +786,7 @@ fn parse_output(p: &mut Problems, item: &Node, field: &str) -> Option<OutputEntr
     Some(OutputEntry { id, id_mark, topic })
 }
 
-fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>, Vec<InputPlace>) {
+pub(crate) fn parse_inputs(p: &mut Problems, value: &Node, field: &str) -> (Vec<InputSpec>, Vec<InputPlace>) {
     let entries = match &value.value {
         _ if value.is_null() => return (Vec::new(), Vec::new()),
         Value::Map(entries) => entries,

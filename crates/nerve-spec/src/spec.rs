@@ -244,6 +244,9 @@ pub enum NodePath {
     Executable(PathBuf),
     /// An absolute path that does not exist yet; the node's `build:` makes it.
     ToBuild(PathBuf),
+    /// dora-rs operators (`operator:`, `operators:`), run by nerve's operator host in one
+    /// Python process.
+    Operators(Vec<crate::operators::OperatorSpec>),
 }
 
 /// One input of a node.

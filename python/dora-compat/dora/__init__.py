@@ -6,7 +6,6 @@ This module stands in for dora-rs's, and refuses to hide a real dora-rs installe
 
 from __future__ import annotations
 
-from enum import Enum
 from importlib import metadata
 
 
@@ -24,16 +23,7 @@ def _refuse_to_shadow() -> None:
 
 _refuse_to_shadow()
 
-from nerve import Node, Sample, __version__  # noqa: E402
+from nerve import DoraStatus, Node, Sample, __version__  # noqa: E402
 from nerve.builder import DataflowBuilder  # noqa: E402
-
-
-class DoraStatus(Enum):
-    """What an operator's ``on_event`` returns: go on, stop this operator, or stop the dataflow."""
-
-    CONTINUE = 0
-    STOP = 1
-    STOP_ALL = 2
-
 
 __all__ = ["DataflowBuilder", "DoraStatus", "Node", "Sample", "__version__"]

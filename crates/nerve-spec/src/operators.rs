@@ -1,0 +1,159 @@
+//! dora-rs operators (`operator:`, `operators:`): Python classes that nerve's operator host
+//! (`python -m nerve.operators`) runs in one process per node.
+//!
+//! The node's ports are its operators': with one `operator:` they keep their ids; with a list of
+//! `operators:` each is `<operator>/<port>`, so other nodes read `node/<operator>/<output>` as
+//! in dora-rs.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fields::{join_field, key_str, mapping, string_field, unknown_key};
+use crate::parse::{InputPlace, check_id, parse_inputs, parse_outputs};
+use crate::paths;
+use crate::spec::{InputSpec, NodePath};
+use crate::tree::{Mark, Node, Problems, Value};
+
+const OPERATOR_KEYS: &[&str] =
+    &["id", "name", "description", "python", "shared-library", "inputs", "outputs", "build", "send_stdout_as"];
+
+/// One operator of a node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OperatorSpec {
+    /// Its id: what prefixes its ports in a list of `operators:`; `op` for a lone `operator:`.
+    pub id: String,
+    /// The Python file defining its `Operator` class, absolute.
+    pub python: std::path::PathBuf,
+}
+
+/// A node's operators, and the ports and build they give the node.
+pub(crate) struct Parsed {
+    pub(crate) operators: Vec<OperatorSpec>,
+    pub(crate) inputs: Vec<InputSpec>,
+    pub(crate) places: Vec<InputPlace>,
+    pub(crate) outputs: Vec<String>,
+    pub(crate) output_marks: Vec<Mark>,
+    pub(crate) build: Vec<String>,
+}
+
+/// `operator:` (`single`) or `operators:` of a node, under `field`.
+pub(crate) fn parse<'a>(
+    p: &mut Problems,
+    value: &'a Node,
+    field: &str,
+    single: bool,
+    base_dir: &Path,
+    stdout_as: &mut Option<&'a Node>,
+) -> Parsed {
+    let mut parsed = Parsed {
+        operators: Vec::new(),
+        inputs: Vec::new(),
+        places: Vec::new(),
+        outputs: Vec::new(),
+        output_marks: Vec::new(),
+        build: Vec::new(),
+    };
+    let items: Vec<(String, &Node)> = match (&value.value, single) {
+        (Value::Map(_), true) => vec![(field.to_owned(), value)],
+        (Value::Seq(items), false) if !items.is_empty() => {
+            items.iter().enumerate().map(|(i, item)| (format!("{field}[{i}]"), item)).collect()
+        }
+        _ => {
+            let expected =
+                if single { "a mapping with `python:`" } else { "a list of operators, each with `id` and `python`" };
+            p.push(value.mark, field, format!("expected {expected}, found {}", value.describe()));
+            return parsed;
+        }
+    };
+    for (ofield, item) in items {
+        let Some(entries) = mapping(p, item, &ofield, "an operator mapping with `python:`") else { continue };
+        let id = match entries.iter().find(|(k, _)| key_str(k) == "id") {
+            Some((_, v)) => string_field(p, v, &join_field(&ofield, "id")),
+            None if single => Some("op".to_owned()),
+            None => {
+                p.push(item.mark, &ofield, "missing required key `id`: each of a node's `operators` has one");
+                None
+            }
+        };
+        let Some(id) = id else { continue };
+        if let Err(e) = check_id(&id) {
+            p.push(item.mark, join_field(&ofield, "id"), e.to_string());
+            continue;
+        }
+        if parsed.operators.iter().any(|o| o.id == id) {
+            p.push(item.mark, join_field(&ofield, "id"), format!("operator id `{id}` is used twice in this node"));
+            continue;
+        }
+        let port = |local: &str| if single { local.to_owned() } else { format!("{id}/{local}") };
+        let mut python = None;
+        let mut has_build = false;
+        for (key, v) in entries {
+            let k = key_str(key);
+            let kfield = join_field(&ofield, k);
+            match k {
+                "id" | "name" | "description" => {}
+                "python" => {
+                    // dora-rs also takes `{source: FILE, conda_env: ENV}`.
+                    let source = match &v.value {
+                        Value::Map(inner) => {
+                            if let Some((conda, _)) = inner.iter().find(|(k, _)| key_str(k) == "conda_env") {
+                                p.push(
+                                    conda.mark,
+                                    join_field(&kfield, "conda_env"),
+                                    "`conda_env` is not supported by nerve: run nerve in that environment instead",
+                                );
+                            }
+                            inner.iter().find(|(k, _)| key_str(k) == "source").map(|(_, s)| s)
+                        }
+                        _ => Some(v),
+                    };
+                    python = source.and_then(|s| string_field(p, s, &kfield)).map(|s| (s, v.mark, kfield));
+                }
+                "shared-library" => p.push(
+                    key.mark,
+                    kfield,
+                    "shared-library operators are not supported by nerve yet: build the library into a node \
+                     (`path:`), or write the operator in Python",
+                ),
+                "inputs" => {
+                    let (inputs, places) = parse_inputs(p, v, &kfield);
+                    parsed.inputs.extend(inputs.into_iter().map(|i| InputSpec { id: port(&i.id), ..i }));
+                    parsed.places.extend(places);
+                }
+                "outputs" => {
+                    let (outputs, _topics, marks) = parse_outputs(p, v, &kfield);
+                    parsed.outputs.extend(outputs.iter().map(|o| port(o)));
+                    parsed.output_marks.extend(marks);
+                }
+                "build" => {
+                    has_build = true;
+                    parsed.build.extend(string_field(p, v, &kfield));
+                }
+                "send_stdout_as" if single => *stdout_as = Some(v),
+                "send_stdout_as" => p.push(
+                    key.mark,
+                    kfield,
+                    "in a list of `operators`, write `send_stdout_as: <operator>/<output>` on the node",
+                ),
+                _ => unknown_key(p, key, &kfield, OPERATOR_KEYS),
+            }
+        }
+        let Some((source, mark, pfield)) = python else {
+            if !entries.iter().any(|(k, _)| key_str(k) == "shared-library") {
+                p.push(item.mark, &ofield, "missing `python:`: the operator's Python file (its `Operator` class)");
+            }
+            continue;
+        };
+        if !source.ends_with(".py") {
+            p.push(mark, pfield, format!("`{source}` is not a Python file (`.py`)"));
+            continue;
+        }
+        match paths::resolve(&source, base_dir, has_build) {
+            Ok(NodePath::Python(file)) => parsed.operators.push(OperatorSpec { id, python: file }),
+            Ok(_) => p.push(mark, pfield, format!("`{source}` is not a Python file (`.py`)")),
+            Err(message) => p.push(mark, pfield, message),
+        }
+    }
+    parsed
+}
