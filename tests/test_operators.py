@@ -145,3 +145,91 @@ def test_a_wrong_operator_is_refused_before_the_run(dataflows):
     assert "missing required key `id`: each of a node's `operators` has one" in checked.stderr
     assert "shared-library operators are not supported by nerve yet" in checked.stderr
     assert "a node runs a program (`path:`) or operators, not both" in checked.stderr
+
+
+PRODUCE = """
+import numpy as np
+import pyarrow as pa
+from nerve import DoraStatus
+
+KINDS = [
+    lambda: pa.array([1, 2], type=pa.int64()),
+    lambda: b"ab",
+    lambda: [1.5, 2.5],
+    lambda: np.array([7, 8], dtype=np.float32),
+    lambda: np.arange(6, dtype=np.uint8).reshape(2, 3),
+]
+
+
+class Operator:
+    sent = 0
+
+    def on_event(self, event, send_output):
+        if event["type"] != "INPUT":
+            return DoraStatus.CONTINUE
+        # Kept alive, so that no other object takes its id while the reader looks.
+        self.last = KINDS[self.sent]()
+        send_output("out", self.last, {"id": id(self.last)})
+        self.sent += 1
+        return DoraStatus.STOP if self.sent == len(KINDS) else DoraStatus.CONTINUE
+"""
+
+CONSUME = """
+from nerve import DoraStatus
+
+
+class Operator:
+    def on_event(self, event, send_output):
+        if event["type"] == "INPUT":
+            value = event["value"]
+            same = "same object" if id(value) == event["metadata"]["id"] else "converted"
+            assert event["metadata"]["timestamp"] > 0
+            print("got", event["id"], value.type, value.to_pylist(), same)
+        elif event["type"] == "INPUT_CLOSED":
+            print("closed", event["id"])
+        return DoraStatus.CONTINUE
+"""
+
+REMOTE = """
+from nerve import Node
+
+for event in Node():
+    if event["type"] == "INPUT":
+        print("got", event["id"], event["value"].type, event["value"].to_pylist())
+"""
+
+
+def test_operators_of_one_node_hand_messages_over_in_process(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [value]
+          - id: chain
+            operators:
+              - id: produce
+                python: produce.py
+                inputs: {tick: source/value}
+                outputs: [out]
+              - id: consume
+                python: consume.py
+                inputs: {data: chain/produce/out}
+          - id: remote
+            path: remote.py
+            inputs: {data: chain/produce/out}
+        """,
+        {"source.py": SOURCE, "produce.py": PRODUCE, "consume.py": CONSUME, "remote.py": REMOTE},
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    local = run.node_lines("chain")
+    # Each message once (not a second time through shared memory), the pyarrow array itself
+    # when one was sent, and the input closed as its operator stopped.
+    assert len(local) == 6, local
+    assert local[0].endswith(" same object"), local
+    assert all(line.endswith(" converted") for line in local[1:5]), local
+    assert local[5] == "closed data"
+    # What the node's own operator got is what a reader in another process got.
+    received = [line.removesuffix(" same object").removesuffix(" converted") for line in local[:5]]
+    assert received == run.node_lines("remote")

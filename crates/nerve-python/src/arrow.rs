@@ -77,7 +77,13 @@ impl PyArrow {
         self.import_as(py, data, None)
     }
 
-    fn import_as(&self, py: Python<'_>, data: &ArrayData, extension: Option<&Extension>) -> PyResult<Py<PyAny>> {
+    /// [`PyArrow::to_py`] for an array in its `ArrayData` form, the storage of `extension`.
+    pub(crate) fn import_as(
+        &self,
+        py: Python<'_>,
+        data: &ArrayData,
+        extension: Option<&Extension>,
+    ) -> PyResult<Py<PyAny>> {
         let ty = self.py_type(py, data.data_type(), extension)?;
         let array = FFI_ArrowArray::new(data);
         let addr = std::ptr::addr_of!(array) as usize;

@@ -212,6 +212,21 @@ impl Node {
         self.next(py, None)
     }
 
+    /// ``data`` as the ``pyarrow`` array a reader of ``output_id`` receives, made in this
+    /// process, without shared memory: how nerve's operator host hands a message from one
+    /// operator of the node to another. A ``pyarrow`` array is handed over as it is (no copy);
+    /// other data is converted as :meth:`send_output` converts it.
+    #[pyo3(name = "_handover")]
+    fn handover(&self, py: Python<'_>, output_id: &str, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if self.pa.is_array(py, data)? {
+            return Ok(data.clone().unbind());
+        }
+        let outgoing = Outgoing::classify(py, &self.pa, data, self.node.declared_type(output_id))
+            .map_err(|e| at(py, e, &format!("output `{output_id}`")))?;
+        let (array, extension) = outgoing.into_array(py)?;
+        self.pa.import_as(py, &array, extension.as_ref())
+    }
+
     /// Sends ``data`` on output ``output_id``.
     ///
     /// ``data`` may be ``bytes``, any buffer (a numpy array of numbers, a memoryview…), any

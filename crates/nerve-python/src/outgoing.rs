@@ -128,6 +128,17 @@ impl Outgoing {
             }
         }
     }
+
+    /// The data as [`Outgoing::into_array_data`] makes it, with the extension type it is the
+    /// storage of (a tensor's shape): the array a reader receives, made in this process.
+    pub(crate) fn into_array(self, py: Python<'_>) -> PyResult<(ArrayData, Option<Extension>)> {
+        let extension = match &self {
+            Self::Array(_, extension) => extension.clone(),
+            Self::Tensor { shape, .. } => Some(Extension::fixed_shape_tensor(shape)),
+            Self::Bytes(_) | Self::Primitive { .. } => None,
+        };
+        Ok((self.into_array_data(py)?, extension))
+    }
 }
 
 /// A list or tuple of Python `int`s and `float`s (`numpy.float64` too) as the array

@@ -46,7 +46,7 @@ impl Plan {
             .collect();
         let mut inputs = vec![Vec::new(); df.nodes.len()];
         for (r, node) in df.nodes.iter().enumerate() {
-            for input in &node.inputs {
+            for input in node.inputs.iter().filter(|input| !node.in_process(input)) {
                 // The node subscribes itself, with one queue per publisher process in its
                 // inbox: the topic's messages ring the node's doorbell like any input's.
                 let mut from_topic = |topic: String| {
@@ -253,6 +253,19 @@ mod tests {
         let cam = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
         assert_eq!(cam.inboxes.iter().map(|i| i.node).collect::<Vec<_>>(), vec![0, 1, 2]);
         assert!(matches!(cam.inputs[0], InputChannel::Timer { period_ns: 33_333_333, .. }));
+    }
+
+    #[test]
+    fn operators_reading_one_another_take_no_channel() {
+        let (_, plan) = plan(
+            "nodes:\n\
+             - {id: cam, path: n.py, outputs: [image]}\n\
+             - id: pair\n  operators:\n             \x20   - {id: a, python: n.py, inputs: {image: cam/image}, outputs: [mask]}\n             \x20   - {id: b, python: n.py, inputs: {mask: pair/a/mask}}\n",
+        );
+        // `pair/b/mask` is handed over inside the node's process: no queue, no edge.
+        assert_eq!(plan.inboxes[1].len(), 1);
+        assert!(plan.outputs[1][0].1.is_empty());
+        assert!(matches!(&plan.inputs[1][..], [InputChannel::Shm { id, .. }] if id == "a/image"));
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<St
             args.extend(node.args.iter().cloned());
             Some((python.to_owned(), args))
         }
-        // nerve's operator host reads the operators from the node's config.
+        // nerve's operator host reads the operators from its `HostPlan`, set by `spawn`.
         NodePath::Operators(_) => {
             let mut args = vec!["-m".to_owned(), "nerve.operators".to_owned()];
             args.extend(node.args.iter().cloned());
@@ -123,6 +123,14 @@ pub fn spawn(
     cmd.args(args).current_dir(l.base_dir).envs(l.network_env.iter().map(|(k, v)| (k, v)));
     if let Some(path) = types_path(l.types) {
         cmd.env(nerve_types::TYPES_PATH_VAR, path);
+    }
+    if let Some(plan) = nerve_spec::operators::HostPlan::of(l.node) {
+        let json = serde_json::to_string(&plan).map_err(|e| RuntimeError::Spawn {
+            node: l.node.id.clone(),
+            program: program.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        cmd.env(nerve_spec::operators::HOST_PLAN_VAR, json);
     }
     cmd.envs(&l.node.env)
         .env(env::SOCKET, l.socket)

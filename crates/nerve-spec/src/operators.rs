@@ -5,6 +5,7 @@
 //! `operators:` each is `<operator>/<port>`, so other nodes read `node/<operator>/<output>` as
 //! in dora-rs.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::fields::{join_field, key_str, mapping, string_field, unknown_key};
 use crate::parse::{InputPlace, check_id, parse_inputs, parse_outputs};
 use crate::paths;
-use crate::spec::{InputSpec, NodePath};
+use crate::spec::{InputSource, InputSpec, NodePath, NodeSpec};
 use crate::tree::{Mark, Node, Problems, Value};
 
 const OPERATOR_KEYS: &[&str] =
@@ -25,6 +26,42 @@ pub struct OperatorSpec {
     pub id: String,
     /// The Python file defining its `Operator` class, absolute.
     pub python: std::path::PathBuf,
+    /// What its ports' ids start with on the node: `<id>/` in a list of `operators:`, nothing
+    /// for a lone `operator:`.
+    pub prefix: String,
+}
+
+/// What nerve's operator host needs to run a node's operators, given to it as JSON in
+/// [`HOST_PLAN_VAR`]: the resolved operators, wherever the node came from (a module's folder
+/// included), and which of the node's inputs it feeds itself.
+#[derive(Debug, Serialize)]
+pub struct HostPlan<'a> {
+    /// The node's operators, in the dataflow's order.
+    pub operators: &'a [OperatorSpec],
+    /// The node's inputs read from its own outputs (input id → output id), handed over inside
+    /// the process.
+    pub in_process: BTreeMap<&'a str, &'a str>,
+}
+
+/// The environment variable holding a node's [`HostPlan`].
+pub const HOST_PLAN_VAR: &str = "NERVE_OPERATORS";
+
+impl<'a> HostPlan<'a> {
+    /// The plan of `node`, if it is made of operators.
+    #[must_use]
+    pub fn of(node: &'a NodeSpec) -> Option<Self> {
+        let NodePath::Operators(operators) = &node.path else { return None };
+        let in_process = node
+            .inputs
+            .iter()
+            .filter(|input| node.in_process(input))
+            .filter_map(|input| match &input.source {
+                InputSource::Output { output, .. } => Some((input.id.as_str(), output.as_str())),
+                _ => None,
+            })
+            .collect();
+        Some(Self { operators, in_process })
+    }
 }
 
 /// A node's operators, and the ports and build they give the node.
@@ -150,7 +187,10 @@ pub(crate) fn parse<'a>(
             continue;
         }
         match paths::resolve(&source, base_dir, has_build) {
-            Ok(NodePath::Python(file)) => parsed.operators.push(OperatorSpec { id, python: file }),
+            Ok(NodePath::Python(file)) => {
+                let prefix = port("");
+                parsed.operators.push(OperatorSpec { id, python: file, prefix });
+            }
             Ok(_) => p.push(mark, pfield, format!("`{source}` is not a Python file (`.py`)")),
             Err(message) => p.push(mark, pfield, message),
         }

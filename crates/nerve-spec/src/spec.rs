@@ -228,6 +228,14 @@ impl NodeSpec {
             line: 0,
         }
     }
+
+    /// Whether `input` is one operator of this node reading another's output: the operator host
+    /// hands such messages over inside the process, so no shared-memory channel carries them.
+    #[must_use]
+    pub fn in_process(&self, input: &InputSpec) -> bool {
+        matches!(self.path, NodePath::Operators(_))
+            && matches!(&input.source, InputSource::Output { node, .. } if *node == self.id)
+    }
 }
 
 /// What a node runs.

@@ -45,6 +45,14 @@ pub(crate) fn validate(nodes: &[ParsedNode], p: &mut Problems) {
                 }
                 _ => continue,
             };
+            if reader.spec.in_process(input) && input.timeout.is_some() {
+                p.push(
+                    place.source_mark,
+                    &place.field,
+                    "`input_timeout` is for inputs from other nodes and topics: this input is handed over \
+                     by another operator of the node, inside its process",
+                );
+            }
             let Some(writer) = by_id.get(node.as_str()) else {
                 p.push(place.source_mark, &place.field, format!("unknown source node `{node}` (known nodes: {known})"));
                 continue;

@@ -358,18 +358,19 @@ impl Run<'_> {
         let ended = |n: &NodeRt| n.helper || n.exited() || (n.pid.is_none() && !n.connected());
         let alone = self.nodes.iter().enumerate().all(|(j, n)| j == i || ended(n));
         let closed = &self.nodes[i].inputs_closed;
-        let inputs = &self.df.nodes[i].inputs;
-        let from_nodes = || inputs.iter().filter(|input| matches!(input.source, InputSource::Output { .. }));
-        let nodes_closed = from_nodes().all(|input| closed.contains(&input.id));
+        let node = &self.df.nodes[i];
+        // Its operators' inputs from one another close as its operators stop, inside the node.
+        let (from_nodes, others): (Vec<_>, Vec<_>) = node
+            .inputs
+            .iter()
+            .filter(|input| !node.in_process(input))
+            .partition(|input| matches!(input.source, InputSource::Output { .. }));
+        let nodes_closed = from_nodes.iter().all(|input| closed.contains(&input.id));
         // The node's timers and topics close with its inputs from nodes (`exit_when_nodes_finish`),
         // or when what drives the run ends.
         let others_closed =
-            self.timers_closed || (self.df.exit_when_nodes_finish && from_nodes().next().is_some() && nodes_closed);
-        alone
-            && inputs.iter().all(|input| match input.source {
-                InputSource::Output { .. } => closed.contains(&input.id),
-                _ => others_closed || closed.contains(&input.id),
-            })
+            self.timers_closed || (self.df.exit_when_nodes_finish && !from_nodes.is_empty() && nodes_closed);
+        alone && nodes_closed && (others_closed || others.iter().all(|input| closed.contains(&input.id)))
     }
 
     /// Tells node `i` that its input `input` is closed, now or when it connects.

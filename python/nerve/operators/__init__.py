@@ -1,0 +1,146 @@
+"""dora-rs operators: classes named ``Operator`` whose ``on_event(event, send_output)`` returns a
+:class:`DoraStatus`, run in one process per node.
+
+A node written with ``operator:`` or ``operators:`` runs ``python -m nerve.operators``, which loads
+each operator's file, makes one ``Operator()`` of each and hands it the node's events: the
+``INPUT``, ``INPUT_CLOSED`` and ``INPUT_RECOVERED`` of its own inputs (their ids as the operator
+declared them), and ``STOP`` and errors to all. ``send_output(id, data, metadata)`` sends on the
+operator's output ``id``; other nodes read it as ``node/output`` (one ``operator:``) or
+``node/operator/output`` (a list of ``operators:``). An operator reading another's output of the
+same node gets the very array that was sent, handed over inside the process (runtime readers of the
+output get it through shared memory as usual).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from collections import deque
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+# Set by nerve for a node made of operators: its operators and inputs fed inside the process.
+HOST_PLAN_VAR = "NERVE_OPERATORS"
+
+
+class DoraStatus(Enum):
+    """What ``on_event`` returns: go on, stop this operator, or stop every operator of the node."""
+
+    CONTINUE = 0
+    STOP = 1
+    STOP_ALL = 2
+
+
+class _Running:
+    """One operator of the node, loaded."""
+
+    def __init__(self, spec: dict[str, str], descriptor: Any, host: _Host) -> None:
+        self.id = spec["id"]
+        self.prefix = spec["prefix"]
+        self.file = Path(spec["python"])
+        # The operator's own folder first, so that it imports its sibling modules.
+        sys.path.insert(0, str(self.file.parent))
+        module_spec = importlib.util.spec_from_file_location(f"nerve_operator_{self.id}", self.file)
+        if module_spec is None or module_spec.loader is None:
+            raise ImportError(f"operator `{self.id}`: cannot load {self.file}")
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        if not hasattr(module, "Operator"):
+            raise ImportError(f"operator `{self.id}`: {self.file} defines no class `Operator`")
+        self.operator = module.Operator()
+        self.operator.dataflow_descriptor = descriptor
+
+        def send_output(output_id: str, data: Any, metadata: dict[str, Any] | None = None) -> None:
+            host.send(self.prefix + output_id, data, metadata or {})
+
+        self.send_output = send_output
+
+    def on_event(self, event: dict[str, Any]) -> DoraStatus:
+        status = self.operator.on_event(event, self.send_output)
+        value = getattr(status, "value", status)
+        try:
+            return DoraStatus(value)
+        except ValueError:
+            raise TypeError(
+                f"operator `{self.id}` ({self.file}): on_event returned {status!r}, not a DoraStatus "
+                "(CONTINUE, STOP or STOP_ALL)"
+            ) from None
+
+
+class _Host:
+    """The node's operators and the messages they hand one another inside the process."""
+
+    def __init__(self, node: Any, plan: dict[str, Any]) -> None:
+        self.node = node
+        descriptor = node.dataflow_descriptor()
+        self.running = {spec["id"]: _Running(spec, descriptor, self) for spec in plan["operators"]}
+        # Longest prefix first: a lone operator's is empty and takes every port.
+        self.prefixes = sorted(self.running.values(), key=lambda op: -len(op.prefix))
+        self.readers: dict[str, list[str]] = {}
+        for input_id, output_id in plan["in_process"].items():
+            self.readers.setdefault(output_id, []).append(input_id)
+        self.handed: deque[dict[str, Any]] = deque()
+
+    def owner(self, port: str) -> tuple[_Running | None, str]:
+        """The running operator whose port the node's `port` is, and the port's id for it."""
+        for op in self.prefixes:
+            if port.startswith(op.prefix):
+                return (self.running.get(op.id), port[len(op.prefix) :])
+        return (None, port)
+
+    def send(self, output_id: str, data: Any, metadata: dict[str, Any]) -> None:
+        # Through the runtime too, for the node's other readers (and to check `data` against
+        # the output's declared type); the node's own operators get the very same array.
+        self.node.send_output(output_id, data, metadata)
+        readers = self.readers.get(output_id)
+        if readers:
+            value = self.node._handover(output_id, data)
+            stamped = {**metadata, "timestamp": self.node.timestamp()}
+            for input_id in readers:
+                self.handed.append({"type": "INPUT", "id": input_id, "value": value, "metadata": stamped})
+
+    def stopped(self, op: _Running) -> None:
+        """Closes the inputs `op` fed inside the node."""
+        for output_id, readers in self.readers.items():
+            if output_id.startswith(op.prefix):
+                self.handed.extend({"type": "INPUT_CLOSED", "id": input_id} for input_id in readers)
+
+    def deliver(self, event: dict[str, Any]) -> None:
+        """Hands `event` to the operators it is for, then what they handed one another."""
+        pending = deque([event])
+        while pending and self.running:
+            event = pending.popleft()
+            if event["type"] in ("INPUT", "INPUT_CLOSED", "INPUT_RECOVERED"):
+                op, local = self.owner(event["id"])
+                targets = [op] if op is not None else []
+                event = {**event, "id": local}
+            else:
+                targets = list(self.running.values())
+            for target in targets:
+                if target.id not in self.running:
+                    continue
+                status = target.on_event(event)
+                if status is DoraStatus.STOP:
+                    del self.running[target.id]
+                    self.stopped(target)
+                elif status is DoraStatus.STOP_ALL:
+                    self.running.clear()
+                pending.extend(self.handed)
+                self.handed.clear()
+
+
+def run() -> None:
+    """Runs the operators of the node this process is, until they stop or the node's events end."""
+    from nerve import Node
+
+    plan = os.environ.get(HOST_PLAN_VAR)
+    if plan is None:
+        raise SystemExit(f"nerve.operators runs a node made of operators under `nerve run`; {HOST_PLAN_VAR} is not set")
+    host = _Host(Node(), json.loads(plan))
+    for event in host.node:
+        host.deliver(event)
+        if not host.running or event["type"] == "STOP":
+            break
