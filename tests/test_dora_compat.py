@@ -108,11 +108,17 @@ def test_a_built_dataflow_is_the_yaml_a_user_would_write(tmp_path):
     checked = subprocess.run(nerve_cmd("validate", str(tmp_path / "dataflow.yml")), capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
-    # What nerve does not run is refused by nerve, with its reason, not by the builder.
-    flow.add_node("runtime").add_operator(Operator("op", python="op.py"))
+    runtime = flow.add_node("runtime").add_operator(Operator("op", python="op.py"))
+    (tmp_path / "op.py").write_text("")
     flow.to_yaml(tmp_path / "dataflow.yml")
     checked = subprocess.run(nerve_cmd("validate", str(tmp_path / "dataflow.yml")), capture_output=True, text=True)
-    assert "`operators` is not supported by nerve" in checked.stdout + checked.stderr
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+    # What nerve cannot run is refused by nerve, with its reason, not by the builder.
+    runtime.add_operator(Operator("lib", shared_library="build/missing"))
+    flow.to_yaml(tmp_path / "dataflow.yml")
+    checked = subprocess.run(nerve_cmd("validate", str(tmp_path / "dataflow.yml")), capture_output=True, text=True)
+    assert "shared library not found: " in checked.stderr and "build/libmissing.so" in checked.stderr, checked.stderr
 
     with pytest.raises(ValueError, match="queue_policy must be one of drop_oldest, backpressure, not 'newest'"):
         detector.add_input("x", image, queue_policy="newest")

@@ -143,7 +143,7 @@ def test_a_wrong_operator_is_refused_before_the_run(dataflows):
     checked = subprocess.run(nerve_cmd("validate", str(path)), capture_output=True, text=True, timeout=60)
     assert checked.returncode != 0
     assert "missing required key `id`: each of a node's `operators` has one" in checked.stderr
-    assert "shared-library operators are not supported by nerve yet" in checked.stderr
+    assert "shared library not found:" in checked.stderr and "df/build/libop.so" in checked.stderr
     assert "a node runs a program (`path:`) or operators, not both" in checked.stderr
 
 
@@ -233,3 +233,143 @@ def test_operators_of_one_node_hand_messages_over_in_process(dataflows):
     # What the node's own operator got is what a reader in another process got.
     received = [line.removesuffix(" same object").removesuffix(" converted") for line in local[:5]]
     assert received == run.node_lines("remote")
+
+
+COUNTER_C = r"""
+#include <operator_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+DoraInitResult_t dora_init_operator(void) {
+    int *count = calloc(1, sizeof(int));
+    DoraInitResult_t result = {.operator_context = count};
+    return result;
+}
+
+DoraResult_t dora_drop_operator(void *context) {
+    printf("dropped after %d\n", *(int *)context);
+    free(context);
+    DoraResult_t result = {0};
+    return result;
+}
+
+OnEventResult_t dora_on_event(RawEvent_t *event, const SendOutput_t *send_output, void *context) {
+    OnEventResult_t result = {.status = DORA_STATUS_CONTINUE};
+    int *count = context;
+    if (event->input != NULL) {
+        char *id = dora_read_input_id(event->input);
+        Vec_uint8_t data = dora_read_data(event->input);
+        if (data.ptr == NULL) {
+            printf("%s: not bytes\n", id);
+        } else {
+            *count += 1;
+            char out[64];
+            int len = snprintf(out, sizeof out, "%d:%.*s", *count, (int)data.len, (const char *)data.ptr);
+            result.result = dora_send_operator_output(send_output, "counter", (const uint8_t *)out, (size_t)len);
+            if (strcmp(id, "fail") == 0)
+                result.result = dora_send_operator_output(send_output, "undeclared", NULL, 0);
+        }
+        dora_free_data(data);
+        dora_free_input_id(id);
+    } else if (event->input_closed.ptr != NULL) {
+        printf("closed %.*s\n", (int)event->input_closed.len, (const char *)event->input_closed.ptr);
+    } else if (event->stop) {
+        printf("stop\n");
+    }
+    return result;
+}
+"""
+
+BYTES_SOURCE = """
+import pyarrow as pa
+from nerve import Node
+
+node = Node()
+for text in [b"a", b"b", b"c"]:
+    node.send_output("message", text)
+node.send_output("numbers", pa.array([1, 2]))
+"""
+
+ECHO = """
+from nerve import DoraStatus
+
+
+class Operator:
+    def on_event(self, event, send_output):
+        if event["type"] == "INPUT":
+            print("python got", bytes(event["value"].to_numpy()).decode())
+        return DoraStatus.CONTINUE
+"""
+
+BYTES_SINK = """
+from nerve import Node
+
+for event in Node():
+    if event["type"] == "INPUT":
+        print(bytes(event["value"].to_numpy()).decode())
+"""
+
+C_OPERATOR_NODE = """
+          - id: runtime-node
+            operators:
+              - id: c_op
+                shared-library: build/counter
+                build: >-
+                  mkdir -p build && cc -shared -fPIC -Wall -Werror counter.c -o build/libcounter.so
+                  $(PKG_CONFIG_PATH="$(nerve --lib-dir)/pkgconfig" pkg-config --cflags --libs nerve)
+                inputs: {INPUTS}
+                outputs: [counter]
+"""
+
+
+def test_a_c_operator_runs_in_the_node_process_beside_a_python_one(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [message, numbers]
+        """
+        + C_OPERATOR_NODE.replace("{INPUTS}", "{message: source/message, numbers: source/numbers}")
+        + """
+              - id: py_op
+                python: echo.py
+                inputs: {counter: runtime-node/c_op/counter}
+          - id: sink
+            path: sink.py
+            inputs: {counter: runtime-node/c_op/counter}
+        """,
+        {"source.py": BYTES_SOURCE, "echo.py": ECHO, "sink.py": BYTES_SINK, "counter.c": COUNTER_C},
+    )
+    run = dataflows.run(path, "--build")
+    assert run.returncode == 0, run.output
+    lines = run.node_lines("runtime-node")
+    # The C operator's output reached its Python sibling inside the process, in order.
+    assert [line for line in lines if line.startswith("python got")] == [
+        "python got 1:a",
+        "python got 2:b",
+        "python got 3:c",
+    ], lines
+    assert "numbers: not bytes" in lines, lines
+    assert {"closed message", "closed numbers"} <= set(lines), lines
+    assert lines[-1] == "dropped after 3", lines
+    assert run.node_lines("sink") == ["1:a", "2:b", "3:c"]
+
+
+def test_a_c_operators_error_ends_its_node_with_the_text(dataflows):
+    source = BYTES_SOURCE.replace('node.send_output("numbers", pa.array([1, 2]))', "")
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [message]
+        """
+        + C_OPERATOR_NODE.replace("{INPUTS}", "{fail: source/message}"),
+        {"source.py": source, "counter.c": COUNTER_C},
+    )
+    run = dataflows.run(path, "--build")
+    assert run.returncode != 0
+    assert "operator `c_op`" in run.output and "dora_on_event failed" in run.output, run.output
+    assert "undeclared" in run.output, run.output

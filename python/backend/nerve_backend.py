@@ -6,7 +6,7 @@ C functions too: the extension leaves libpython's symbols for the interpreter to
 C program could not link against it.
 
 The wheel gets ``nerve/lib/libnerve.so`` (and ``lib/pkgconfig/nerve.pc``), ``nerve/include/``
-(``nerve.h``, ``node_api.h``, ``nerve.hpp``, the typed messages' ``nerve/msg.hpp`` and
+(``nerve.h``, dora-rs's ``node_api.h`` and ``operator_api.h``, ``nerve.hpp``, the typed messages' ``nerve/msg.hpp`` and
 ``nerve/msg/*.hpp``) and ``nerve/cmake/`` (``find_package(nerve)``), and the source of
 the Rust crates a Rust node builds on (``nerve/rust/``: ``nerve-node``, ``nerve-tf`` and the
 workspace crates they use, in a Cargo workspace of their own, with the ``Cargo.lock`` nerve was
@@ -119,9 +119,8 @@ def add_c_library(wheel: Path) -> None:
         "nerve/cmake/nerveConfigVersion.cmake": (C_CRATE / "cmake" / "nerveConfigVersion.cmake.in").read_bytes(),
     }
     files = {k: v.replace(b"@VERSION@", version.encode()) for k, v in files.items()}
-    # nerve.h and node_api.h for C, nerve.hpp (header-only, over nerve.h) for C++.
+    # Every header: C's, and C++'s, which are header-only over nerve.h.
     include = C_CRATE / "include"
-    # nerve.h, nerve.hpp, node_api.h, and nerve/msg.hpp with the message packages' nerve/msg/*.hpp.
     for header in sorted(include.rglob("*.h*")):
         files[f"nerve/include/{header.relative_to(include).as_posix()}"] = header.read_bytes()
     files.update(rust_sources())

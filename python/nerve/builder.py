@@ -37,7 +37,7 @@ class Output:
 
 
 class Operator:
-    """An operator entry (dora-rs's ``operators:``); nerve refuses operators when it validates."""
+    """An operator entry (dora-rs's ``operators:``): a Python file or a shared library."""
 
     def __init__(
         self,

@@ -7,6 +7,7 @@
 // feeder sends one message, then ends; the run's message limit is 4096 bytes), in order; Clock.*
 // as the node of dataflows/sim_time.yml, under nerve run --sim-time.
 #include <node_api.h>
+#include <operator_types.h>
 
 #include "common.h"
 
@@ -80,6 +81,21 @@ TEST(Standalone, DoraFunctionsSurviveNull) {
     EXPECT_EQ(dora_log(nullptr, "info", 4, "x", 1), -1);
     free_dora_event(freed_pointer<void>());
     free_dora_context(nullptr);
+}
+
+TEST(Standalone, DoraOperatorFunctionsSurviveNull) {
+    EXPECT_EQ(dora_read_input_id(nullptr), nullptr);
+    Vec_uint8_t data = dora_read_data(nullptr);
+    EXPECT_EQ(data.ptr, nullptr);
+    dora_free_data(data);
+    dora_free_input_id(nullptr);
+    nerve_dora_free_error(nullptr);
+    const uint8_t byte = 1;
+    DoraResult_t result = dora_send_operator_output(nullptr, "out", &byte, 1);
+    ASSERT_NE(result.error, nullptr);
+    std::string text(reinterpret_cast<const char *>(result.error->ptr), result.error->len);
+    EXPECT_NE(text.find("dora_send_operator_output: send_output is NULL"), std::string::npos) << text;
+    nerve_dora_free_error(result.error);
 }
 
 TEST(Standalone, StatusNames) {

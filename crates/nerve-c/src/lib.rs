@@ -1,5 +1,6 @@
 //! The C API of nerve: `libnerve.so` / `libnerve.a`, declared by `include/nerve.h` (generated
-//! from this crate by cbindgen) and `include/node_api.h` (dora-rs's C node API).
+//! from this crate by cbindgen), `include/node_api.h` (dora-rs's C node API) and
+//! `include/operator_api.h` (dora-rs's C operator API).
 //!
 //! A C node connects, receives events, and sends bytes, Arrow arrays (through the Arrow C data
 //! interface) or blocks of shared memory it fills in place:
@@ -38,6 +39,7 @@
 mod args;
 pub mod clock;
 pub mod dora;
+pub mod dora_operator;
 pub mod error;
 pub mod event;
 mod handles;

@@ -208,7 +208,7 @@ pub fn mermaid(df: &Dataflow) -> String {
             (None, NodePath::Dynamic) => "dynamic".to_owned(),
             (None, NodePath::Python(p) | NodePath::Executable(p) | NodePath::ToBuild(p)) => file_name(p),
             (None, NodePath::Operators(ops)) => {
-                let files: Vec<String> = ops.iter().map(|op| file_name(&op.python)).collect();
+                let files: Vec<String> = ops.iter().map(|op| file_name(op.source.file())).collect();
                 format!("operators: {}", files.join(", "))
             }
         };

@@ -6,7 +6,7 @@
 //! in dora-rs.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -24,11 +24,32 @@ const OPERATOR_KEYS: &[&str] =
 pub struct OperatorSpec {
     /// Its id: what prefixes its ports in a list of `operators:`; `op` for a lone `operator:`.
     pub id: String,
-    /// The Python file defining its `Operator` class, absolute.
-    pub python: std::path::PathBuf,
+    /// Its code.
+    pub source: OperatorSource,
     /// What its ports' ids start with on the node: `<id>/` in a list of `operators:`, nothing
     /// for a lone `operator:`.
     pub prefix: String,
+}
+
+/// An operator's code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorSource {
+    /// `python:`: the Python file defining its `Operator` class, absolute.
+    Python(PathBuf),
+    /// `shared-library:`: the library implementing dora-rs's C operator API, absolute (`lib` and
+    /// `.so` added when the path has no extension, as dora-rs does).
+    SharedLibrary(PathBuf),
+}
+
+impl OperatorSource {
+    /// The operator's file.
+    #[must_use]
+    pub fn file(&self) -> &Path {
+        match self {
+            Self::Python(file) | Self::SharedLibrary(file) => file,
+        }
+    }
 }
 
 /// What nerve's operator host needs to run a node's operators, given to it as JSON in
@@ -123,7 +144,7 @@ pub(crate) fn parse<'a>(
             continue;
         }
         let port = |local: &str| if single { local.to_owned() } else { format!("{id}/{local}") };
-        let mut python = None;
+        let mut sources = Vec::new();
         let mut has_build = false;
         for (key, v) in entries {
             let k = key_str(key);
@@ -145,14 +166,9 @@ pub(crate) fn parse<'a>(
                         }
                         _ => Some(v),
                     };
-                    python = source.and_then(|s| string_field(p, s, &kfield)).map(|s| (s, v.mark, kfield));
+                    sources.extend(source.and_then(|s| string_field(p, s, &kfield)).map(|s| (true, s, v.mark, kfield)));
                 }
-                "shared-library" => p.push(
-                    key.mark,
-                    kfield,
-                    "shared-library operators are not supported by nerve yet: build the library into a node \
-                     (`path:`), or write the operator in Python",
-                ),
+                "shared-library" => sources.extend(string_field(p, v, &kfield).map(|s| (false, s, v.mark, kfield))),
                 "inputs" => {
                     let (inputs, places) = parse_inputs(p, v, &kfield);
                     parsed.inputs.extend(inputs.into_iter().map(|i| InputSpec { id: port(&i.id), ..i }));
@@ -176,24 +192,63 @@ pub(crate) fn parse<'a>(
                 _ => unknown_key(p, key, &kfield, OPERATOR_KEYS),
             }
         }
-        let Some((source, mark, pfield)) = python else {
-            if !entries.iter().any(|(k, _)| key_str(k) == "shared-library") {
-                p.push(item.mark, &ofield, "missing `python:`: the operator's Python file (its `Operator` class)");
+        let (python, source, mark, sfield) = match sources.len() {
+            1 => sources.remove(0),
+            0 => {
+                p.push(
+                    item.mark,
+                    &ofield,
+                    "missing `python:` (a Python file) or `shared-library:`: the operator's code",
+                );
+                continue;
             }
-            continue;
+            _ => {
+                p.push(item.mark, &ofield, "an operator is `python:` or `shared-library:`, not both");
+                continue;
+            }
         };
-        if !source.ends_with(".py") {
-            p.push(mark, pfield, format!("`{source}` is not a Python file (`.py`)"));
-            continue;
-        }
-        match paths::resolve(&source, base_dir, has_build) {
-            Ok(NodePath::Python(file)) => {
+        let resolved =
+            if python { python_file(&source, base_dir, has_build) } else { library(&source, base_dir, has_build) };
+        match resolved {
+            Ok(source) => {
                 let prefix = port("");
-                parsed.operators.push(OperatorSpec { id, python: file, prefix });
+                parsed.operators.push(OperatorSpec { id, source, prefix });
             }
-            Ok(_) => p.push(mark, pfield, format!("`{source}` is not a Python file (`.py`)")),
-            Err(message) => p.push(mark, pfield, message),
+            Err(message) => p.push(mark, sfield, message),
         }
     }
     parsed
+}
+
+/// The operator's Python file, `raw` under `base_dir`.
+fn python_file(raw: &str, base_dir: &Path, has_build: bool) -> Result<OperatorSource, String> {
+    if !raw.ends_with(".py") {
+        return Err(format!("`{raw}` is not a Python file (`.py`)"));
+    }
+    match paths::resolve(raw, base_dir, has_build) {
+        Ok(NodePath::Python(file)) => Ok(OperatorSource::Python(file)),
+        Ok(_) => Err(format!("`{raw}` is not a Python file (`.py`)")),
+        Err(message) => Err(message),
+    }
+}
+
+/// The operator's shared library, `raw` under `base_dir`: `dir/name` is `dir/libname.so`, as
+/// dora-rs names it on Linux; a path with an extension is taken as it is.
+fn library(raw: &str, base_dir: &Path, has_build: bool) -> Result<OperatorSource, String> {
+    if raw.is_empty() || raw.contains('\0') {
+        return Err("`shared-library` is empty or holds a NUL character".to_owned());
+    }
+    let given = Path::new(raw);
+    let named = match (given.extension(), given.file_name()) {
+        (None, Some(name)) => given.with_file_name(format!("lib{}.so", name.to_string_lossy())),
+        _ => given.to_owned(),
+    };
+    let file: PathBuf = base_dir.join(named).components().collect();
+    if file.is_file() || (has_build && !file.exists()) {
+        Ok(OperatorSource::SharedLibrary(file))
+    } else if file.exists() {
+        Err(format!("{} is not a file", file.display()))
+    } else {
+        Err(format!("shared library not found: {} (build it first, or give the operator a `build:`)", file.display()))
+    }
 }

@@ -6,9 +6,11 @@ each operator's file, makes one ``Operator()`` of each and hands it the node's e
 ``INPUT``, ``INPUT_CLOSED`` and ``INPUT_RECOVERED`` of its own inputs (their ids as the operator
 declared them), and ``STOP`` and errors to all. ``send_output(id, data, metadata)`` sends on the
 operator's output ``id``; other nodes read it as ``node/output`` (one ``operator:``) or
-``node/operator/output`` (a list of ``operators:``). An operator reading another's output of the
-same node gets the very array that was sent, handed over inside the process (runtime readers of the
-output get it through shared memory as usual).
+``node/operator/output`` (a list of ``operators:``). A ``shared-library:`` operator (dora-rs's C
+operator API) is loaded into the same process (:mod:`nerve.operators.shared_library`).
+
+An operator reading another's output of the same node gets the very array that was sent, handed
+over inside the process (readers in other nodes get it through shared memory as usual).
 """
 
 from __future__ import annotations
@@ -18,45 +20,35 @@ import json
 import os
 import sys
 from collections import deque
-from enum import Enum
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from nerve.operators.status import DoraStatus
 
 # Set by nerve for a node made of operators: its operators and inputs fed inside the process.
 HOST_PLAN_VAR = "NERVE_OPERATORS"
 
 
-class DoraStatus(Enum):
-    """What ``on_event`` returns: go on, stop this operator, or stop every operator of the node."""
+class _PythonOperator:
+    """One operator of the node: a Python file's ``Operator`` class."""
 
-    CONTINUE = 0
-    STOP = 1
-    STOP_ALL = 2
-
-
-class _Running:
-    """One operator of the node, loaded."""
-
-    def __init__(self, spec: dict[str, str], descriptor: Any, host: _Host) -> None:
-        self.id = spec["id"]
-        self.prefix = spec["prefix"]
-        self.file = Path(spec["python"])
+    def __init__(self, op_id: str, prefix: str, file: Path, descriptor: Any, send: Callable[..., None]) -> None:
+        self.id = op_id
+        self.prefix = prefix
+        self.file = file
         # The operator's own folder first, so that it imports its sibling modules.
-        sys.path.insert(0, str(self.file.parent))
-        module_spec = importlib.util.spec_from_file_location(f"nerve_operator_{self.id}", self.file)
+        sys.path.insert(0, str(file.parent))
+        module_spec = importlib.util.spec_from_file_location(f"nerve_operator_{op_id}", file)
         if module_spec is None or module_spec.loader is None:
-            raise ImportError(f"operator `{self.id}`: cannot load {self.file}")
+            raise ImportError(f"operator `{op_id}`: cannot load {file}")
         module = importlib.util.module_from_spec(module_spec)
         module_spec.loader.exec_module(module)
         if not hasattr(module, "Operator"):
-            raise ImportError(f"operator `{self.id}`: {self.file} defines no class `Operator`")
+            raise ImportError(f"operator `{op_id}`: {file} defines no class `Operator`")
         self.operator = module.Operator()
         self.operator.dataflow_descriptor = descriptor
-
-        def send_output(output_id: str, data: Any, metadata: dict[str, Any] | None = None) -> None:
-            host.send(self.prefix + output_id, data, metadata or {})
-
-        self.send_output = send_output
+        self.send_output = send
 
     def on_event(self, event: dict[str, Any]) -> DoraStatus:
         status = self.operator.on_event(event, self.send_output)
@@ -69,6 +61,23 @@ class _Running:
                 "(CONTINUE, STOP or STOP_ALL)"
             ) from None
 
+    def close(self) -> None:
+        """Nothing to free: the object goes with the host."""
+
+
+def _load(spec: dict[str, Any], descriptor: Any, host: _Host) -> Any:
+    """The operator `spec` describes, loaded and initialised."""
+    op_id, prefix = spec["id"], spec["prefix"]
+
+    def send(output_id: str, data: Any, metadata: dict[str, Any] | None = None) -> None:
+        host.send(prefix + output_id, data, metadata or {})
+
+    if "python" in spec["source"]:
+        return _PythonOperator(op_id, prefix, Path(spec["source"]["python"]), descriptor, send)
+    from nerve.operators.shared_library import SharedLibraryOperator
+
+    return SharedLibraryOperator(op_id, prefix, Path(spec["source"]["shared_library"]), send)
+
 
 class _Host:
     """The node's operators and the messages they hand one another inside the process."""
@@ -76,7 +85,9 @@ class _Host:
     def __init__(self, node: Any, plan: dict[str, Any]) -> None:
         self.node = node
         descriptor = node.dataflow_descriptor()
-        self.running = {spec["id"]: _Running(spec, descriptor, self) for spec in plan["operators"]}
+        self.running: dict[str, Any] = {}
+        for spec in plan["operators"]:
+            self.running[spec["id"]] = _load(spec, descriptor, self)
         # Longest prefix first: a lone operator's is empty and takes every port.
         self.prefixes = sorted(self.running.values(), key=lambda op: -len(op.prefix))
         self.readers: dict[str, list[str]] = {}
@@ -84,7 +95,7 @@ class _Host:
             self.readers.setdefault(output_id, []).append(input_id)
         self.handed: deque[dict[str, Any]] = deque()
 
-    def owner(self, port: str) -> tuple[_Running | None, str]:
+    def owner(self, port: str) -> tuple[Any, str]:
         """The running operator whose port the node's `port` is, and the port's id for it."""
         for op in self.prefixes:
             if port.startswith(op.prefix):
@@ -102,8 +113,9 @@ class _Host:
             for input_id in readers:
                 self.handed.append({"type": "INPUT", "id": input_id, "value": value, "metadata": stamped})
 
-    def stopped(self, op: _Running) -> None:
-        """Closes the inputs `op` fed inside the node."""
+    def stopped(self, op: Any) -> None:
+        """Frees `op` and closes the inputs it fed inside the node."""
+        op.close()
         for output_id, readers in self.readers.items():
             if output_id.startswith(op.prefix):
                 self.handed.extend({"type": "INPUT_CLOSED", "id": input_id} for input_id in readers)
@@ -127,9 +139,14 @@ class _Host:
                     del self.running[target.id]
                     self.stopped(target)
                 elif status is DoraStatus.STOP_ALL:
-                    self.running.clear()
+                    self.close()
                 pending.extend(self.handed)
                 self.handed.clear()
+
+    def close(self) -> None:
+        """Stops and frees every operator still running."""
+        while self.running:
+            self.running.popitem()[1].close()
 
 
 def run() -> None:
@@ -140,7 +157,10 @@ def run() -> None:
     if plan is None:
         raise SystemExit(f"nerve.operators runs a node made of operators under `nerve run`; {HOST_PLAN_VAR} is not set")
     host = _Host(Node(), json.loads(plan))
-    for event in host.node:
-        host.deliver(event)
-        if not host.running or event["type"] == "STOP":
-            break
+    try:
+        for event in host.node:
+            host.deliver(event)
+            if not host.running or event["type"] == "STOP":
+                break
+    finally:
+        host.close()
