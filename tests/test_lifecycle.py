@@ -540,3 +540,62 @@ def test_a_node_left_running_after_its_inputs_closed_is_killed_after_its_finish_
     assert run.node_lines("prompt") == run.node_lines("lingerer") == ["inputs closed after 3"]
     assert "lingerer (still running 500ms after every other node ended and all its inputs closed" in run.stderr
     assert "prompt (" not in run.stderr, run.stderr
+
+
+def test_a_hung_node_is_killed_after_its_health_check_timeout_and_restarted(dataflows):
+    """dora-rs's `health_check_timeout`: a node that neither calls nerve nor waits for an event
+    that long is hung; nerve kills it, and its restart policy applies as to a crash. A node
+    waiting for its next event for longer is not hung."""
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [data]
+          - id: hangs
+            path: hangs.py
+            health_check_timeout: 0.5
+            restart_policy: on-failure
+            inputs: {data: source/data}
+          - id: waits
+            path: waits.py
+            health_check_timeout: 0.5
+            inputs: {data: source/data}
+        """,
+        {
+            "source.py": """
+                import time
+                import pyarrow as pa
+                from nerve import Node
+
+                node = Node()
+                node.send_output("data", pa.array([1]))
+                # Long past the readers' timeouts: `waits` waits for its next event all along.
+                time.sleep(3)
+                node.send_output("data", pa.array([2]))
+            """,
+            "hangs.py": """
+                import threading
+                from nerve import Node
+
+                node = Node()
+                if node.is_restart():
+                    print(f"restarted {node.restart_count()}", flush=True)
+                else:
+                    next(event for event in node if event["type"] == "INPUT")
+                    print("hanging", flush=True)
+                    threading.Event().wait()  # in its own code, never to return
+            """,
+            "waits.py": """
+                from nerve import Node
+
+                got = [event["value"][0].as_py() for event in Node() if event["type"] == "INPUT"]
+                print(f"got {got}", flush=True)
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode == 0, run.output
+    assert run.node_lines("hangs") == ["hanging", "--- nerve: restart 1 of this node ---", "restarted 1"], run.output
+    assert "unresponsive: no call to nerve and no wait for an event in 500ms (health_check_timeout)" in run.output
+    assert run.node_lines("waits") == ["got [1, 2]"], run.output

@@ -482,6 +482,7 @@ impl Node {
     }
 
     fn publish(&self, output: &str, topic: Option<&nerve_topic::Publisher>, outlet: &mut Outlet, loan: Loan) {
+        self.shared.inbox.note_call();
         let topic = topic.filter(|t| t.has_subscribers());
         let done = outlet.send_with(loan, &self.shared.stop, |message| on_topic(output, topic, message));
         published(output, &done);

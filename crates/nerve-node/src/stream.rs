@@ -339,6 +339,7 @@ impl EventStream {
     /// Waits for what the next event is made of; `Err` with [`Next::Timeout`] or [`Next::End`].
     fn wait(&mut self, timeout: Option<Duration>, take: Take) -> Result<Polled, Next> {
         let deadline = timeout.map(|t| Instant::now() + t);
+        self.shared.inbox.note_call();
         loop {
             if self.ended {
                 return Err(Next::End);
@@ -365,7 +366,10 @@ impl EventStream {
             let shared = self.shared.clone();
             let (slots, clock) = (&self.slots, &self.clock);
             // Whatever ended the wait, the next turn of the loop looks again.
-            self.spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(()));
+            let spin = &mut self.spin;
+            shared
+                .inbox
+                .waiting(|| spin.wait(shared.inbox.doorbell(), wake, || has_work(&shared, slots, clock).then_some(())));
             #[cfg(feature = "profile-stages")]
             crate::profile::woke();
         }

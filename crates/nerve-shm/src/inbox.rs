@@ -12,7 +12,7 @@ use crate::segment::{Access, Segment};
 
 const MAGIC: u64 = 0x4e45_5256_494e_4258; // "NERVINBX"
 /// Layout version of inboxes; bumped on any change to the shared-memory layout.
-pub const INBOX_VERSION: u32 = 1;
+pub const INBOX_VERSION: u32 = 2;
 
 #[repr(C, align(64))]
 struct InboxHeader {
@@ -20,6 +20,18 @@ struct InboxHeader {
     version: AtomicU32,
     n_rings: AtomicU32,
     doorbell: Doorbell,
+    liveness: Liveness,
+}
+
+/// What the owning node shows of its liveness (`health_check_timeout`), on a cache line of its
+/// own: written by the node on each call, read by the runtime now and then, while producers
+/// ring the doorbell.
+#[repr(C, align(64))]
+struct Liveness {
+    /// Calls into nerve's node API (an event asked for, a message sent), counted.
+    calls: AtomicU64,
+    /// Threads of the node waiting for its next event right now.
+    waiting: AtomicU32,
 }
 
 /// Shape of one input queue, as the channel table gives it.
@@ -149,6 +161,29 @@ impl Inbox {
     #[must_use]
     pub fn doorbell(&self) -> &Doorbell {
         &self.header().doorbell
+    }
+
+    /// Notes that the owning node called into nerve (asked for an event, sent a message): what
+    /// the runtime watches for `health_check_timeout`.
+    pub fn note_call(&self) {
+        self.header().liveness.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Runs `wait` as the owning node waiting for its next event: a node waiting for input is
+    /// not hung, however long the wait.
+    pub fn waiting<T>(&self, wait: impl FnOnce() -> T) -> T {
+        let waiting = &self.header().liveness.waiting;
+        waiting.fetch_add(1, Ordering::Relaxed);
+        let result = wait();
+        waiting.fetch_sub(1, Ordering::Relaxed);
+        result
+    }
+
+    /// The owning node's calls so far, and whether it is waiting for an event now.
+    #[must_use]
+    pub fn liveness(&self) -> (u64, bool) {
+        let l = &self.header().liveness;
+        (l.calls.load(Ordering::Relaxed), l.waiting.load(Ordering::Relaxed) > 0)
     }
 
     /// Queue of input number `i`.

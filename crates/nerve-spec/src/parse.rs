@@ -69,9 +69,11 @@ const NODE_KEYS: &[&str] = &[
     "send_logs_as",
     "send_stdout_as",
     "finish_grace_secs",
+    "health_check_timeout",
 ];
 
-/// The longest `finish_grace_secs`: a week outlasts any computation a node finishes with.
+/// The longest `finish_grace_secs` or `health_check_timeout`: a week outlasts any computation a
+/// node finishes with, and any silence of a node that is not hung.
 const MAX_FINISH_GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy", "input_timeout"];
@@ -182,6 +184,12 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
             "share" => doc.share = parse_names(p, value, "share", "topic, service or action"),
             k @ "exit_when_nodes_finish" => doc.exit_when_nodes_finish = boolean(p, value, k),
             "on_failure" => default_on_failure = parse_failure(p, value, "on_failure"),
+            k @ "health_check_interval" => p.push(
+                key.mark,
+                k,
+                "`health_check_interval` is not used by nerve: it looks at a node four times per its own \
+                 `health_check_timeout`; remove the key",
+            ),
             k @ ("deploy" | "_unstable_deploy") => {
                 default_machine = parse_deploy(p, value, k);
             }
@@ -466,6 +474,14 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 spec.finish_grace = duration(p, value, &f(k), MAX_FINISH_GRACE);
                 process_marks.push((key.mark, k));
             }
+            "health_check_timeout" => {
+                spec.health_check = duration(p, value, &f(k), MAX_FINISH_GRACE);
+                if spec.health_check == Some(Duration::ZERO) {
+                    p.push(value.mark, f(k), "`health_check_timeout` must be more than 0: a node needs time to call");
+                    spec.health_check = None;
+                }
+                process_marks.push((key.mark, k));
+            }
             "cpu_affinity" => {
                 affinity = Some((key, parse_cpus(p, value, &f(k))));
                 process_marks.push((key.mark, k));
@@ -577,7 +593,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 _ if key == "restart" || DORA_RESTART_KEYS.contains(&key) => {
                     spec.restart.policy != RestartPolicy::Never
                 }
-                "finish_grace_secs" => true,
+                "finish_grace_secs" | "health_check_timeout" => true,
                 _ => spec.realtime.as_ref().is_some_and(|rt| rt.priority.is_some() || !rt.cpus.is_empty()),
             };
             if applies {

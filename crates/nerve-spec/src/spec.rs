@@ -189,6 +189,11 @@ pub struct NodeSpec {
     /// and all its inputs are closed, before nerve kills it. `None`: as long as it likes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_grace: Option<Duration>,
+    /// `health_check_timeout`: how long the node may go without calling nerve (asking for an
+    /// event, sending) while not waiting for an event, once connected, before nerve kills it as
+    /// hung (its restart policy then applies). `None`: no such watch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health_check: Option<Duration>,
     /// The node's YAML mapping as JSON: what the node API's config call returns.
     pub config: serde_json::Value,
     /// 1-based line where the node's mapping starts.
@@ -224,6 +229,7 @@ impl NodeSpec {
             ros2: None,
             logs: crate::logs::NodeLogs::default(),
             finish_grace: None,
+            health_check: None,
             config: serde_json::json!({ "id": id }),
             line: 0,
         }

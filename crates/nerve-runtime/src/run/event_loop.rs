@@ -91,6 +91,7 @@ impl Run<'_> {
             self.stop_idle_helpers();
             let now = Instant::now();
             self.finish_grace_due(now);
+            self.health_checks_due(now);
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
             if let Phase::Stopping { since, killed: false, .. } = self.phase
@@ -120,18 +121,28 @@ impl Run<'_> {
     }
 
     /// The next moment the event loop has work that no event brings: a restart's back-off ends,
-    /// a node's `finish_grace_secs` ends, a parameter request's node runs out of time, the
+    /// a node's `finish_grace_secs` ends or its liveness is due a look, a parameter request's node runs out of time, the
     /// stop's grace period ends, or the wait for every node to be ready. `None`: nothing until
     /// the next event, so an idle run does not wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
         let finishes = self.nodes.iter().filter(|n| n.killed.is_none()).filter_map(|n| n.finish_by);
+        let health_checks = self
+            .nodes
+            .iter()
+            .zip(&self.df.nodes)
+            .filter(|(n, _)| n.killed.is_none())
+            .filter_map(|(n, spec)| Some(n.seen?.looked_at + spec.health_check? / 4));
         let (grace, ready) = match self.phase {
             Phase::Starting { .. } => (None, Some(ready_deadline)),
             Phase::Running | Phase::Stopping { killed: true, .. } => (None, None),
             Phase::Stopping { since, killed: false, .. } => (Some(since + self.opts.grace), None),
         };
-        restarts.chain(finishes).chain([self.params.next_deadline(), grace, ready].into_iter().flatten()).min()
+        restarts
+            .chain(finishes)
+            .chain(health_checks)
+            .chain([self.params.next_deadline(), grace, ready].into_iter().flatten())
+            .min()
     }
 
     pub(super) fn register(&mut self, stream: UnixStream, node_id: &str, version: &str, pid: u32) -> Option<usize> {
@@ -352,7 +363,7 @@ impl Run<'_> {
             (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].connected()).collect();
         for i in lingering {
             let when = match why {
-                Kill::AfterGrace | Kill::AfterFinishGrace(_) => "after the grace period",
+                Kill::AfterGrace | Kill::AfterFinishGrace(_) | Kill::Unresponsive(_) => "after the grace period",
                 Kill::OnInterrupt => "at the second interrupt",
             };
             tracing::warn!(node = %self.nodes[i].id, "node started by hand still connected {when}");

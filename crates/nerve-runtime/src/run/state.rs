@@ -81,6 +81,9 @@ pub(super) enum Kill {
     /// Its `finish_grace_secs` (this long) ended after every other node ended and all its
     /// inputs closed.
     AfterFinishGrace(Duration),
+    /// It neither called nerve nor waited for an event for its `health_check_timeout` (this
+    /// long): hung. Unlike the others, its `restart:` policy applies, as to a crash.
+    Unresponsive(Duration),
 }
 
 impl Kill {
@@ -92,8 +95,29 @@ impl Kill {
                 "still running {grace:?} after every other node ended and all its inputs closed \
                  (finish_grace_secs), killed"
             )),
+            Self::Unresponsive(timeout) => Outcome::Failed(format!(
+                "unresponsive: no call to nerve and no wait for an event in {timeout:?} \
+                 (health_check_timeout), killed"
+            )),
         }
     }
+
+    /// Whether the node's `restart:` policy still applies after this kill: a hung node is
+    /// restarted like a crashed one; a node killed to end the run is not.
+    pub(super) fn may_restart(self) -> bool {
+        matches!(self, Self::Unresponsive(_))
+    }
+}
+
+/// What the runtime last saw of a node's calls into nerve (`health_check_timeout`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Seen {
+    /// Its count of calls.
+    pub(super) calls: u64,
+    /// When the count last changed, or the node was last seen waiting for an event.
+    pub(super) active_at: Instant,
+    /// When the runtime looked.
+    pub(super) looked_at: Instant,
 }
 
 /// What the runtime keeps of each node while the run lasts.
@@ -115,6 +139,8 @@ pub(super) struct NodeRt {
     /// When its `finish_grace_secs` ends: set once every other node ended and all its inputs
     /// closed.
     pub(super) finish_by: Option<Instant>,
+    /// Its liveness as last seen, for `health_check_timeout`; `None` until it connects.
+    pub(super) seen: Option<Seen>,
     /// nerve killed its process group, and why: its exit is not its own, never a reason to
     /// restart.
     pub(super) killed: Option<Kill>,
@@ -145,6 +171,7 @@ impl NodeRt {
             pending_closed: Vec::new(),
             inputs_closed: HashSet::new(),
             finish_by: None,
+            seen: None,
             killed: None,
             spawned_at: None,
             restarts_counted: 0,

@@ -11,7 +11,7 @@ use nerve_message::runtime_to_node::RuntimeMessage;
 
 use super::Run;
 use super::report::Outcome;
-use super::state::{Kill, NodeRt, NodeState};
+use super::state::{Kill, NodeRt, NodeState, Seen};
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
@@ -45,6 +45,8 @@ impl Run<'_> {
         rt.generation += 1;
         rt.pid = Some(pid);
         rt.registered = false;
+        rt.seen = None;
+        rt.killed = None;
         rt.spawned_at = Some(Instant::now());
         let (tx, generation) = (self.events.clone(), rt.generation);
         std::thread::spawn(move || {
@@ -92,9 +94,9 @@ impl Run<'_> {
     pub(super) fn schedule_restart(&mut self, i: usize, outcome: &Outcome) -> bool {
         let policy = self.df.nodes[i].restart;
         let rt = &mut self.nodes[i];
-        // A stopping run, or a node nerve killed, is not restarted whatever its policy.
+        // A stopping run, or a node nerve killed to end it, is not restarted whatever its policy.
         if self.phase.stopping_since().is_some()
-            || rt.killed.is_some()
+            || rt.killed.is_some_and(|kill| !kill.may_restart())
             || rt.schedule_restart(&policy, outcome, Instant::now()).is_none()
         {
             return false;
@@ -349,6 +351,35 @@ impl Run<'_> {
                      (finish_grace_secs): killing it"
                 );
                 self.kill_node(i, Kill::AfterFinishGrace(grace));
+            }
+        }
+    }
+
+    /// Kills each connected node with a `health_check_timeout` that has neither called nerve nor
+    /// waited for an event for that long; looks at each four times per timeout.
+    pub(super) fn health_checks_due(&mut self, now: Instant) {
+        for i in 0..self.nodes.len() {
+            let Some(timeout) = self.df.nodes[i].health_check else { continue };
+            let rt = &self.nodes[i];
+            if rt.pid.is_none() || rt.killed.is_some() || !matches!(rt.state, NodeState::Connected { .. }) {
+                continue;
+            }
+            if rt.seen.is_some_and(|seen| now < seen.looked_at + timeout / 4) {
+                continue;
+            }
+            let (calls, waiting) = self.inboxes[i].liveness();
+            let seen = match rt.seen {
+                Some(seen) if seen.calls == calls && !waiting => Seen { looked_at: now, ..seen },
+                _ => Seen { calls, active_at: now, looked_at: now },
+            };
+            self.nodes[i].seen = Some(seen);
+            if now >= seen.active_at + timeout {
+                tracing::warn!(
+                    node = %self.nodes[i].id,
+                    "unresponsive: no call to nerve and no wait for an event in {timeout:?} \
+                     (health_check_timeout): killing it"
+                );
+                self.kill_node(i, Kill::Unresponsive(timeout));
             }
         }
     }
