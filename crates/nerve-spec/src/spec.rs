@@ -190,7 +190,7 @@ pub struct NodeSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_grace: Option<Duration>,
     /// `health_check_timeout`: how long the node may go without calling nerve (asking for an
-    /// event, sending) while not waiting for an event, once connected, before nerve kills it as
+    /// event, sending) while not waiting for an event, once the run started, before nerve kills it as
     /// hung (its restart policy then applies). `None`: no such watch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub health_check: Option<Duration>,

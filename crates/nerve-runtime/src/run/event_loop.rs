@@ -127,12 +127,8 @@ impl Run<'_> {
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
         let finishes = self.nodes.iter().filter(|n| n.killed.is_none()).filter_map(|n| n.finish_by);
-        let health_checks = self
-            .nodes
-            .iter()
-            .zip(&self.df.nodes)
-            .filter(|(n, _)| n.killed.is_none())
-            .filter_map(|(n, spec)| Some(n.seen?.looked_at + spec.health_check? / 4));
+        let health_checks =
+            (0..self.nodes.len()).filter_map(|i| Some(self.nodes[i].seen?.looked_at + self.health_watch(i)? / 4));
         let (grace, ready) = match self.phase {
             Phase::Starting { .. } => (None, Some(ready_deadline)),
             Phase::Running | Phase::Stopping { killed: true, .. } => (None, None),

@@ -4,14 +4,14 @@
 use nerve_spec::{FailurePolicy, InputSource};
 use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use nerve_message::channel_table::InputChannel;
 use nerve_message::runtime_to_node::RuntimeMessage;
 
 use super::Run;
 use super::report::Outcome;
-use super::state::{Kill, NodeRt, NodeState, Seen};
+use super::state::{Kill, NodeRt, NodeState, Phase, Seen};
 use crate::error::RuntimeError;
 use crate::event::Ev;
 use crate::spawn::{Launch, spawn};
@@ -355,15 +355,27 @@ impl Run<'_> {
         }
     }
 
-    /// Kills each connected node with a `health_check_timeout` that has neither called nerve nor
-    /// waited for an event for that long; looks at each four times per timeout.
+    /// Node `i`'s `health_check_timeout`, if it is watched now: the run is running, and nerve
+    /// started the node, which is connected and not being killed.
+    pub(super) fn health_watch(&self, i: usize) -> Option<Duration> {
+        let rt = &self.nodes[i];
+        let watched = matches!(self.phase, Phase::Running)
+            && rt.pid.is_some()
+            && rt.killed.is_none()
+            && matches!(rt.state, NodeState::Connected { .. });
+        self.df.nodes[i].health_check.filter(|_| watched)
+    }
+
+    /// Kills each watched node (see [`Run::health_watch`]) that has neither called nerve nor
+    /// waited for an event for its timeout; looks at each four times per timeout.
     pub(super) fn health_checks_due(&mut self, now: Instant) {
         for i in 0..self.nodes.len() {
-            let Some(timeout) = self.df.nodes[i].health_check else { continue };
-            let rt = &self.nodes[i];
-            if rt.pid.is_none() || rt.killed.is_some() || !matches!(rt.state, NodeState::Connected { .. }) {
+            let Some(timeout) = self.health_watch(i) else {
+                // Watched afresh once it is again.
+                self.nodes[i].seen = None;
                 continue;
-            }
+            };
+            let rt = &self.nodes[i];
             if rt.seen.is_some_and(|seen| now < seen.looked_at + timeout / 4) {
                 continue;
             }
