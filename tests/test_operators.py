@@ -373,3 +373,29 @@ def test_a_c_operators_error_ends_its_node_with_the_text(dataflows):
     assert run.returncode != 0
     assert "operator `c_op`" in run.output and "dora_on_event failed" in run.output, run.output
     assert "undeclared" in run.output, run.output
+
+
+def test_an_on_event_returning_no_status_ends_its_node_saying_so(dataflows):
+    path = dataflows.write(
+        """
+        nodes:
+          - id: source
+            path: source.py
+            outputs: [value]
+          - id: single
+            operator:
+              python: careless.py
+              inputs: {number: source/value}
+        """,
+        {
+            "source.py": SOURCE,
+            "careless.py": """
+                class Operator:
+                    def on_event(self, event, send_output):
+                        return "ok"
+            """,
+        },
+    )
+    run = dataflows.run(path)
+    assert run.returncode != 0
+    assert "on_event returned 'ok', not a DoraStatus (CONTINUE 0, STOP 1 or STOP_ALL 2)" in run.output, run.output

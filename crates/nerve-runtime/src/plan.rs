@@ -258,9 +258,13 @@ mod tests {
     #[test]
     fn operators_reading_one_another_take_no_channel() {
         let (_, plan) = plan(
-            "nodes:\n\
-             - {id: cam, path: n.py, outputs: [image]}\n\
-             - id: pair\n  operators:\n             \x20   - {id: a, python: n.py, inputs: {image: cam/image}, outputs: [mask]}\n             \x20   - {id: b, python: n.py, inputs: {mask: pair/a/mask}}\n",
+            "nodes:
+  - {id: cam, path: n.py, outputs: [image]}
+  - id: pair
+    operators:
+      - {id: a, python: n.py, inputs: {image: cam/image}, outputs: [mask]}
+      - {id: b, python: n.py, inputs: {mask: pair/a/mask}}
+",
         );
         // `pair/b/mask` is handed over inside the node's process: no queue, no edge.
         assert_eq!(plan.inboxes[1].len(), 1);

@@ -74,7 +74,7 @@ const NODE_KEYS: &[&str] = &[
 
 /// The longest `finish_grace_secs` or `health_check_timeout`: a week outlasts any computation a
 /// node finishes with, and any silence of a node that is not hung.
-const MAX_FINISH_GRACE: Duration = Duration::from_secs(7 * 24 * 3600);
+const MAX_NODE_WAIT: Duration = Duration::from_secs(7 * 24 * 3600);
 
 const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy", "input_timeout"];
 
@@ -471,11 +471,11 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "send_stdout_as" => log_outputs.push((k, value)),
             "operator" | "operators" => operators = Some((key, value)),
             "finish_grace_secs" => {
-                spec.finish_grace = duration(p, value, &f(k), MAX_FINISH_GRACE);
+                spec.finish_grace = duration(p, value, &f(k), MAX_NODE_WAIT);
                 process_marks.push((key.mark, k));
             }
             "health_check_timeout" => {
-                spec.health_check = duration(p, value, &f(k), MAX_FINISH_GRACE);
+                spec.health_check = duration(p, value, &f(k), MAX_NODE_WAIT);
                 if spec.health_check == Some(Duration::ZERO) {
                     p.push(value.mark, f(k), "`health_check_timeout` must be more than 0: a node needs time to call");
                     spec.health_check = None;

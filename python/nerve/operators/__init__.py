@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nerve.operators.status import DoraStatus
+from nerve.operators.status import DoraStatus, status_of
 
 # Set by nerve for a node made of operators: its operators and inputs fed inside the process.
 HOST_PLAN_VAR = "NERVE_OPERATORS"
@@ -51,15 +51,8 @@ class _PythonOperator:
         self.send_output = send
 
     def on_event(self, event: dict[str, Any]) -> DoraStatus:
-        status = self.operator.on_event(event, self.send_output)
-        value = getattr(status, "value", status)
-        try:
-            return DoraStatus(value)
-        except ValueError:
-            raise TypeError(
-                f"operator `{self.id}` ({self.file}): on_event returned {status!r}, not a DoraStatus "
-                "(CONTINUE, STOP or STOP_ALL)"
-            ) from None
+        returned = self.operator.on_event(event, self.send_output)
+        return status_of(returned, f"operator `{self.id}` ({self.file}): on_event")
 
     def close(self) -> None:
         """Nothing to free: the object goes with the host."""
@@ -88,18 +81,18 @@ class _Host:
         self.running: dict[str, Any] = {}
         for spec in plan["operators"]:
             self.running[spec["id"]] = _load(spec, descriptor, self)
-        # Longest prefix first: a lone operator's is empty and takes every port.
-        self.prefixes = sorted(self.running.values(), key=lambda op: -len(op.prefix))
         self.readers: dict[str, list[str]] = {}
         for input_id, output_id in plan["in_process"].items():
             self.readers.setdefault(output_id, []).append(input_id)
         self.handed: deque[dict[str, Any]] = deque()
 
     def owner(self, port: str) -> tuple[Any, str]:
-        """The running operator whose port the node's `port` is, and the port's id for it."""
-        for op in self.prefixes:
+        """The running operator whose port the node's `port` is, and the port's id for it. A lone
+        operator's prefix is empty; in a list each is `<id>/`, and ids hold no `/`, so at most one
+        matches."""
+        for op in self.running.values():
             if port.startswith(op.prefix):
-                return (self.running.get(op.id), port[len(op.prefix) :])
+                return (op, port[len(op.prefix) :])
         return (None, port)
 
     def send(self, output_id: str, data: Any, metadata: dict[str, Any]) -> None:

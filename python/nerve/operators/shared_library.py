@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from nerve.operators.status import DoraStatus
+from nerve.operators.status import DoraStatus, status_of
 
 
 class _Vec(ctypes.Structure):
@@ -148,13 +148,7 @@ class SharedLibraryOperator:
             return DoraStatus.CONTINUE
         result = self.lib.dora_on_event(ctypes.byref(raw), ctypes.byref(self._sender), self.context)
         self._check(result.result, "dora_on_event")
-        try:
-            return DoraStatus(result.status)
-        except ValueError:
-            raise TypeError(
-                f"operator `{self.id}` ({self.file}): dora_on_event returned status {result.status}, not "
-                "DORA_STATUS_CONTINUE, DORA_STATUS_STOP or DORA_STATUS_STOP_ALL"
-            ) from None
+        return status_of(result.status, f"operator `{self.id}` ({self.file}): dora_on_event")
 
     def close(self) -> None:
         """Calls ``dora_drop_operator``, once."""

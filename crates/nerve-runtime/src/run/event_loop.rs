@@ -121,9 +121,9 @@ impl Run<'_> {
     }
 
     /// The next moment the event loop has work that no event brings: a restart's back-off ends,
-    /// a node's `finish_grace_secs` ends or its liveness is due a look, a parameter request's node runs out of time, the
-    /// stop's grace period ends, or the wait for every node to be ready. `None`: nothing until
-    /// the next event, so an idle run does not wake the runtime.
+    /// a node's `finish_grace_secs` ends or its liveness is due a look, a parameter request's
+    /// node runs out of time, the stop's grace period ends, or the wait for every node to be
+    /// ready. `None`: nothing until the next event, so an idle run does not wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
         let finishes = self.nodes.iter().filter(|n| n.killed.is_none()).filter_map(|n| n.finish_by);

@@ -139,10 +139,11 @@ pub(super) struct NodeRt {
     /// When its `finish_grace_secs` ends: set once every other node ended and all its inputs
     /// closed.
     pub(super) finish_by: Option<Instant>,
-    /// Its liveness as last seen, for `health_check_timeout`; `None` until it connects.
+    /// Its liveness as last seen, for `health_check_timeout`; `None` while it is not watched
+    /// (`Run::health_watch`).
     pub(super) seen: Option<Seen>,
-    /// nerve killed its process group, and why: its exit is not its own, never a reason to
-    /// restart.
+    /// nerve killed its process group, and why: its exit is not its own, and no reason to
+    /// restart unless the kill says so (`Kill::may_restart`). Cleared when a process starts.
     pub(super) killed: Option<Kill>,
     /// When the current process was started.
     pub(super) spawned_at: Option<Instant>,

@@ -45,7 +45,6 @@ impl Run<'_> {
         rt.generation += 1;
         rt.pid = Some(pid);
         rt.registered = false;
-        rt.seen = None;
         rt.killed = None;
         rt.spawned_at = Some(Instant::now());
         let (tx, generation) = (self.events.clone(), rt.generation);
