@@ -36,6 +36,24 @@ pub enum RuntimeError {
         /// How it ended.
         status: String,
     },
+    /// A node's `git:` repository or `path:` URL could not be fetched.
+    #[error("node `{node}`: cannot fetch {url}: {reason}")]
+    Fetch {
+        /// Node id.
+        node: String,
+        /// The repository or file.
+        url: String,
+        /// Why, in git's or the server's words.
+        reason: String,
+    },
+    /// A node's files are fetched by the build, which has not run.
+    #[error("node `{node}`: {url} is not fetched yet; run `nerve build` (or `nerve run --build`) first")]
+    NotFetched {
+        /// Node id.
+        node: String,
+        /// The repository or file.
+        url: String,
+    },
     /// After building, the node's program is still missing.
     #[error("node `{node}`: `{path}` does not exist after its build; check `build:` and `path:`")]
     BuildOutputMissing {

@@ -21,6 +21,7 @@ mod cpu_latency;
 mod drops;
 mod error;
 mod event;
+mod fetch;
 pub mod inspect;
 mod log_feeds;
 mod logs;

@@ -11,18 +11,27 @@ use crate::error::RuntimeError;
 use crate::logs::{LogSink, Stream};
 use crate::realtime::Realtime;
 
-/// Runs the `build:` command of every node that has one, in the dataflow's folder.
+/// Fetches every node's `git:` repository or `path:` URL, then runs the `build:` command of
+/// every node that has one, in its work dir (the clone, else the dataflow's folder).
 ///
 /// # Errors
-/// The first build that fails, or a program still missing afterwards.
+/// The first fetch or build that fails, or a program still missing afterwards.
 pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), RuntimeError> {
+    // Nodes of one repository and commit share a clone: fetch it once.
+    let mut fetched = Vec::new();
     for node in nodes {
+        if let Some(what) = &node.fetch
+            && !fetched.contains(&what)
+        {
+            crate::fetch::fetch(&node.id, what)?;
+            fetched.push(what);
+        }
         let Some(command) = &node.build else { continue };
         println!("[{}] build: {command}", node.id);
         let status = Command::new("sh")
             .arg("-c")
             .arg(command)
-            .current_dir(base_dir)
+            .current_dir(node.work_dir(base_dir))
             .status()
             .map_err(|source| RuntimeError::Spawn { node: node.id.clone(), program: command.clone(), source })?;
         if !status.success() {
@@ -45,7 +54,7 @@ pub fn build_all(nodes: &[NodeSpec], base_dir: &Path) -> Result<(), RuntimeError
 pub struct Launch<'a> {
     /// The node.
     pub node: &'a NodeSpec,
-    /// Working directory (the dataflow's folder).
+    /// The dataflow's folder: the node's working directory unless it has a `git:` clone.
     pub base_dir: &'a Path,
     /// The runtime's socket.
     pub socket: &'a Path,
@@ -66,8 +75,13 @@ pub struct Launch<'a> {
 /// Resolves the program and arguments of a node; `None` for a dynamic node.
 ///
 /// # Errors
-/// When the program still has to be built.
+/// When the program still has to be fetched or built.
 pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<String>)>, RuntimeError> {
+    if let Some(what) = &node.fetch
+        && !what.is_fetched()
+    {
+        return Err(RuntimeError::NotFetched { node: node.id.clone(), url: what.url().to_owned() });
+    }
     Ok(match &node.path {
         NodePath::Dynamic => None,
         NodePath::Python(script) => {
@@ -120,7 +134,7 @@ pub fn spawn(
     logs: &LogSink,
 ) -> Result<(Child, Vec<std::thread::JoinHandle<()>>), RuntimeError> {
     let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(l.base_dir).envs(l.network_env.iter().map(|(k, v)| (k, v)));
+    cmd.args(args).current_dir(l.node.work_dir(l.base_dir)).envs(l.network_env.iter().map(|(k, v)| (k, v)));
     if let Some(path) = types_path(l.types) {
         cmd.env(nerve_types::TYPES_PATH_VAR, path);
     }

@@ -66,10 +66,11 @@
 //! `communication` and `version`, which are ignored with a warning.
 //!
 //! A node: `id` (required; letters, digits, `_`, `.`, `-`), `path` (required:
-//! `dynamic`, a `.py` file, a file relative to the dataflow's directory, or a
-//! program on `PATH`), `name`, `description`, `args` (a string split like a
+//! `dynamic`, a `.py` file, a file relative to the dataflow's directory, a
+//! program on `PATH`, or an `https://` URL `nerve build` downloads), `name`, `description`, `args` (a string split like a
 //! shell would, or a list), `env` (a mapping of scalars), `build` (a shell
-//! command run in the dataflow's directory), `inputs`, `outputs`, `deploy`, and
+//! command run in the dataflow's directory), `git` with `branch`, `tag` or `rev` (a repository
+//! `nerve build` clones, see [`fetch`]), `inputs`, `outputs`, `deploy`, and
 //! `on_host_lost` (`close` or `wait`: what its inputs fed from another machine do when that
 //! machine is lost; see [`HostLossPolicy`]), `on_failure`, and dora's log keys
 //! (`min_log_level`, `max_log_size`, `max_rotated_files`, `send_logs_as`, `send_stdout_as`; see
@@ -98,7 +99,9 @@
 
 #![warn(missing_docs)]
 
+mod custom;
 mod error;
+pub mod fetch;
 mod fields;
 pub mod logs;
 mod modules;

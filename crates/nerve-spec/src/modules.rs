@@ -571,13 +571,13 @@ fn inherit(item: &mut Node, dir: &Path, inherited: &Inherited) {
         entry_or_insert(item, "deploy", deploy.clone());
     }
     // Each command in the folder of the file that says it, and a failed step stops the build.
-    let own = entry(item, "build").and_then(Node::text).map(|b| (b.to_owned(), dir.to_path_buf()));
-    let steps: Vec<String> = inherited
-        .build
-        .iter()
-        .chain(own.as_ref())
-        .map(|(command, folder)| format!("(cd {} && {command})", quoted(folder)))
-        .collect();
+    // A `git:` node's own command runs in its clone, where the build starts.
+    let in_folder = |(command, folder): &(String, PathBuf)| format!("(cd {} && {command})", quoted(folder));
+    let own = entry(item, "build").and_then(Node::text).map(|b| match entry(item, "git") {
+        Some(_) => b.to_owned(),
+        None => in_folder(&(b.to_owned(), dir.to_path_buf())),
+    });
+    let steps: Vec<String> = inherited.build.iter().map(in_folder).chain(own).collect();
     if !steps.is_empty()
         && let Some(build) = entry_or_insert(item, "build", text_node("", mark))
     {

@@ -102,6 +102,7 @@ pub(crate) fn parse<'a>(
     field: &str,
     single: bool,
     base_dir: &Path,
+    fetched: bool,
     stdout_as: &mut Option<&'a Node>,
 ) -> Parsed {
     let mut parsed = Parsed {
@@ -145,7 +146,7 @@ pub(crate) fn parse<'a>(
         }
         let port = |local: &str| if single { local.to_owned() } else { format!("{id}/{local}") };
         let mut sources = Vec::new();
-        let mut has_build = false;
+        let mut has_build = fetched;
         for (key, v) in entries {
             let k = key_str(key);
             let kfield = join_field(&ofield, k);

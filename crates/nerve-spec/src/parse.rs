@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
+use crate::fetch::{self, Fetch};
 use crate::fields::{boolean, join_field, key_str, mapping, optional_string, shown, string_field, unknown_key};
 use crate::modules;
 use crate::parse_logs::{parse_log_level, parse_log_output, parse_log_size, parse_logs_source, parse_rotated_files};
@@ -49,6 +50,10 @@ const NODE_KEYS: &[&str] = &[
     "args",
     "env",
     "build",
+    "git",
+    "branch",
+    "tag",
+    "rev",
     "inputs",
     "outputs",
     "deploy",
@@ -375,8 +380,6 @@ fn parse_names(p: &mut Problems, value: &Node, field: &str, kind: &str) -> Vec<S
 
 fn unsupported(key: &str) -> Option<&'static str> {
     Some(match key {
-        "custom" => "move its `source` to the node's `path:` and its other keys to the node",
-        "git" | "branch" | "tag" | "rev" => "clone the repository yourself and point `path:` (and `build:`) into it",
         "hub" => "install the node and point `path:` at it",
         _ => return None,
     })
@@ -413,6 +416,8 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
     };
     let f = |key: &str| join_field(&field, key);
+    let flattened = crate::custom::flatten(p, entries, &field);
+    let keys = flattened.as_deref().unwrap_or(entries);
 
     let mut spec = NodeSpec { config: item.to_json(), line: item.mark.line, ..NodeSpec::new(&id, NodePath::Dynamic) };
     let mut raw_path = None;
@@ -426,8 +431,9 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     let mut ros2 = None;
     let mut log_outputs = Vec::new();
     let mut operators = None;
+    let mut git = fetch::GitKeys::default();
 
-    for (key, value) in entries {
+    for (key, value) in keys {
         let k = key_str(key);
         match k {
             "id" => {}
@@ -486,6 +492,7 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
                 affinity = Some((key, parse_cpus(p, value, &f(k))));
                 process_marks.push((key.mark, k));
             }
+            _ if fetch::GIT_KEYS.contains(&k) => git.push(key, value),
             _ if DORA_RESTART_KEYS.contains(&k) => {
                 dora_restart.push((key, value));
                 process_marks.push((key.mark, k));
@@ -499,10 +506,16 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
     }
 
+    spec.fetch = git.resolve(p, &field, base_dir);
+    // A `git:` node's files are in its clone, which may not exist before `nerve build`.
+    let node_dir = spec.fetch.as_ref().and_then(Fetch::work_dir).unwrap_or(base_dir).to_path_buf();
+    // A `git:` written wrong is reported already: its files are not missing too.
+    let fetched = git.any_repository();
+
     if let Some((key, value)) = operators {
         let k = key_str(key);
         let mut stdout_as = None;
-        let parsed = crate::operators::parse(p, value, &f(k), k == "operator", base_dir, &mut stdout_as);
+        let parsed = crate::operators::parse(p, value, &f(k), k == "operator", &node_dir, fetched, &mut stdout_as);
         if raw_path.take().is_some() || spec.path != NodePath::Dynamic {
             p.push(key.mark, f(k), "a node runs a program (`path:`) or operators, not both");
         }
@@ -548,9 +561,21 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
     }
 
     match raw_path {
-        Some((raw, mark)) => match paths::resolve(&raw, base_dir, spec.build.is_some()) {
-            Ok(path) => spec.path = path,
-            Err(message) => p.push(mark, f("path"), message),
+        Some((raw, mark)) => match fetch::url_path(&raw, base_dir) {
+            Some(_) if fetched => p.push(
+                mark,
+                f("path"),
+                "a `git:` node's `path:` is a file of its repository, relative to the clone, not a URL",
+            ),
+            Some(Ok(file)) => {
+                spec.path = paths::downloaded(&file);
+                spec.fetch = Some(Fetch::Url { url: raw, file });
+            }
+            Some(Err(message)) => p.push(mark, f("path"), message),
+            None => match paths::resolve(&raw, &node_dir, spec.build.is_some() || fetched) {
+                Ok(path) => spec.path = path,
+                Err(message) => p.push(mark, f("path"), message),
+            },
         },
         // A node written as dora operators already has its problem reported;
         // "missing `path`" would only repeat it.
@@ -562,6 +587,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
         }
         // `path:` was there but not a string; already reported.
         None => {}
+    }
+
+    if spec.path == NodePath::Dynamic && spec.fetch.is_some() {
+        p.push(item.mark, &field, "nerve does not start a `path: dynamic` node, so it has no use for a `git:` clone");
     }
 
     // dora-rs's `cpu_affinity: [0, 1]` is nerve's `realtime: {cpus: [0, 1]}`.

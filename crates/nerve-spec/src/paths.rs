@@ -60,6 +60,15 @@ pub(crate) fn resolve(raw: &str, base_dir: &Path, has_build: bool) -> Result<Nod
     }
 }
 
+/// What a node whose `path:` is a URL runs: the downloaded `file`, which `nerve build` makes.
+pub(crate) fn downloaded(file: &Path) -> NodePath {
+    match (file.extension().is_some_and(|e| e == "py"), file.is_file()) {
+        (true, _) => NodePath::Python(file.to_owned()),
+        (false, true) => NodePath::Executable(file.to_owned()),
+        (false, false) => NodePath::ToBuild(file.to_owned()),
+    }
+}
+
 /// Looks `name` up the way a shell does, skipping empty and relative `PATH`
 /// entries: they would make the result depend on the daemon's working directory.
 fn find_on_path(name: &OsStr) -> Option<PathBuf> {

@@ -134,8 +134,12 @@ pub struct NodeSpec {
     pub args: Vec<String>,
     /// Environment variables; numbers and booleans as written.
     pub env: BTreeMap<String, String>,
-    /// Shell command that builds the node, run in `base_dir`.
+    /// Shell command that builds the node, run in its [work dir](Self::work_dir).
     pub build: Option<String>,
+    /// What `nerve build` fetches first: the node's repository (`git:`) or its file
+    /// (`path: https://…`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch: Option<crate::fetch::Fetch>,
     /// Inputs, in declaration order.
     pub inputs: Vec<InputSpec>,
     /// Output ids, in declaration order, including those that also publish to a topic.
@@ -213,6 +217,7 @@ impl NodeSpec {
             args: Vec::new(),
             env: BTreeMap::new(),
             build: None,
+            fetch: None,
             inputs: Vec::new(),
             outputs: Vec::new(),
             output_topics: BTreeMap::new(),
@@ -233,6 +238,13 @@ impl NodeSpec {
             config: serde_json::json!({ "id": id }),
             line: 0,
         }
+    }
+
+    /// The folder the node's `build:` and its process run in: its `git:` clone, else
+    /// `base_dir`, the dataflow's.
+    #[must_use]
+    pub fn work_dir<'a>(&'a self, base_dir: &'a std::path::Path) -> &'a std::path::Path {
+        self.fetch.as_ref().and_then(crate::fetch::Fetch::work_dir).unwrap_or(base_dir)
     }
 
     /// Whether `input` is one operator of this node reading another's output: the operator host
