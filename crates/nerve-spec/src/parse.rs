@@ -38,6 +38,8 @@ const TOP_KEYS: &[&str] = &[
     "share",
     "env",
     "exit_when_nodes_finish",
+    "debug",
+    "strict_types",
 ];
 
 const NETWORK_KEYS: &[&str] = &["discovery_range", "connect"];
@@ -164,6 +166,24 @@ pub fn check_id(id: &str) -> Result<(), IdError> {
 /// topics; a node with one of these ids could never be read from.
 const RESERVED_IDS: &[&str] = &["timer", "dora", "topic"];
 
+/// dora-rs's `debug: {enable_debug_inspection: BOOL}`, which makes every output visible to its
+/// `topic echo`. nerve's outputs always are (as `<node>/<output>` on their machine), so the key
+/// only has to be well formed.
+fn check_debug(p: &mut Problems, value: &Node) {
+    let Some(entries) = mapping(p, value, "debug", "a mapping (`enable_debug_inspection: true`)") else {
+        return;
+    };
+    for (key, value) in entries {
+        let field = join_field("debug", key_str(key));
+        match key_str(key) {
+            "enable_debug_inspection" => {
+                boolean(p, value, &field);
+            }
+            _ => unknown_key(p, key, &field, &["enable_debug_inspection"]),
+        }
+    }
+}
+
 /// The nodes of a document, and the dataflow-level default machine applied.
 pub(crate) fn parse_document(root: &Node, base_dir: &Path, p: &mut Problems) -> ParsedDocument {
     let mut doc = ParsedDocument::default();
@@ -188,6 +208,23 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
             "network" => doc.network = parse_network(p, value),
             "share" => doc.share = parse_names(p, value, "share", "topic, service or action"),
             k @ "exit_when_nodes_finish" => doc.exit_when_nodes_finish = boolean(p, value, k),
+            "debug" => check_debug(p, value),
+            k @ "strict_types" => {
+                if !boolean(p, value, k) {
+                    p.push(
+                        value.mark,
+                        k,
+                        "nerve always refuses an edge whose ends declare different types: \
+                         `strict_types: false` cannot loosen that; remove the key",
+                    );
+                }
+            }
+            k @ "type_rules" => p.push(
+                key.mark,
+                k,
+                "nerve converts no type into another: declare the same type on both ends of an edge \
+                 (`output_types` / `input_types`) and remove `type_rules`",
+            ),
             "on_failure" => default_on_failure = parse_failure(p, value, "on_failure"),
             k @ "health_check_interval" => p.push(
                 key.mark,
