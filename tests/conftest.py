@@ -158,6 +158,12 @@ def no_shm_leak():
     assert not left, f"shared memory left behind: {sorted(left)}"
 
 
+def log_lines(path: Path) -> list[str]:
+    """The lines of a node's log file as the terminal showed them: without the time each
+    starts with."""
+    return [line.split(" ", 1)[-1] for line in path.read_text().splitlines()]
+
+
 def runtime_dir() -> Path:
     """Where nerve keeps the runtime's sockets and the topic registry."""
     xdg = os.environ.get("XDG_RUNTIME_DIR")

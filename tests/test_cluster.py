@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import NODES, free_port, nerve_cmd, wait_for
+from conftest import NODES, free_port, log_lines, nerve_cmd, wait_for
 from test_restart import FAILING, WATCHER
 
 COORDINATOR = "10.231.0.1"
@@ -147,7 +147,7 @@ def node_processes(folder: Path) -> list[str]:
 
 def log_of(folder: Path, dataflow: dict, node: str) -> str:
     path = folder / "out" / dataflow["run_id"] / f"{node}.log"
-    return path.read_text() if path.exists() else ""
+    return "".join(f"{line}\n" for line in log_lines(path)) if path.exists() else ""
 
 
 def test_a_dataflow_split_over_three_hosts(cluster, hosts, tmp_path):

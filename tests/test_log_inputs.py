@@ -166,6 +166,20 @@ def test_logs_reach_the_nodes_that_read_them_as_dora_routes_them(dataflows):
     )
     assert warned.stdout.splitlines() == [line for line in lines if line.startswith("WARN")], warned.stdout
 
+    # `--timestamps` shows when each line was logged, `--since` keeps those from then on.
+    def logs(*flags: str) -> list[str]:
+        shown = subprocess.run(nerve_cmd("logs", run.run_id(), "sensor", *flags), capture_output=True, text=True)
+        assert shown.returncode == 0, shown.stderr
+        return shown.stdout.splitlines()
+
+    stamped = logs("--timestamps")
+    assert [line.split(" ", 1)[1] for line in stamped] == lines, stamped
+    middle = stamped[len(stamped) // 2].split(" ", 1)[0]
+    assert logs("--since", middle, "-t") == [line for line in stamped if line.split(" ", 1)[0] >= middle]
+    assert logs("--since", "1day") == lines
+    bad = subprocess.run(nerve_cmd("logs", run.run_id(), "sensor", "--since", "soon"), capture_output=True, text=True)
+    assert bad.returncode != 0 and "neither a duration" in bad.stderr, bad.stderr
+
 
 def test_log_keys_are_checked_before_the_run(dataflows):
     path = dataflows.write(

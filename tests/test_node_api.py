@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import nerve_cmd, runtime_dir, wait_for
+from conftest import log_lines, nerve_cmd, runtime_dir, wait_for
 
 ALL_TYPES_SENDER = """
 import numpy as np
@@ -182,7 +182,7 @@ def test_a_node_logs_at_levels_into_its_log(dataflows):
     logged = run.node_lines("talker")
     assert "INFO hello from log" in logged, run.output
     assert "WARN careful: 3 left" in logged and "ERROR an error" in logged, run.output
-    log = (path.parent / "out" / run.run_id() / "talker.log").read_text().splitlines()
+    log = log_lines(path.parent / "out" / run.run_id() / "talker.log")
     # Records come in their order; printed lines (another pipe) may fall anywhere among them.
     records = [line for line in log if line.split()[0] in ("DEBUG", "INFO", "WARN", "ERROR")]
     assert records == ["INFO hello from log", "WARN careful: 3 left", "ERROR an error"], log
@@ -543,7 +543,7 @@ def test_dynamic_node_leaves_and_joins_again(dataflows, tmp_path):
 
     def sink_lines() -> list[str]:
         logs = list(sink_log.glob("*/sink.log"))
-        return logs[0].read_text().splitlines() if logs else []
+        return log_lines(logs[0]) if logs else []
 
     def viewer_state() -> str:
         listed = subprocess.run(nerve_cmd("list", "--json"), capture_output=True, text=True, timeout=60, check=True)

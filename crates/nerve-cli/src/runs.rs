@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::Context;
 use nerve_cluster::Cluster;
@@ -53,8 +53,30 @@ pub struct LogsArgs {
     /// `stdout`, the default, prints the lines the node printed too.
     #[arg(long, default_value = "stdout", value_parser = log_level)]
     level: LogLevel,
+    /// Only what was logged at or after this time: a duration back from now (`10m`, `1h 30m`,
+    /// `90s`) or a time (`2026-11-28T15:20:00Z`; without a zone, UTC).
+    #[arg(long, value_name = "WHEN", value_parser = since)]
+    since: Option<SystemTime>,
+    /// Show when each line was logged (UTC, to the millisecond), as the log file keeps it.
+    #[arg(long, short)]
+    timestamps: bool,
     #[command(flatten)]
     net: NetArgs,
+}
+
+impl LogsArgs {
+    /// Which lines of the log to print, and how.
+    fn filter(&self) -> LineFilter {
+        LineFilter { level: self.level, since: self.since, timestamps: self.timestamps }
+    }
+}
+
+fn since(text: &str) -> Result<SystemTime, String> {
+    if let Ok(ago) = humantime::parse_duration(text) {
+        return SystemTime::now().checked_sub(ago).ok_or_else(|| format!("`{text}` reaches back before 1970"));
+    }
+    humantime::parse_rfc3339_weak(text)
+        .map_err(|_| format!("`{text}` is neither a duration (`10m`, `1h 30m`) nor a time (`2026-11-28T15:20:00Z`)"))
 }
 
 fn log_level(text: &str) -> Result<LogLevel, String> {
@@ -235,7 +257,7 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
     // What `max_log_size` rotated away comes first, the oldest first.
     for older in rotated_away(&path) {
         let text = std::fs::read(&older).with_context(|| format!("reading {}", older.display()))?;
-        out.write_all(&filter_level(&text, args.level))?;
+        out.write_all(&args.filter().apply(&text))?;
     }
     let mut file = open()?;
     let mut buf = Vec::new();
@@ -244,7 +266,7 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
         let running = args.follow && run.as_ref().is_some_and(inspect::is_running);
         buf.clear();
         file.read_to_end(&mut buf)?;
-        out.write_all(&filter_level(&buf, args.level))?;
+        out.write_all(&args.filter().apply(&buf))?;
         out.flush()?;
         // Rotated (`max_log_size`): what was read is now `<node>.log.1`, and a new file
         // goes on.
@@ -277,18 +299,34 @@ fn rotated(file: &std::fs::File, path: &std::path::Path) -> bool {
     }
 }
 
-/// The lines of `text` at `level` and above: a record's line starts with its level
-/// (`WARN ...`); any other line is one the node printed, level `stdout`, the least.
-fn filter_level(text: &[u8], level: LogLevel) -> std::borrow::Cow<'_, [u8]> {
-    if level == LogLevel::Stdout {
-        return text.into();
+/// Which lines of a log `nerve logs` prints, and whether with their time.
+#[derive(Debug, Clone, Copy)]
+struct LineFilter {
+    level: LogLevel,
+    since: Option<SystemTime>,
+    timestamps: bool,
+}
+
+impl LineFilter {
+    /// The lines of `text` to print: a record at `level` or above (its line starts with its
+    /// level, `WARN ...`, after the time) or, at level `stdout`, any line the node printed;
+    /// with `since`, only those logged then or later.
+    fn apply(self, text: &[u8]) -> Vec<u8> {
+        let mut kept = Vec::with_capacity(text.len());
+        for line in text.split_inclusive(|b| *b == b'\n') {
+            let (time, rest) = nerve_runtime::unstamp(line);
+            let recent = match (self.since, time) {
+                (Some(since), Some(time)) => time >= since,
+                // A line with no time comes from before nerve stamped them: it cannot be placed.
+                (Some(_), None) => false,
+                (None, _) => true,
+            };
+            if recent && LogLevel::of_line(rest).unwrap_or(LogLevel::Stdout) >= self.level {
+                kept.extend_from_slice(if self.timestamps { line } else { rest });
+            }
+        }
+        kept
     }
-    text.split_inclusive(|b| *b == b'\n')
-        .filter(|line| LogLevel::of_line(line).unwrap_or(LogLevel::Stdout) >= level)
-        .flatten()
-        .copied()
-        .collect::<Vec<u8>>()
-        .into()
 }
 
 /// The nodes with a log in `dir`, for an error message.
@@ -312,7 +350,7 @@ fn logs_on_cluster(cluster: &Cluster, uuid: &str, args: &LogsArgs) -> anyhow::Re
         let chunk = cluster.logs(uuid, &args.node, offset)?;
         pending.extend_from_slice(chunk.text.as_bytes());
         let whole = pending.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        out.write_all(&filter_level(&pending[..whole], args.level))?;
+        out.write_all(&args.filter().apply(&pending[..whole]))?;
         out.flush()?;
         pending.drain(..whole);
         let more = chunk.next_offset > offset;
@@ -321,7 +359,7 @@ fn logs_on_cluster(cluster: &Cluster, uuid: &str, args: &LogsArgs) -> anyhow::Re
             continue;
         }
         if !(args.follow && chunk.running) {
-            out.write_all(&filter_level(&pending, args.level))?;
+            out.write_all(&args.filter().apply(&pending))?;
             return Ok(0);
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -333,10 +371,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_level_keeps_the_records_at_it_and_above() {
-        let log = b"printed\nWARN t: hot\nINFO root: reading\nERROR broke\nWARNING is printed text\n";
-        assert_eq!(&*filter_level(log, LogLevel::Stdout), log);
-        assert_eq!(&*filter_level(log, LogLevel::Warn), b"WARN t: hot\nERROR broke\n");
-        assert_eq!(&*filter_level(log, LogLevel::Info), b"WARN t: hot\nINFO root: reading\nERROR broke\n");
+    fn a_level_and_a_time_keep_the_lines_at_and_after_them() {
+        let log = b"2026-11-28T15:00:00.000Z printed\n2026-11-28T15:00:01.000Z WARN t: hot\n\
+2026-11-28T15:00:02.000Z INFO root: reading\n2026-11-28T15:00:03.000Z ERROR broke\n\
+2026-11-28T15:00:04.000Z WARNING is printed text\n";
+        let filter = |level, since: Option<&str>, timestamps| {
+            let since = since.map(|t| humantime::parse_rfc3339(t).expect("a time"));
+            String::from_utf8(LineFilter { level, since, timestamps }.apply(log)).expect("utf-8")
+        };
+        assert_eq!(filter(LogLevel::Stdout, None, true).as_bytes(), log);
+        assert_eq!(
+            filter(LogLevel::Stdout, None, false),
+            "printed\nWARN t: hot\nINFO root: reading\nERROR broke\nWARNING is printed text\n"
+        );
+        assert_eq!(filter(LogLevel::Warn, None, false), "WARN t: hot\nERROR broke\n");
+        assert_eq!(filter(LogLevel::Info, Some("2026-11-28T15:00:02Z"), false), "INFO root: reading\nERROR broke\n");
+        assert_eq!(filter(LogLevel::Stdout, Some("2026-11-28T15:00:03.500Z"), true).lines().count(), 1);
+    }
+
+    #[test]
+    fn since_is_a_duration_back_or_a_time() {
+        let ago = since("10m").expect("a duration");
+        let elapsed = SystemTime::now().duration_since(ago).expect("in the past");
+        assert!(elapsed >= Duration::from_secs(600) && elapsed < Duration::from_secs(3600), "{elapsed:?}");
+        assert_eq!(since("2026-11-28 15:20:00"), since("2026-11-28T15:20:00Z"));
+        assert!(since("yesterday").expect_err("not a time").contains("neither a duration"));
     }
 }

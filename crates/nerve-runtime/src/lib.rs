@@ -34,7 +34,7 @@ mod spawn;
 
 pub use control::{Readiness, RunControl};
 pub use error::RuntimeError;
-pub use logs::{LogEntry, LogTap, Stream};
+pub use logs::{LogEntry, LogTap, Stream, unstamp};
 /// Parameter requests and answers, as [`inspect::param`] takes and returns them.
 pub use nerve_message::param;
 pub use plan::Plan;

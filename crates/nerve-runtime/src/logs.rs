@@ -180,6 +180,24 @@ impl std::fmt::Debug for LogTap {
     }
 }
 
+/// When an entry was logged, as a line of a log file starts: RFC 3339 in UTC, to the
+/// millisecond (`2026-11-28T15:20:01.123Z`).
+fn stamp(time_ns: u64) -> String {
+    humantime::format_rfc3339_millis(UNIX_EPOCH + std::time::Duration::from_nanos(time_ns)).to_string()
+}
+
+/// A line of a log file split into when it was logged and what was logged (as the terminal
+/// showed it); no time for a line that starts with none.
+#[must_use]
+pub fn unstamp(line: &[u8]) -> (Option<SystemTime>, &[u8]) {
+    let Some(space) = line.iter().position(|b| *b == b' ') else { return (None, line) };
+    let time = std::str::from_utf8(&line[..space]).ok().and_then(|t| humantime::parse_rfc3339(t).ok());
+    match time {
+        Some(time) => (Some(time), &line[space + 1..]),
+        None => (None, line),
+    }
+}
+
 /// A node's log file, rotated at its size limit: `<node>.log` the current one, `<node>.log.1`
 /// the newest rotated one, up to `<node>.log.<max_files>`.
 #[derive(Debug)]
@@ -190,8 +208,8 @@ struct LogFile {
 }
 
 impl LogFile {
-    fn write(&mut self, text: &str, logs: &NodeLogs) {
-        let line = format!("{text}\n");
+    fn write(&mut self, time_ns: u64, text: &str, logs: &NodeLogs) {
+        let line = format!("{} {text}\n", stamp(time_ns));
         if let Err(e) = self.file.write_all(line.as_bytes()) {
             tracing::warn!(error = %e, path = %self.path.display(), "cannot write node log");
             return;
@@ -274,7 +292,7 @@ impl LogSink {
         if let Some(tap) = &self.tap {
             (tap.0)(entry);
         }
-        lock(&self.file).write(&text, &self.logs);
+        lock(&self.file).write(entry.time_ns, &text, &self.logs);
     }
 
     /// Copies `stream`, the node's `which`, line by line into the sink on a thread of its own.
@@ -338,15 +356,35 @@ mod tests {
     }
 
     #[test]
+    fn a_line_keeps_its_time_to_the_millisecond() {
+        let time_ns = 1_795_000_000_123_456_789;
+        let line = format!("{} WARN t: m\n", stamp(time_ns));
+        let (time, rest) = unstamp(line.as_bytes());
+        let since_epoch = time.and_then(|t| t.duration_since(UNIX_EPOCH).ok()).expect("a time");
+        assert_eq!(since_epoch.as_millis(), u128::from(time_ns / 1_000_000));
+        assert_eq!(rest, b"WARN t: m\n");
+        assert_eq!(unstamp(b"printed text\n"), (None, &b"printed text\n"[..]));
+    }
+
+    #[test]
     fn a_log_rotates_at_its_size_and_keeps_its_newest_files() {
         let dir = std::env::temp_dir().join(format!("nerve-rotate-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("dir");
-        let logs = NodeLogs { max_size: Some(10), max_files: 2, ..NodeLogs::default() };
+        // Each line is 25 bytes of time, then the text.
+        let logs = NodeLogs { max_size: Some(35), max_files: 2, ..NodeLogs::default() };
         let sink = LogSink::create(&dir, "n", &logs, false, None).expect("sink");
         for line in ["first line", "second line", "third line", "fourth"] {
             sink.entry(&LogEntry::read("n", Stream::Stdout, line));
         }
-        let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+        let read = |name: &str| {
+            let text = std::fs::read(dir.join(name)).unwrap_or_default();
+            let lines = text.split_inclusive(|b| *b == b'\n').map(|line| {
+                let (time, rest) = unstamp(line);
+                assert!(time.is_some(), "a line without its time");
+                String::from_utf8_lossy(rest).into_owned()
+            });
+            lines.collect::<String>()
+        };
         assert_eq!(
             (read("n.log"), read("n.log.1"), read("n.log.2")),
             ("fourth\n".into(), "third line\n".into(), "second line\n".into())
