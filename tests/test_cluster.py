@@ -663,3 +663,46 @@ def test_a_run_over_two_hosts_meets_its_own_topics_and_services(cluster, tmp_pat
     wait_for(lambda: f"heard {run}" in log_of(tmp_path, running, "sink"), what="the topic from m0 on m1")
     assert f"reply {run}" in log_of(tmp_path, running, "sink")
     assert cluster.nerve("stop", run).returncode == 0
+
+
+# Says where it runs: its network namespace and its working directory.
+WHERE = """
+import os
+from nerve import Node
+
+node = Node()
+print("netns", os.stat("/proc/self/ns/net").st_ino, "cwd", os.getcwd(), flush=True)
+"""
+
+
+def test_labels_choose_the_machine_and_working_dir_the_folder(cluster, hosts, tmp_path):
+    (tmp_path / "data").mkdir()
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - {id: plain, path: where.py, deploy: {machine: m0}}
+          - {id: accel, path: where.py, deploy: {labels: {gpu: "true"}, working_dir: data}}
+        """,
+        **{"where.py": WHERE},
+    )
+    cluster.start_coordinator()
+    cluster.start_daemon(0)
+    cluster.start_daemon(1, "--label", "gpu=true", "--label", "arch=arm64")
+    wait_for(lambda: cluster.machines() == {"m0", "m1"}, timeout=30, what="both daemons")
+    check = cluster.nerve("check")
+    assert "labels arch=arm64 gpu=true" in check.stdout, check.stdout
+
+    started = cluster.nerve("start", str(path), "--name", "placed", "--attach")
+    assert started.returncode == 0, started.stdout + started.stderr
+    done = cluster.dataflow("placed")
+    assert {n["id"]: n["machine"] for n in done["nodes"]} == {"plain": "m0", "accel": "m1"}
+    assert f"netns {netns_inode(hosts, 1)} cwd {tmp_path / 'data'}" in log_of(tmp_path, done, "accel")
+    assert f"cwd {tmp_path}\n" in log_of(tmp_path, done, "plain")
+
+    # Labels no daemon has: refused before anything starts, naming them and what each machine has.
+    path.write_text(path.read_text().replace('gpu: "true"', "gpu: tpu"))
+    refused = cluster.nerve("start", str(path))
+    assert refused.returncode != 0
+    assert "node `accel` asks for labels gpu=tpu, which no connected daemon has all of" in refused.stderr
+    assert "`m1` (arch=arm64, gpu=true)" in refused.stderr, refused.stderr

@@ -69,10 +69,21 @@ pub struct DaemonArgs {
     /// This machine's id, as dataflows name it in `deploy: {machine: ID}` [default: the host name].
     #[arg(long, value_name = "ID")]
     machine_id: Option<String>,
+    /// A label of this machine (repeatable): nodes with `deploy: {labels: {KEY: VALUE}}` and no
+    /// machine of their own go to a machine that has all their labels.
+    #[arg(long = "label", value_name = "KEY=VALUE", value_parser = label)]
+    labels: Vec<(String, String)>,
     #[command(flatten)]
     listen: ListenArgs,
     #[command(flatten)]
     net: NetArgs,
+}
+
+fn label(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.to_owned(), value.to_owned())),
+        _ => Err(format!("`{text}` is not KEY=VALUE")),
+    }
 }
 
 /// Where a coordinator or daemon listens.
@@ -155,6 +166,7 @@ pub fn coordinator(args: &CoordinatorArgs) -> anyhow::Result<i32> {
 pub fn daemon(args: &DaemonArgs) -> anyhow::Result<i32> {
     let opts = nerve_cluster::machine::DaemonOptions {
         machine: args.machine_id.clone().unwrap_or_else(hostname),
+        labels: args.labels.iter().cloned().collect(),
         net: args.net.listening(&args.listen)?,
         python: crate::python(),
     };
@@ -257,8 +269,10 @@ fn print_check(status: &ClusterStatus) {
         println!("no daemon connected");
     }
     for d in &status.daemons {
+        let labels: Vec<String> = d.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let labels = if labels.is_empty() { String::new() } else { format!(", labels {}", labels.join(" ")) };
         println!(
-            "daemon `{}`: pid {} on {}, listening on {}, running {} dataflow(s)",
+            "daemon `{}`: pid {} on {}, listening on {}, running {} dataflow(s){labels}",
             d.machine,
             d.process.pid,
             d.process.hostname,

@@ -361,8 +361,11 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
         }
         None => df,
     };
-    for node in df.nodes.iter().filter(|n| n.machine.is_some()) {
-        tracing::warn!(node = %node.id, "`deploy: machine` is ignored by `nerve run`, which runs every node on this machine");
+    for node in df.nodes.iter().filter(|n| n.machine.is_some() || !n.labels.is_empty()) {
+        tracing::warn!(
+            node = %node.id,
+            "`deploy: machine` and `labels` are ignored by `nerve run`, which runs every node on this machine"
+        );
     }
     if let Some(name) = &args.name {
         nerve_runtime::inspect::check_name_free(name)?;

@@ -307,7 +307,8 @@ impl Coordinator {
                 return Err(format!("dataflow {uuid} was already started"));
             }
             let default = default_machine(&daemons, &dataflow, host)?;
-            let placement = placement::place(&dataflow, &default);
+            let labels = daemons.iter().map(|(m, d)| (m.clone(), d.labels.clone())).collect();
+            let placement = placement::place(&dataflow, &default, &labels)?;
             let mut missing: Vec<&str> =
                 placement.values().filter(|m| !daemons.contains_key(*m)).map(String::as_str).collect();
             missing.sort_unstable();
@@ -623,7 +624,9 @@ fn default_machine(daemons: &BTreeMap<String, DaemonInfo>, dataflow: &Dataflow, 
     if let [(machine, _)] = daemons.iter().collect::<Vec<_>>().as_slice() {
         return Ok((*machine).clone());
     }
-    let unplaced: Vec<&str> = dataflow.nodes.iter().filter(|n| n.machine.is_none()).map(|n| n.id.as_str()).collect();
+    // A node asking for labels is placed by them.
+    let unplaced: Vec<&str> =
+        dataflow.nodes.iter().filter(|n| n.machine.is_none() && n.labels.is_empty()).map(|n| n.id.as_str()).collect();
     if unplaced.is_empty() {
         // Every node names its machine: the default is never used.
         return Ok(String::new());
@@ -643,7 +646,7 @@ mod tests {
     fn daemon(machine: &str, host: &str) -> (String, DaemonInfo) {
         let process =
             ProcessInfo { hostname: "h".into(), host: host.into(), pid: 1, version: String::new(), listen: Vec::new() };
-        (machine.into(), DaemonInfo { machine: machine.into(), process, running: 0 })
+        (machine.into(), DaemonInfo { machine: machine.into(), labels: BTreeMap::new(), process, running: 0 })
     }
 
     #[test]

@@ -37,6 +37,8 @@ use crate::protocol::{
 pub struct DaemonOptions {
     /// The machine id dataflows name in `deploy: {machine: …}`.
     pub machine: String,
+    /// The labels dataflows ask for in `deploy: {labels: …}`.
+    pub labels: std::collections::BTreeMap<String, String>,
     /// Where the cluster is.
     pub net: NetOptions,
     /// Interpreter for `.py` nodes.
@@ -214,7 +216,12 @@ impl Daemon {
             lock(&self.parts).values().map(|e| (e.assignment.clone(), Snapshot::of(e))).collect();
         let running = snapshots.iter().filter(|(_, s)| s.state != PartState::Ended).count();
         DaemonHello {
-            info: DaemonInfo { machine: self.machine().to_owned(), process: self.process.clone(), running },
+            info: DaemonInfo {
+                machine: self.machine().to_owned(),
+                labels: self.opts.labels.clone(),
+                process: self.process.clone(),
+                running,
+            },
             parts: snapshots.into_iter().map(|(a, s)| (a, s.status(self.machine()))).collect(),
         }
     }

@@ -25,11 +25,54 @@ use crate::protocol::Placement;
 /// have it: node ids have no `@`).
 pub const BRIDGE: &str = "@bridge";
 
-/// Where each node of `df` runs: its `deploy: machine` (or the dataflow's), else
-/// `default_machine`.
-#[must_use]
-pub fn place(df: &Dataflow, default_machine: &str) -> Placement {
-    df.nodes.iter().map(|n| (n.id.clone(), n.machine.clone().unwrap_or_else(|| default_machine.to_owned()))).collect()
+/// The labels of each connected machine, by machine id.
+pub type MachineLabels = BTreeMap<String, BTreeMap<String, String>>;
+
+/// Where each node of `df` runs: its `deploy: machine` (or the dataflow's); else, when it asks
+/// for labels, `default_machine` if that has them all or the first machine (by id) that does;
+/// else `default_machine`.
+///
+/// # Errors
+/// A node whose labels no machine of `machines` has all of (or its own machine lacks), naming
+/// the node, its labels and each machine's.
+pub fn place(df: &Dataflow, default_machine: &str, machines: &MachineLabels) -> Result<Placement, String> {
+    let has = |machine: &str, wanted: &BTreeMap<String, String>| {
+        machines.get(machine).is_some_and(|labels| wanted.iter().all(|(k, v)| labels.get(k) == Some(v)))
+    };
+    let shown = |labels: &BTreeMap<String, String>| {
+        let pairs: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        if pairs.is_empty() { "no labels".to_owned() } else { pairs.join(", ") }
+    };
+    let mut placement = Placement::new();
+    for node in &df.nodes {
+        let machine = match &node.machine {
+            Some(m) if node.labels.is_empty() || !machines.contains_key(m) || has(m, &node.labels) => m.clone(),
+            Some(m) => {
+                return Err(format!(
+                    "node `{}` runs on machine `{m}` (`deploy: machine`) but asks for labels {} it lacks (it has {})",
+                    node.id,
+                    shown(&node.labels),
+                    shown(&machines[m])
+                ));
+            }
+            None if node.labels.is_empty() || has(default_machine, &node.labels) => default_machine.to_owned(),
+            None => match machines.keys().find(|m| has(m, &node.labels)) {
+                Some(m) => m.clone(),
+                None => {
+                    let each: Vec<String> = machines.iter().map(|(m, l)| format!("`{m}` ({})", shown(l))).collect();
+                    return Err(format!(
+                        "node `{}` asks for labels {}, which no connected daemon has all of (connected: {}); \
+                         start one with `nerve daemon --label KEY=VALUE`",
+                        node.id,
+                        shown(&node.labels),
+                        if each.is_empty() { "none".to_owned() } else { each.join(", ") }
+                    ));
+                }
+            },
+        };
+        placement.insert(node.id.clone(), machine);
+    }
+    Ok(placement)
 }
 
 /// Outputs of a node of another machine that nodes of this machine read.
@@ -253,6 +296,31 @@ mod tests {
         nerve_spec::parse_str(yaml, std::path::Path::new("/tmp/dataflow.yml")).expect("valid")
     }
 
+    #[test]
+    fn labels_pick_a_machine_that_has_them_all() {
+        let df = dataflow(
+            "nodes:\n\
+            - {id: any, path: dynamic}\n\
+            - {id: gpu, path: dynamic, deploy: {labels: {gpu: \"true\"}}}\n\
+            - {id: arm, path: dynamic, deploy: {labels: {gpu: \"true\", arch: arm64}}}\n",
+        );
+        let label = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let machines: MachineLabels = [
+            ("a".to_owned(), label(&[])),
+            ("b".to_owned(), label(&[("gpu", "true"), ("arch", "arm64")])),
+            ("c".to_owned(), label(&[("gpu", "true")])),
+        ]
+        .into();
+        let placed = place(&df, "c", &machines).expect("placed");
+        assert_eq!((placed["any"].as_str(), placed["gpu"].as_str(), placed["arm"].as_str()), ("c", "c", "b"));
+        assert_eq!(place(&df, "a", &machines).expect("placed")["gpu"], "b");
+        let none = place(&df, "a", &[("a".to_owned(), label(&[]))].into()).expect_err("no gpu");
+        assert!(none.contains("node `gpu` asks for labels gpu=true, which no connected daemon has"), "{none}");
+        let pinned = dataflow("nodes:\n- {id: n, path: dynamic, deploy: {machine: a, labels: {gpu: \"true\"}}}\n");
+        let lacks = place(&pinned, "a", &machines).expect_err("a has no gpu");
+        assert!(lacks.contains("runs on machine `a` (`deploy: machine`) but asks for labels gpu=true"), "{lacks}");
+    }
+
     const SPLIT: &str = "nodes:\n\
         - {id: cam, path: dynamic, deploy: {machine: robot}, outputs: [image, depth, log]}\n\
         - {id: det, path: dynamic, deploy: {machine: edge}, inputs: {image: cam/image}, outputs: [boxes]}\n\
@@ -264,7 +332,7 @@ mod tests {
     #[test]
     fn each_machine_gets_its_nodes_stand_ins_and_a_bridge() {
         let df = dataflow(SPLIT);
-        let placement = place(&df, "station");
+        let placement = place(&df, "station", &MachineLabels::new()).expect("placed");
         assert_eq!(placement["base"], "station");
         assert_eq!(placement["cam"], "robot");
 
@@ -308,7 +376,7 @@ mod tests {
              - {id: v, path: dynamic, deploy: {machine: b}, inputs: {i: {source: cam/image, queue_size: 2, queue_policy: drop_oldest}}}\n\
              - {id: w, path: dynamic, deploy: {machine: c}, inputs: {i: {source: cam/image, queue_size: 5, queue_policy: drop_oldest}}}\n",
         );
-        let a = part(&df, &place(&df, "a"), "a").expect("part");
+        let a = part(&df, &place(&df, "a", &MachineLabels::new()).expect("placed"), "a").expect("part");
         let input = &a.dataflow.nodes.last().expect("bridge").inputs[0];
         assert_eq!((input.policy, input.queue_size), (QueuePolicy::DropOldest, 1));
         assert!(a.outbound[0].drop_oldest);

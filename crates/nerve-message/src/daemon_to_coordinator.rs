@@ -29,6 +29,10 @@ pub struct ProcessInfo {
 pub struct DaemonInfo {
     /// Its machine id.
     pub machine: String,
+    /// What it was labelled with (`nerve daemon --label KEY=VALUE`): nodes that ask for labels
+    /// (`deploy: {labels}`) go to a machine that has them all.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub labels: std::collections::BTreeMap<String, String>,
     /// Its process.
     pub process: ProcessInfo,
     /// Dataflows it runs a part of now.

@@ -54,6 +54,14 @@ pub enum RuntimeError {
         /// The repository or file.
         url: String,
     },
+    /// A node's `deploy: {working_dir}` is not a folder of its machine.
+    #[error("node `{node}`: its `working_dir` {dir} is not a folder here")]
+    NoWorkingDir {
+        /// Node id.
+        node: String,
+        /// The folder.
+        dir: PathBuf,
+    },
     /// After building, the node's program is still missing.
     #[error("node `{node}`: `{path}` does not exist after its build; check `build:` and `path:`")]
     BuildOutputMissing {

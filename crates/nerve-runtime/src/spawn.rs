@@ -82,6 +82,11 @@ pub fn program(node: &NodeSpec, python: &Path) -> Result<Option<(PathBuf, Vec<St
     {
         return Err(RuntimeError::NotFetched { node: node.id.clone(), url: what.url().to_owned() });
     }
+    if let Some(dir) = &node.working_dir
+        && !dir.is_dir()
+    {
+        return Err(RuntimeError::NoWorkingDir { node: node.id.clone(), dir: dir.clone() });
+    }
     Ok(match &node.path {
         NodePath::Dynamic => None,
         NodePath::Python(script) => {

@@ -5,7 +5,7 @@
 //! that the cross-node checks that follow do not invent problems about it.
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::fetch::{self, Fetch};
@@ -87,7 +87,7 @@ const INPUT_KEYS: &[&str] = &["source", "queue_size", "queue_policy", "input_tim
 
 const OUTPUT_KEYS: &[&str] = &["id", "topic"];
 
-const DEPLOY_KEYS: &[&str] = &["machine"];
+const DEPLOY_KEYS: &[&str] = &["machine", "labels", "working_dir"];
 
 const SERVICES_KEYS: &[&str] = &["serve", "call"];
 
@@ -197,7 +197,7 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
         return Vec::new();
     };
     let mut nodes_value = None;
-    let mut default_machine = None;
+    let mut default_deploy = None;
     let mut default_on_failure = None;
     let mut default_env = BTreeMap::new();
     for (key, value) in entries {
@@ -233,7 +233,7 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
                  `health_check_timeout`; remove the key",
             ),
             k @ ("deploy" | "_unstable_deploy") => {
-                default_machine = parse_deploy(p, value, k);
+                default_deploy = Some(parse_deploy(p, value, k, base_dir));
             }
             k @ ("communication" | "version") => {
                 tracing::warn!(
@@ -262,9 +262,9 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
         .enumerate()
         .filter_map(|(index, node)| parse_node(p, index, &node.item, &node.base_dir))
         .collect();
-    if let Some(machine) = default_machine {
+    if let Some(deploy) = default_deploy {
         for node in &mut nodes {
-            node.spec.machine.get_or_insert_with(|| machine.clone());
+            deploy.apply_default(&mut node.spec);
         }
     }
     if let Some(policy) = default_on_failure {
@@ -281,22 +281,76 @@ fn parse_nodes(root: &Node, base_dir: &Path, doc: &mut ParsedDocument, p: &mut P
     nodes
 }
 
-fn parse_deploy(p: &mut Problems, value: &Node, field: &str) -> Option<String> {
-    let mut machine = None;
-    for (key, v) in mapping(p, value, field, "a mapping like `{machine: ID}`")? {
-        match key_str(key) {
-            "machine" => {
-                let mfield = join_field(field, "machine");
-                machine = optional_string(p, v, &mfield);
-                // A machine id names its daemon on the network and its folders.
-                if let Some(Err(message)) = machine.as_deref().map(check_id) {
-                    p.push(v.mark, mfield, message.to_string().replace("ids use", "machine ids use"));
-                }
-            }
-            _ => unknown_key(p, key, &join_field(field, key_str(key)), DEPLOY_KEYS),
+/// A `deploy:` block: where the node runs.
+#[derive(Debug, Default, Clone)]
+struct Deploy {
+    machine: Option<String>,
+    labels: BTreeMap<String, String>,
+    working_dir: Option<PathBuf>,
+}
+
+impl Deploy {
+    /// Gives `node` what it does not set itself.
+    fn apply_default(&self, node: &mut NodeSpec) {
+        // A node that says where it runs (a machine, or labels) says it whole.
+        if node.machine.is_none() && node.labels.is_empty() {
+            node.machine.clone_from(&self.machine);
+            node.labels.clone_from(&self.labels);
+        }
+        if node.working_dir.is_none() {
+            node.working_dir.clone_from(&self.working_dir);
         }
     }
-    machine
+}
+
+fn parse_deploy(p: &mut Problems, value: &Node, field: &str, base_dir: &Path) -> Deploy {
+    let mut deploy = Deploy::default();
+    for (key, v) in mapping(p, value, field, "a mapping like `{machine: ID}`").unwrap_or_default() {
+        let kfield = join_field(field, key_str(key));
+        match key_str(key) {
+            "machine" => {
+                deploy.machine = optional_string(p, v, &kfield);
+                // A machine id names its daemon on the network and its folders.
+                if let Some(Err(message)) = deploy.machine.as_deref().map(check_id) {
+                    p.push(v.mark, kfield, message.to_string().replace("ids use", "machine ids use"));
+                }
+            }
+            "labels" => deploy.labels = parse_labels(p, v, &kfield),
+            "working_dir" => {
+                deploy.working_dir =
+                    optional_string(p, v, &kfield).map(|dir| base_dir.join(dir).components().collect());
+            }
+            "distribute" => p.push(
+                key.mark,
+                kfield,
+                "nerve copies no programs between machines: each machine runs the dataflow's folder at the same \
+                 path (copy or mount it there); remove `distribute`",
+            ),
+            _ => unknown_key(p, key, &kfield, DEPLOY_KEYS),
+        }
+    }
+    deploy
+}
+
+/// `labels: {KEY: VALUE, ...}`, written as a daemon's `--label KEY=VALUE`.
+fn parse_labels(p: &mut Problems, value: &Node, field: &str) -> BTreeMap<String, String> {
+    let mut labels = BTreeMap::new();
+    for (key, v) in
+        mapping(p, value, field, "a mapping of labels to values, like `{gpu: \"true\"}`").unwrap_or_default()
+    {
+        let name = key_str(key);
+        let lfield = join_field(field, name);
+        match v.text() {
+            _ if name.is_empty() || name.contains('=') => {
+                p.push(key.mark, lfield, format!("`{name}` is not a label name: it is empty or contains `=`"));
+            }
+            Some(text) => {
+                labels.insert(name.to_owned(), text.to_owned());
+            }
+            None => p.push(v.mark, lfield, format!("expected a string, number or boolean, found {}", v.describe())),
+        }
+    }
+    labels
 }
 
 /// `network: {discovery_range: host | subnet, connect: [ENDPOINT, ...]}`.
@@ -486,7 +540,10 @@ fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> O
             "inputs" => {
                 (spec.inputs, inputs) = parse_inputs(p, value, &f(k));
             }
-            "deploy" | "_unstable_deploy" => spec.machine = parse_deploy(p, value, &f(k)),
+            "deploy" | "_unstable_deploy" => {
+                let deploy = parse_deploy(p, value, &f(k), base_dir);
+                (spec.machine, spec.labels, spec.working_dir) = (deploy.machine, deploy.labels, deploy.working_dir);
+            }
             "restart" => {
                 spec.restart = parse_restart(p, value, &f(k));
                 process_marks.push((key.mark, k));

@@ -152,6 +152,15 @@ pub struct NodeSpec {
     /// The machine to run on, from the node's `deploy: {machine: ID}` or else
     /// the dataflow's.
     pub machine: Option<String>,
+    /// What the machine must be labelled with (`deploy: {labels: {gpu: "true"}}`, the node's or
+    /// else the dataflow's): on a cluster, a node with no machine goes to a daemon started with
+    /// all of them (`nerve daemon --label gpu=true`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// `deploy: {working_dir: DIR}` (the node's or else the dataflow's), absolute: the folder
+    /// its build and process run in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_dir: Option<PathBuf>,
     /// Whether and how the node's process is started again after it exits (`restart:`).
     #[serde(default)]
     pub restart: RestartSpec,
@@ -222,6 +231,8 @@ impl NodeSpec {
             outputs: Vec::new(),
             output_topics: BTreeMap::new(),
             machine: None,
+            labels: BTreeMap::new(),
+            working_dir: None,
             restart: RestartSpec::default(),
             realtime: None,
             services: ServicesSpec::default(),
@@ -240,11 +251,14 @@ impl NodeSpec {
         }
     }
 
-    /// The folder the node's `build:` and its process run in: its `git:` clone, else
-    /// `base_dir`, the dataflow's.
+    /// The folder the node's `build:` and its process run in: its `deploy: {working_dir}`, else
+    /// its `git:` clone, else `base_dir`, the dataflow's.
     #[must_use]
     pub fn work_dir<'a>(&'a self, base_dir: &'a std::path::Path) -> &'a std::path::Path {
-        self.fetch.as_ref().and_then(crate::fetch::Fetch::work_dir).unwrap_or(base_dir)
+        self.working_dir
+            .as_deref()
+            .or_else(|| self.fetch.as_ref().and_then(crate::fetch::Fetch::work_dir))
+            .unwrap_or(base_dir)
     }
 
     /// Whether `input` is one operator of this node reading another's output: the operator host
