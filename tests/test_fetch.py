@@ -154,6 +154,7 @@ def test_what_cannot_be_fetched_fails_the_build_saying_why(dataflows, repo, serv
         ({"git": "file:///r.git", "tag": "v1", "rev": "abc", "path": "x.py"}, "`tag` and `rev` both choose"),
         ({"git": "file:///r.git", "path": "https://example.com/x.py"}, "relative to the clone, not a URL"),
         ({"path": "ftp://example.com/x.py"}, "only over https or http, not `ftp://`"),
+        ({"git": "file:///r.git", "rev": "--upload-pack=touch", "path": "x.py"}, "is not a git rev: empty or starting"),
     ],
 )
 def test_wrong_fetch_keys_are_refused_before_anything_runs(dataflows, keys, message):

@@ -118,6 +118,15 @@ impl<'a> GitKeys<'a> {
         for (key, value) in &self.keys {
             let k = key_str(key);
             let text = string_field(p, value, &join_field(field, k))?;
+            if k != "git" && (text.is_empty() || text.starts_with('-')) {
+                // git would read `-…` as an option of its own.
+                p.push(
+                    value.mark,
+                    join_field(field, k),
+                    format!("`{text}` is not a git {k}: empty or starting with `-`"),
+                );
+                return None;
+            }
             match k {
                 "git" => url = Some((text, value.mark)),
                 "branch" => refs.push((key.mark, k, GitRef::Branch(text))),
