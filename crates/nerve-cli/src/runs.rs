@@ -65,9 +65,12 @@ pub struct LogsArgs {
 }
 
 impl LogsArgs {
-    /// Which lines of the log to print, and how.
-    fn filter(&self) -> LineFilter {
-        LineFilter { level: self.level, since: self.since, timestamps: self.timestamps }
+    /// Prints the log's lines these arguments ask for.
+    fn printer(&self) -> LinePrinter {
+        LinePrinter {
+            filter: LineFilter { level: self.level, since: self.since, timestamps: self.timestamps },
+            pending: Vec::new(),
+        }
     }
 }
 
@@ -254,10 +257,11 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
     };
     let open = || std::fs::File::open(&path).with_context(|| format!("opening {}", path.display()));
     let mut out = std::io::stdout().lock();
+    let mut printer = args.printer();
     // What `max_log_size` rotated away comes first, the oldest first.
     for older in rotated_away(&path) {
         let text = std::fs::read(&older).with_context(|| format!("reading {}", older.display()))?;
-        out.write_all(&args.filter().apply(&text))?;
+        printer.feed(&mut out, &text)?;
     }
     let mut file = open()?;
     let mut buf = Vec::new();
@@ -266,8 +270,7 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
         let running = args.follow && run.as_ref().is_some_and(inspect::is_running);
         buf.clear();
         file.read_to_end(&mut buf)?;
-        out.write_all(&args.filter().apply(&buf))?;
-        out.flush()?;
+        printer.feed(&mut out, &buf)?;
         // Rotated (`max_log_size`): what was read is now `<node>.log.1`, and a new file
         // goes on.
         if args.follow && rotated(&file, &path) {
@@ -275,6 +278,7 @@ pub fn logs(args: &LogsArgs) -> anyhow::Result<i32> {
             continue;
         }
         if !running {
+            printer.finish(&mut out)?;
             return Ok(0);
         }
         // A log file is only ever appended to: the next read goes on from where this one ended.
@@ -329,6 +333,31 @@ impl LineFilter {
     }
 }
 
+/// Prints a log read piece by piece: a piece (a chunk from the coordinator, a read racing the
+/// node's write) may end within a line, whose time and level are known once it is whole.
+struct LinePrinter {
+    filter: LineFilter,
+    /// The start of a line whose end has not been read yet.
+    pending: Vec<u8>,
+}
+
+impl LinePrinter {
+    /// Prints the whole lines `piece` ends, keeping the rest for the next piece.
+    fn feed(&mut self, out: &mut impl Write, piece: &[u8]) -> std::io::Result<()> {
+        self.pending.extend_from_slice(piece);
+        let whole = self.pending.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        out.write_all(&self.filter.apply(&self.pending[..whole]))?;
+        self.pending.drain(..whole);
+        out.flush()
+    }
+
+    /// Prints what is left once the log has ended: a last line without its newline.
+    fn finish(self, out: &mut impl Write) -> std::io::Result<()> {
+        out.write_all(&self.filter.apply(&self.pending))?;
+        out.flush()
+    }
+}
+
 /// The nodes with a log in `dir`, for an error message.
 fn logged_nodes(dir: &std::path::Path) -> String {
     let mut nodes: Vec<String> = std::fs::read_dir(dir)
@@ -344,22 +373,17 @@ fn logged_nodes(dir: &std::path::Path) -> String {
 fn logs_on_cluster(cluster: &Cluster, uuid: &str, args: &LogsArgs) -> anyhow::Result<i32> {
     let mut out = std::io::stdout().lock();
     let mut offset = 0;
-    // A chunk may end within a line: its level is known once the line is whole.
-    let mut pending = Vec::new();
+    let mut printer = args.printer();
     loop {
         let chunk = cluster.logs(uuid, &args.node, offset)?;
-        pending.extend_from_slice(chunk.text.as_bytes());
-        let whole = pending.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-        out.write_all(&args.filter().apply(&pending[..whole]))?;
-        out.flush()?;
-        pending.drain(..whole);
+        printer.feed(&mut out, chunk.text.as_bytes())?;
         let more = chunk.next_offset > offset;
         offset = chunk.next_offset;
         if more {
             continue;
         }
         if !(args.follow && chunk.running) {
-            out.write_all(&args.filter().apply(&pending))?;
+            printer.finish(&mut out)?;
             return Ok(0);
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -387,6 +411,20 @@ mod tests {
         assert_eq!(filter(LogLevel::Warn, None, false), "WARN t: hot\nERROR broke\n");
         assert_eq!(filter(LogLevel::Info, Some("2026-11-28T15:00:02Z"), false), "INFO root: reading\nERROR broke\n");
         assert_eq!(filter(LogLevel::Stdout, Some("2026-11-28T15:00:03.500Z"), true).lines().count(), 1);
+    }
+
+    #[test]
+    fn a_line_split_between_reads_is_printed_whole_once() {
+        let mut printer = LinePrinter {
+            filter: LineFilter { level: LogLevel::Warn, since: None, timestamps: false },
+            pending: Vec::new(),
+        };
+        let mut out = Vec::new();
+        printer.feed(&mut out, b"2026-11-28T15:00:00.000Z INFO a\n2026-11-28T15:").expect("write");
+        printer.feed(&mut out, b"00:01.000Z WARN b\n2026-11-28T15:00:02.000Z ERROR c").expect("write");
+        assert_eq!(out, b"WARN b\n");
+        printer.finish(&mut out).expect("write");
+        assert_eq!(out, b"WARN b\nERROR c");
     }
 
     #[test]

@@ -41,21 +41,12 @@ pub(crate) fn fetch(node: &str, what: &Fetch) -> Result<(), RuntimeError> {
             };
             // A detached checkout: the clone follows the dataflow, never local commits.
             git(dir, &["-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", &commit, "--"])
-                .map_err(|why| failed(format!("cannot check out {}: {why}", describe(reference))))
+                .map_err(|why| failed(format!("cannot check out {reference}: {why}")))
         }
         Fetch::Url { url, file } => {
             println!("[{node}] download: {url}");
             download(url, file).map_err(failed)
         }
-    }
-}
-
-fn describe(reference: &GitRef) -> String {
-    match reference {
-        GitRef::Default => "the default branch".to_owned(),
-        GitRef::Branch(b) => format!("branch `{b}`"),
-        GitRef::Tag(t) => format!("tag `{t}`"),
-        GitRef::Rev(r) => format!("rev `{r}`"),
     }
 }
 

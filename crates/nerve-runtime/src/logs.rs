@@ -116,9 +116,8 @@ impl LogEntry {
     /// (RFC 3339), `level`, `node_id`, `dataflow_id`, `message`, `target`, `fields` and `stream`.
     #[must_use]
     pub fn to_json(&self, dataflow_id: &str) -> String {
-        let time = UNIX_EPOCH + std::time::Duration::from_nanos(self.time_ns);
         serde_json::json!({
-            "timestamp": humantime::format_rfc3339_millis(time).to_string(),
+            "timestamp": stamp(self.time_ns),
             "level": self.level.as_str(),
             "node_id": self.node,
             "dataflow_id": dataflow_id,
@@ -180,8 +179,8 @@ impl std::fmt::Debug for LogTap {
     }
 }
 
-/// When an entry was logged, as a line of a log file starts: RFC 3339 in UTC, to the
-/// millisecond (`2026-11-28T15:20:01.123Z`).
+/// When an entry was logged, as a line of a log file starts and as dora's JSON log message
+/// says it: RFC 3339 in UTC, to the millisecond (`2026-11-28T15:20:01.123Z`).
 fn stamp(time_ns: u64) -> String {
     humantime::format_rfc3339_millis(UNIX_EPOCH + std::time::Duration::from_nanos(time_ns)).to_string()
 }

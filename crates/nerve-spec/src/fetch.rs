@@ -83,13 +83,14 @@ pub enum GitRef {
     Rev(String),
 }
 
-impl GitRef {
-    fn label(&self) -> String {
+impl std::fmt::Display for GitRef {
+    /// As messages name it: "branch `main`", "the default branch".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Default => String::new(),
-            Self::Branch(b) => format!("branch {b}"),
-            Self::Tag(t) => format!("tag {t}"),
-            Self::Rev(r) => format!("rev {r}"),
+            Self::Default => f.write_str("the default branch"),
+            Self::Branch(b) => write!(f, "branch `{b}`"),
+            Self::Tag(t) => write!(f, "tag `{t}`"),
+            Self::Rev(r) => write!(f, "rev `{r}`"),
         }
     }
 }
@@ -157,7 +158,7 @@ impl<'a> GitKeys<'a> {
             return None;
         }
         let reference = refs.pop().map_or(GitRef::Default, |(_, _, r)| r);
-        let dir = base_dir.join(FETCH_DIR).join("git").join(place(&url, &reference.label()));
+        let dir = base_dir.join(FETCH_DIR).join("git").join(place(&url, &reference.to_string()));
         Some(Fetch::Git { url, reference, dir })
     }
 }
