@@ -92,7 +92,8 @@ enum Command {
     Check(cluster::ClusterArgs),
     /// Print a node's output (its log file), with `--follow` until the dataflow ends.
     Logs(runs::LogsArgs),
-    /// List the nodes of the running dataflows, or show one's inputs, outputs and services.
+    /// List the nodes of the running dataflows, show one's inputs, outputs and services, or
+    /// change a running graph: add, remove, connect, disconnect.
     Node(node::NodeArgs),
     /// List, read or set a running node's parameters.
     Param(param::ParamArgs),
@@ -406,7 +407,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
             nerve_runtime::Outcome::Failed(how) => Some(format!("{id} ({how})")),
             nerve_runtime::Outcome::KilledAfterGrace => Some(format!("{id} (did not stop within the grace period)")),
             nerve_runtime::Outcome::KilledOnInterrupt => Some(format!("{id} (killed at the second interrupt)")),
-            nerve_runtime::Outcome::Finished | nerve_runtime::Outcome::NotRun => None,
+            nerve_runtime::Outcome::Finished | nerve_runtime::Outcome::NotRun | nerve_runtime::Outcome::Removed => None,
         })
         .collect();
     if let Some(reason) = &report.aborted {

@@ -1,9 +1,14 @@
-//! `nerve node list|info`: the nodes of the dataflows running on this host, like `ros2 node`.
+//! `nerve node list|info`: the nodes of the dataflows running on this host, like `ros2 node`;
+//! `nerve node add|remove|connect|disconnect`: changes to a running graph, like dora-rs's.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use std::path::PathBuf;
+
+use anyhow::Context as _;
 use clap::Subcommand;
+use nerve_message::graph_edit::{GraphEdit, Port};
 use nerve_runtime::inspect::{self, NodeStatus, RunStatus};
 use nerve_runtime::param::{ParamOp, ParamValue};
 use serde_json::Value;
@@ -17,6 +22,45 @@ pub struct NodeArgs {
 
 #[derive(Debug, Subcommand)]
 enum NodeCommand {
+    /// Add a node to a running dataflow: the node's YAML (one node mapping, as a dataflow's
+    /// `nodes:` list holds) in a file of its own. Its inputs from other nodes' outputs are fed
+    /// from their topics; give it more with `nerve node connect`.
+    Add {
+        /// The node's YAML file.
+        file: Option<PathBuf>,
+        /// The node's YAML file (dora-rs's spelling).
+        #[arg(long = "from-yaml", value_name = "FILE", conflicts_with = "file")]
+        from_yaml: Option<PathBuf>,
+        /// The dataflow's name or run id [default: the only one running].
+        #[arg(long, short = 'd', value_name = "NAME|ID")]
+        dataflow: Option<String>,
+    },
+    /// Remove a node from a running dataflow: it gets a stop event, and is killed if it has not
+    /// exited after the grace period. The inputs it fed close.
+    Remove {
+        /// `[DATAFLOW] NODE`: the node's id, after the dataflow's name or run id if `--dataflow`
+        /// does not give it (dora-rs's examples write `dora node remove demo filter`).
+        #[arg(num_args = 1..=2, value_names = ["DATAFLOW", "NODE"], required = true)]
+        args: Vec<String>,
+        /// The dataflow's name or run id [default: the only one running].
+        #[arg(long, short = 'd', value_name = "NAME|ID")]
+        dataflow: Option<String>,
+        /// Time between the stop event and the kill (e.g. `500ms`, `5s`) [default: the run's
+        /// grace period].
+        #[arg(long, value_parser = humantime::parse_duration)]
+        grace: Option<std::time::Duration>,
+    },
+    /// Feed an output to an input of a running node (`camera/image detector/image`); the input
+    /// is created if the node does not declare it.
+    Connect {
+        #[command(flatten)]
+        ends: Ends,
+    },
+    /// Stop feeding an output to an input: the input closes once what is queued is read.
+    Disconnect {
+        #[command(flatten)]
+        ends: Ends,
+    },
     /// List every node of the running dataflows, with its state, pid and restarts.
     List {
         /// Print JSON (one array of nodes) instead of a table.
@@ -37,9 +81,68 @@ enum NodeCommand {
     },
 }
 
+/// The two ends of an edge, and the dataflow.
+#[derive(Debug, clap::Args)]
+struct Ends {
+    /// `[DATAFLOW] SOURCE TARGET`: the output as `node/output` and the input as `node/input`,
+    /// after the dataflow's name or run id if `--dataflow` does not give it.
+    #[arg(num_args = 2..=3, value_names = ["DATAFLOW", "SOURCE", "TARGET"], required = true)]
+    args: Vec<String>,
+    /// The dataflow's name or run id [default: the only one running].
+    #[arg(long, short = 'd', value_name = "NAME|ID")]
+    dataflow: Option<String>,
+}
+
+impl Ends {
+    /// The dataflow, the output and the input.
+    fn parse(&self) -> anyhow::Result<(Option<String>, Port, Port)> {
+        let (dataflow, [source, target]) = split_dataflow(&self.args, self.dataflow.as_ref())?;
+        Ok((
+            dataflow,
+            Port::parse(source).map_err(anyhow::Error::msg)?,
+            Port::parse(target).map_err(anyhow::Error::msg)?,
+        ))
+    }
+}
+
+/// `args` as `[DATAFLOW] REST...`: the dataflow from `--dataflow`, or else the first argument
+/// when there is one more than `N`.
+fn split_dataflow<'a, const N: usize>(
+    args: &'a [String],
+    flag: Option<&String>,
+) -> anyhow::Result<(Option<String>, [&'a String; N])> {
+    let (first, rest) = if args.len() > N { (args.first(), &args[1..]) } else { (None, args) };
+    let rest: [&String; N] = std::array::from_fn(|i| &rest[i]);
+    match (first, flag) {
+        (Some(a), Some(b)) if a != b => anyhow::bail!("the dataflow is named twice: `{a}` and `--dataflow {b}`"),
+        (first, flag) => Ok((first.or(flag).cloned(), rest)),
+    }
+}
+
 /// Runs `nerve node …`.
 pub fn run(args: &NodeArgs) -> anyhow::Result<i32> {
     match &args.command {
+        NodeCommand::Add { file, from_yaml, dataflow } => {
+            let Some(file) = from_yaml.as_ref().or(file.as_ref()) else {
+                anyhow::bail!("name the node's YAML file: `nerve node add FILE.yml` (or `--from-yaml FILE.yml`)");
+            };
+            let yaml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+            let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+            edit(dataflow.as_deref(), GraphEdit::AddNode { yaml, file })
+        }
+        NodeCommand::Remove { args, dataflow, grace } => {
+            let (dataflow, [node]) = split_dataflow(args, dataflow.as_ref())?;
+            let grace_ms = grace.map(|g| u64::try_from(g.as_millis()).unwrap_or(u64::MAX));
+            edit(dataflow.as_deref(), GraphEdit::RemoveNode { node: node.clone(), grace_ms })
+        }
+        NodeCommand::Connect { ends } => {
+            let (dataflow, source, target) = ends.parse()?;
+            edit(dataflow.as_deref(), GraphEdit::Connect { source, target })
+        }
+        NodeCommand::Disconnect { ends } => {
+            let (dataflow, source, target) = ends.parse()?;
+            edit(dataflow.as_deref(), GraphEdit::Disconnect { source, target })
+        }
         NodeCommand::List { json } => {
             let runs = inspect::running();
             if *json {
@@ -68,6 +171,21 @@ pub fn run(args: &NodeArgs) -> anyhow::Result<i32> {
                 print!("{}{}", info(&run, &run.nodes[i]), params_text(&params));
             }
             Ok(0)
+        }
+    }
+}
+
+/// Sends `edit` to the dataflow `dataflow` names (or the only one running) and says what it did.
+fn edit(dataflow: Option<&str>, edit: GraphEdit) -> anyhow::Result<i32> {
+    let run = inspect::find_or_only(dataflow)?;
+    match inspect::edit(&run, edit)? {
+        Ok(done) => {
+            println!("{done}");
+            Ok(0)
+        }
+        Err(why) => {
+            eprintln!("nerve: {why}");
+            Ok(1)
         }
     }
 }
@@ -155,6 +273,23 @@ fn info(run: &RunStatus, node: &NodeStatus) -> String {
 mod tests {
     use super::*;
     use nerve_runtime::inspect::{InputStatus, RunState};
+
+    #[test]
+    fn the_dataflow_comes_first_or_by_flag() -> anyhow::Result<()> {
+        let args = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let demo = "demo".to_owned();
+        let (first, alone, ends) = (args(&["demo", "filter"]), args(&["filter"]), args(&["a/x", "b/y"]));
+        let (df, [node]) = split_dataflow::<1>(&first, None)?;
+        assert_eq!((df.as_deref(), node.as_str()), (Some("demo"), "filter"));
+        let (df, [node]) = split_dataflow::<1>(&alone, Some(&demo))?;
+        assert_eq!((df.as_deref(), node.as_str()), (Some("demo"), "filter"));
+        let (df, [a, b]) = split_dataflow::<2>(&ends, None)?;
+        assert_eq!((df, a.as_str(), b.as_str()), (None, "a/x", "b/y"));
+        // The same name both ways is no contradiction.
+        assert!(split_dataflow::<1>(&first, Some(&demo)).is_ok());
+        assert!(split_dataflow::<1>(&first, Some(&"other".to_owned())).is_err());
+        Ok(())
+    }
 
     fn run() -> RunStatus {
         let config = serde_json::json!({

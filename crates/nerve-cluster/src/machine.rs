@@ -513,5 +513,6 @@ fn outcome_text(outcome: &Outcome) -> String {
         Outcome::KilledAfterGrace => "killed after the grace period".into(),
         Outcome::KilledOnInterrupt => "killed at the second interrupt".into(),
         Outcome::NotRun => "not run".into(),
+        Outcome::Removed => "removed".into(),
     }
 }

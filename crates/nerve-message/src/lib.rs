@@ -5,7 +5,7 @@
 //! | between | one way | the other way | carried by |
 //! |---|---|---|---|
 //! | a node and the runtime of its run | [`node_to_runtime`] | [`runtime_to_node`] | [`frame`]s on the run's Unix socket |
-//! | a tool and a run (`nerve list`, `nerve param`) | [`node_to_runtime`] | [`runtime_to_node`] | the same socket, one request per connection |
+//! | a tool and a run (`nerve list`, `nerve param`, `nerve node add`) | [`node_to_runtime`] | [`runtime_to_node`] | the same socket, one request per connection |
 //! | a tool and the cluster's coordinator | [`tool_to_coordinator`] | [`coordinator_to_tool`] | Zenoh queries (`nerve_cluster::protocol`) |
 //! | the coordinator and a machine's daemon | [`coordinator_to_daemon`] | [`daemon_to_coordinator`] | Zenoh queries (`nerve_cluster::protocol`) |
 //! | a topic subscriber and a publisher of another process | [`subscriber_to_publisher`] | [`publisher_to_subscriber`] | `SOCK_SEQPACKET`, descriptors attached (`nerve_topic::wire`) |
@@ -33,6 +33,7 @@ pub mod coordinator_to_daemon;
 pub mod coordinator_to_tool;
 pub mod daemon_to_coordinator;
 pub mod frame;
+pub mod graph_edit;
 pub mod log_record;
 pub mod node_to_runtime;
 pub mod param;

@@ -36,6 +36,9 @@ pub enum NodeRequest {
         /// What to do.
         op: ParamOp,
     },
+    /// A tool changes the running graph; answered with
+    /// [`crate::runtime_to_node::RuntimeMessage::Edited`].
+    Edit(crate::graph_edit::GraphEdit),
     /// A node's answer to [`crate::runtime_to_node::RuntimeMessage::ParamRequest`] `id`.
     ParamReply {
         /// The request's id.

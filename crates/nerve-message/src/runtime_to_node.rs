@@ -39,6 +39,31 @@ pub enum RuntimeMessage {
         /// Input id.
         input: String,
     },
+    /// `nerve node connect` fed this node's input `input` (new, or closed before) from topic
+    /// `topic`, the output's: the node subscribes with the queues `queue..queue +`
+    /// [`TOPIC_FEEDS`](crate::channel_table::TOPIC_FEEDS) of its inbox, of `queue_size` entries.
+    Connect {
+        /// Input id.
+        input: String,
+        /// Topic of the output that feeds it (canonical).
+        topic: String,
+        /// Entries of each queue.
+        queue_size: usize,
+        /// Index of the first queue in the node's inbox.
+        queue: usize,
+    },
+    /// `nerve node disconnect` cut input `input`, fed by `nerve node connect`: the node drops
+    /// its subscription and the input closes.
+    Disconnect {
+        /// Input id.
+        input: String,
+    },
+    /// The answer to a tool's [`crate::node_to_runtime::NodeRequest::Edit`]: what was done, or
+    /// why not, in words for the user.
+    Edited {
+        /// What was done, or why not.
+        answer: Result<String, String>,
+    },
     /// What drives the run (the replayers of `nerve replay`) has ended: the node's timers,
     /// those of the dataflow and those its code made, close as its inputs do when their
     /// producers finish, so that it ends after reading what reached it.

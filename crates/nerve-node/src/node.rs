@@ -179,15 +179,10 @@ impl Node {
                     shared.push_control(Control::Stop);
                     break;
                 }
-                RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
-                RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
-                RuntimeMessage::TimersClosed => shared.push_control(Control::TimersClosed),
-                RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
-                RuntimeMessage::ServerNodeEnded { node, outcome } => {
-                    lock(&shared.ended_servers).insert(node, outcome);
-                }
                 other => {
-                    return Err(NodeError::Protocol(format!("expected start, got {other:?}")));
+                    if let Err(unexpected) = take_notice(&shared, other) {
+                        return Err(NodeError::Protocol(format!("expected start, got {unexpected:?}")));
+                    }
                 }
             }
         }
@@ -557,19 +552,36 @@ fn sized(output: &str, e: ShmError) -> NodeError {
     }
 }
 
+/// Takes a notice the runtime may send at any time; gives back any other message.
+fn take_notice(shared: &Shared, msg: RuntimeMessage) -> Result<(), RuntimeMessage> {
+    match msg {
+        RuntimeMessage::Stop => shared.push_control(Control::Stop),
+        RuntimeMessage::InputClosed { input } => shared.push_control(Control::InputClosed(input)),
+        RuntimeMessage::InputReopened { input } => shared.push_control(Control::InputReopened(input)),
+        RuntimeMessage::TimersClosed => shared.push_control(Control::TimersClosed),
+        RuntimeMessage::Connect { input, topic, queue_size, queue } => {
+            shared.push_control(Control::Connect { input, topic, queue_size, queue });
+        }
+        RuntimeMessage::Disconnect { input } => shared.push_control(Control::Disconnect(input)),
+        // On the control thread once started: a callback that takes long delays only the tool
+        // that asked.
+        RuntimeMessage::ParamRequest { id, op } => shared.answer_param(id, op),
+        RuntimeMessage::ServerNodeEnded { node, outcome } => {
+            lock(&shared.ended_servers).insert(node, outcome);
+        }
+        other => return Err(other),
+    }
+    Ok(())
+}
+
 fn control_loop(shared: &Shared, mut reader: BufReader<UnixStream>) {
     loop {
         match frame::read::<RuntimeMessage>(&mut reader) {
-            Ok(RuntimeMessage::Stop) => shared.push_control(Control::Stop),
-            Ok(RuntimeMessage::InputClosed { input }) => shared.push_control(Control::InputClosed(input)),
-            Ok(RuntimeMessage::InputReopened { input }) => shared.push_control(Control::InputReopened(input)),
-            Ok(RuntimeMessage::TimersClosed) => shared.push_control(Control::TimersClosed),
-            // On this thread: a callback that takes long delays only the tool that asked.
-            Ok(RuntimeMessage::ParamRequest { id, op }) => shared.answer_param(id, op),
-            Ok(RuntimeMessage::ServerNodeEnded { node, outcome }) => {
-                lock(&shared.ended_servers).insert(node, outcome);
+            Ok(msg) => {
+                if let Err(other) = take_notice(shared, msg) {
+                    shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}")));
+                }
             }
-            Ok(other) => shared.push_control(Control::Error(format!("unexpected message from the runtime: {other:?}"))),
             Err(e) => {
                 if !shared.stop.load(Ordering::Acquire) {
                     if !matches!(e, frame::FrameError::Closed) {

@@ -23,6 +23,17 @@ pub(crate) enum Control {
     Stop,
     InputClosed(String),
     InputReopened(String),
+    /// `nerve node connect` fed an input from a topic (see [`RuntimeMessage::Connect`]).
+    ///
+    /// [`RuntimeMessage::Connect`]: nerve_message::runtime_to_node::RuntimeMessage::Connect
+    Connect {
+        input: String,
+        topic: String,
+        queue_size: usize,
+        queue: usize,
+    },
+    /// `nerve node disconnect` cut an input that `Connect` fed.
+    Disconnect(String),
     TimersClosed,
     Error(String),
 }

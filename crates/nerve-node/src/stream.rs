@@ -430,6 +430,23 @@ impl EventStream {
                         s.closed = false;
                     }
                 }
+                Control::Connect { input, topic, queue_size, queue } => {
+                    if let Err(e) = self.connect(&input, &topic, queue_size, queue) {
+                        return Some(Polled::Event(Event::Error(format!(
+                            "input `{input}`: cannot subscribe to `{topic}`, which `nerve node connect` gave it: {e}"
+                        ))));
+                    }
+                }
+                Control::Disconnect(id) => {
+                    if let Some(i) = self.slots.iter().position(|s| s.id == id && matches!(s.source, Source::Topic(_)))
+                    {
+                        // Unsubscribes: its publishers write to it no more.
+                        let slot = self.slots.remove(i);
+                        if !slot.closed {
+                            return Some(Polled::Event(Event::InputClosed { id: slot.id }));
+                        }
+                    }
+                }
             }
         }
         self.close_clocks_once_node_inputs_closed();
@@ -453,6 +470,29 @@ impl EventStream {
             }
         }
         None
+    }
+
+    /// Feeds input `id` from `topic`, with its queues from `queue` on in the node's inbox: a
+    /// new input, or one whose edge was cut (closed) and now reads another output.
+    fn connect(&mut self, id: &str, topic: &str, queue_size: usize, queue: usize) -> Result<(), NodeError> {
+        let options = SubscriberOptions { queue_size, run: self.shared.run_scope(topic), ..Default::default() };
+        let source = Source::Topic(Subscriber::in_inbox(topic, options, self.shared.inbox.clone(), queue)?);
+        match self.slots.iter_mut().find(|s| s.id == id) {
+            Some(slot) if slot.closing || slot.closed => {
+                if let Source::Shm { input, .. } = &mut slot.source {
+                    // What the cut edge still queued goes, and with it the blocks it held.
+                    while input.recv().is_some() {}
+                }
+                slot.source = source;
+                slot.closing = false;
+                slot.closed = false;
+            }
+            Some(_) => return Err(NodeError::Protocol(format!("input `{id}` is already fed"))),
+            None => {
+                self.slots.push(Slot { id: InputId::from(id), source, watchdog: None, closing: false, closed: false })
+            }
+        }
+        Ok(())
     }
 
     /// Under `exit_when_nodes_finish`, closes the timers and topic inputs once every input a

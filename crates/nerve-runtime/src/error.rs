@@ -134,6 +134,15 @@ pub enum RuntimeError {
         /// What was asked for.
         name: String,
     },
+    /// No dataflow runs on this host, and a command needs one.
+    #[error("no dataflow is running on this host")]
+    NothingRunning,
+    /// Several dataflows run on this host, and a command did not say which.
+    #[error("several dataflows are running ({running}): name one with `--dataflow NAME|ID`")]
+    WhichRun {
+        /// The runs there are, named.
+        running: String,
+    },
     /// Several dataflows have ids starting with this.
     #[error("`{name}` matches several dataflows: {candidates}; give more of the id")]
     AmbiguousRun {

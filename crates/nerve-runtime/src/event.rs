@@ -5,6 +5,7 @@ use std::os::unix::net::UnixStream;
 use std::process::ExitStatus;
 use std::sync::mpsc::Sender;
 
+use nerve_message::graph_edit::GraphEdit;
 use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamOp};
 use nerve_message::run_status::RunStatus;
@@ -35,6 +36,11 @@ pub(crate) enum Ev {
         node: String,
         op: ParamOp,
         reply: Sender<ParamAnswer>,
+    },
+    /// A tool's change to the running graph, answered on `reply`.
+    Edit {
+        edit: GraphEdit,
+        reply: Sender<Result<String, String>>,
     },
     /// The go of a [`RunControl`]: start the ready nodes.
     Go,

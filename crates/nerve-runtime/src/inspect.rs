@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use nerve_message::frame;
+use nerve_message::graph_edit::GraphEdit;
 use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamOp};
 pub use nerve_message::run_status::{InputStatus, NodeStatus, RunState, RunStatus};
@@ -214,6 +215,36 @@ pub fn param_of_run(run_id: &str, node: &str, op: ParamOp) -> Result<ParamAnswer
     match exchange(&socket, &NodeRequest::Param { node: node.to_owned(), op })? {
         RuntimeMessage::Param { answer } => Ok(answer),
         other => Err(unexpected(&socket, &other)),
+    }
+}
+
+/// Changes the graph of `run` while it runs (`nerve node add|remove|connect|disconnect`). The
+/// outer error is about reaching the run; the inner one is the run's refusal, in words for the
+/// user; the text says what was done.
+///
+/// # Errors
+/// When the run cannot be reached (it may have ended meanwhile).
+pub fn edit(run: &RunStatus, edit: GraphEdit) -> Result<Result<String, String>, RuntimeError> {
+    let socket = nerve_message::run_socket(&run.run_id);
+    match exchange(&socket, &NodeRequest::Edit(edit))? {
+        RuntimeMessage::Edited { answer } => Ok(answer),
+        other => Err(unexpected(&socket, &other)),
+    }
+}
+
+/// The running dataflow `name` names (as [`find`] takes it), or the only one running.
+///
+/// # Errors
+/// [`find`]'s; without a name, [`RuntimeError::NothingRunning`] or [`RuntimeError::WhichRun`].
+pub fn find_or_only(name: Option<&str>) -> Result<RunStatus, RuntimeError> {
+    if let Some(name) = name {
+        return find(name);
+    }
+    let mut runs = running();
+    match runs.len() {
+        1 => Ok(runs.remove(0)),
+        0 => Err(RuntimeError::NothingRunning),
+        _ => Err(RuntimeError::WhichRun { running: runs.iter().map(label).collect::<Vec<_>>().join(", ") }),
     }
 }
 

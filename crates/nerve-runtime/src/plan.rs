@@ -6,7 +6,7 @@ use nerve_message::channel_table::{
     Called, CalledKind, InboxSpec, InputChannel, OutputChannel, Policy, QueueShape, ReaderChannel, TOPIC_FEEDS,
 };
 use nerve_message::{ChannelTable, log_record};
-use nerve_spec::{Dataflow, InputSource};
+use nerve_spec::{DEFAULT_QUEUE_SIZE, Dataflow, InputSource};
 
 /// One reader edge of an output.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,67 +30,126 @@ pub struct Plan {
     pub outputs: Vec<Vec<(String, Vec<Edge>)>>,
     /// Per node: its inputs' channels.
     pub inputs: Vec<Vec<InputChannel>>,
+    /// Per node: the first queue of its areas for inputs connected at run time, after those of
+    /// its declared inputs.
+    pub spare: Vec<usize>,
+}
+
+/// Inputs a node can be given while it runs (`nerve node connect`), over the whole run: each
+/// takes an area of its inbox that is never given again, since a publisher may still write
+/// into a queue for a moment after its subscriber has left.
+pub const SPARE_INPUTS: usize = 4;
+
+/// The queues of an input connected at run time: a topic's, of the default size.
+pub const CONNECTED_QUEUE: QueueShape = QueueShape { capacity: DEFAULT_QUEUE_SIZE, policy: Policy::DropOldest };
+
+/// How a node's inputs from other nodes' outputs are fed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Feed {
+    /// Through shared-memory edges that the writer fills directly: a dataflow's own nodes.
+    Edges,
+    /// Through the outputs' topics: a node added while its writers run.
+    Topics,
+}
+
+/// The outputs a node's process writes: nerve writes those that carry its log.
+fn written_outputs(node: &nerve_spec::NodeSpec) -> Vec<(String, Vec<Edge>)> {
+    node.outputs.iter().filter(|o| !node.logs.carries(o)).map(|o| (o.clone(), Vec::new())).collect()
+}
+
+/// The topic output `output` of node `node` is also published on: the one the dataflow names,
+/// or `<node>/<output>` in the run's scope (see `nerve_node`'s outputs).
+#[must_use]
+pub fn output_topic(df: &Dataflow, node: &str, output: &str) -> String {
+    df.node(node).and_then(|n| n.output_topics.get(output).cloned()).unwrap_or_else(|| format!("{node}/{output}"))
 }
 
 impl Plan {
     /// Lays out queues and edges for `df`.
     #[must_use]
     pub fn new(df: &Dataflow) -> Self {
+        let mut plan = Self {
+            inboxes: vec![Vec::new(); df.nodes.len()],
+            outputs: df.nodes.iter().map(written_outputs).collect(),
+            inputs: vec![Vec::new(); df.nodes.len()],
+            spare: Vec::new(),
+        };
+        for r in 0..df.nodes.len() {
+            plan.lay_inputs(df, r, Feed::Edges);
+        }
+        plan
+    }
+
+    /// Lays out the last node of `df`, added to the running dataflow this plan was made for
+    /// (`nerve node add`): the outputs it reads come to it as their topics, since their
+    /// writers, already running, hand their messages only to the readers they started with.
+    pub fn add_node(&mut self, df: &Dataflow) {
+        let r = df.nodes.len() - 1;
+        self.inboxes.push(Vec::new());
+        self.outputs.push(written_outputs(&df.nodes[r]));
+        self.inputs.push(Vec::new());
+        self.lay_inputs(df, r, Feed::Topics);
+    }
+
+    /// The first queue of node `n`'s `k`th area for inputs connected at run time (`nerve node
+    /// connect`): [`TOPIC_FEEDS`] queues of [`CONNECTED_QUEUE`].
+    #[must_use]
+    pub fn spare_area(&self, n: usize, k: usize) -> usize {
+        self.spare[n] + k * TOPIC_FEEDS
+    }
+
+    fn lay_inputs(&mut self, df: &Dataflow, r: usize, feed: Feed) {
+        let Self { inboxes, outputs, inputs, spare } = self;
+        let node = &df.nodes[r];
         let index = |id: &str| df.nodes.iter().position(|n| n.id == id);
-        let mut inboxes = vec![Vec::new(); df.nodes.len()];
-        // The outputs each node's process writes: nerve writes those that carry its log.
-        let mut outputs: Vec<Vec<(String, Vec<Edge>)>> = df
-            .nodes
-            .iter()
-            .map(|n| n.outputs.iter().filter(|o| !n.logs.carries(o)).map(|o| (o.clone(), Vec::new())).collect())
-            .collect();
-        let mut inputs = vec![Vec::new(); df.nodes.len()];
-        for (r, node) in df.nodes.iter().enumerate() {
-            for input in node.inputs.iter().filter(|input| !node.in_process(input)) {
-                // The node subscribes itself, with one queue per publisher process in its
-                // inbox: the topic's messages ring the node's doorbell like any input's.
-                let mut from_topic = |topic: String| {
+        for input in node.inputs.iter().filter(|input| !node.in_process(input)) {
+            // The node subscribes itself, with one queue per publisher process in its
+            // inbox: the topic's messages ring the node's doorbell like any input's.
+            let mut from_topic = |topic: String| {
+                let queue = inboxes[r].len();
+                let shape = QueueShape { capacity: input.queue_size, policy: Policy::DropOldest };
+                inboxes[r].extend(std::iter::repeat_n(shape, TOPIC_FEEDS));
+                inputs[r].push(InputChannel::Topic {
+                    id: input.id.clone(),
+                    topic,
+                    queue_size: input.queue_size,
+                    queue,
+                });
+            };
+            match &input.source {
+                InputSource::Timer { interval } => inputs[r].push(InputChannel::Timer {
+                    id: input.id.clone(),
+                    period_ns: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX),
+                }),
+                InputSource::Topic { topic } => from_topic(topic.clone()),
+                InputSource::Logs { .. } => from_topic(log_record::input_feed(&node.id, &input.id)),
+                InputSource::Output { node: p, output } if df.node(p).is_some_and(|n| n.logs.carries(output)) => {
+                    from_topic(log_record::output_feed(p, output));
+                }
+                InputSource::Output { node: p, output } if feed == Feed::Topics => {
+                    from_topic(output_topic(df, p, output));
+                }
+                InputSource::Output { node: p, output } => {
+                    // Validation guarantees both exist; a miss here would be a spec bug.
+                    let Some(p) = index(p) else { continue };
+                    let Some(o) = outputs[p].iter().position(|(x, _)| x == output) else { continue };
                     let queue = inboxes[r].len();
-                    let shape = QueueShape { capacity: input.queue_size, policy: Policy::DropOldest };
-                    inboxes[r].extend(std::iter::repeat_n(shape, TOPIC_FEEDS));
-                    inputs[r].push(InputChannel::Topic {
-                        id: input.id.clone(),
-                        topic,
-                        queue_size: input.queue_size,
-                        queue,
+                    inboxes[r].push(QueueShape {
+                        capacity: input.queue_size,
+                        policy: match input.policy {
+                            nerve_spec::QueuePolicy::DropOldest => Policy::DropOldest,
+                            nerve_spec::QueuePolicy::Backpressure => Policy::Backpressure,
+                        },
                     });
-                };
-                match &input.source {
-                    InputSource::Timer { interval } => inputs[r].push(InputChannel::Timer {
-                        id: input.id.clone(),
-                        period_ns: u64::try_from(interval.as_nanos()).unwrap_or(u64::MAX),
-                    }),
-                    InputSource::Topic { topic } => from_topic(topic.clone()),
-                    InputSource::Logs { .. } => from_topic(log_record::input_feed(&node.id, &input.id)),
-                    InputSource::Output { node: p, output } if df.node(p).is_some_and(|n| n.logs.carries(output)) => {
-                        from_topic(log_record::output_feed(p, output));
-                    }
-                    InputSource::Output { node: p, output } => {
-                        // Validation guarantees both exist; a miss here would be a spec bug.
-                        let Some(p) = index(p) else { continue };
-                        let Some(o) = outputs[p].iter().position(|(x, _)| x == output) else { continue };
-                        let queue = inboxes[r].len();
-                        inboxes[r].push(QueueShape {
-                            capacity: input.queue_size,
-                            policy: match input.policy {
-                                nerve_spec::QueuePolicy::DropOldest => Policy::DropOldest,
-                                nerve_spec::QueuePolicy::Backpressure => Policy::Backpressure,
-                            },
-                        });
-                        let edges = &mut outputs[p][o].1;
-                        let edge = edges.len();
-                        edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
-                        inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
-                    }
+                    let edges = &mut outputs[p][o].1;
+                    let edge = edges.len();
+                    edges.push(Edge { reader: r, input: input.id.clone(), queue, edge });
+                    inputs[r].push(InputChannel::Shm { id: input.id.clone(), queue, producer: p, output: o, edge });
                 }
             }
         }
-        Self { inboxes, outputs, inputs }
+        spare.push(inboxes[r].len());
+        inboxes[r].extend(std::iter::repeat_n(CONNECTED_QUEUE, SPARE_INPUTS * TOPIC_FEEDS));
     }
 
     /// The channel table handed to node `n`.
@@ -232,9 +291,11 @@ mod tests {
              - {id: det, path: n.py, inputs: {image: cam/image, depth: {source: cam/depth, queue_size: 1, queue_policy: drop_oldest}}}\n\
              - {id: log, path: n.py, inputs: {image: cam/image}}\n",
         );
-        // Timers take no queue; each shared-memory input takes one, in declaration order.
-        assert!(plan.inboxes[0].is_empty());
-        assert_eq!(plan.inboxes[1].len(), 2);
+        // Timers take no queue; each shared-memory input takes one, in declaration order; the
+        // areas for inputs connected at run time come after.
+        assert_eq!(plan.spare, vec![0, 2, 1]);
+        assert_eq!(plan.inboxes[0], vec![CONNECTED_QUEUE; SPARE_INPUTS * TOPIC_FEEDS]);
+        assert_eq!(plan.inboxes[1].len(), 2 + SPARE_INPUTS * TOPIC_FEEDS);
         assert_eq!(plan.inboxes[1][1], QueueShape { capacity: 1, policy: Policy::DropOldest });
         assert_eq!(plan.inboxes[1][0], QueueShape { capacity: 10, policy: Policy::Backpressure });
         // `cam/image` has two readers with distinct holder bits.
@@ -256,6 +317,39 @@ mod tests {
     }
 
     #[test]
+    fn a_node_added_while_running_reads_outputs_as_topics() {
+        let (df, mut plan) = plan(
+            "nodes:\n- {id: cam, path: n.py, outputs: [image, {id: depth, topic: robot/depth}]}\n- {id: det, path: n.py, inputs: {image: cam/image}}\n",
+        );
+        let df = nerve_spec::with_added_node(
+            &df,
+            "id: viewer\npath: n.py\ninputs: {image: cam/image, depth: cam/depth, tick: timer/hz/1}\noutputs: [shown]\n",
+            &df.base_dir.join("viewer.yml"),
+        )
+        .expect("valid node");
+        let before = plan.outputs[0].clone();
+        plan.add_node(&df);
+        // The running writer's edges stay as they were; the new reader subscribes.
+        assert_eq!(plan.outputs[0], before);
+        assert_eq!(plan.outputs[2], vec![("shown".to_owned(), Vec::new())]);
+        assert_eq!(
+            plan.inputs[2],
+            vec![
+                InputChannel::Topic { id: "image".into(), topic: "cam/image".into(), queue_size: 10, queue: 0 },
+                InputChannel::Topic {
+                    id: "depth".into(),
+                    topic: "robot/depth".into(),
+                    queue_size: 10,
+                    queue: TOPIC_FEEDS
+                },
+                InputChannel::Timer { id: "tick".into(), period_ns: 1_000_000_000 },
+            ]
+        );
+        assert_eq!(plan.spare_area(2, 1), 3 * TOPIC_FEEDS);
+        assert_eq!(plan.inboxes[2].len(), (2 + SPARE_INPUTS) * TOPIC_FEEDS);
+    }
+
+    #[test]
     fn operators_reading_one_another_take_no_channel() {
         let (_, plan) = plan(
             "nodes:
@@ -267,7 +361,7 @@ mod tests {
 ",
         );
         // `pair/b/mask` is handed over inside the node's process: no queue, no edge.
-        assert_eq!(plan.inboxes[1].len(), 1);
+        assert_eq!(plan.spare[1], 1);
         assert!(plan.outputs[1][0].1.is_empty());
         assert!(matches!(&plan.inputs[1][..], [InputChannel::Shm { id, .. }] if id == "a/image"));
     }
@@ -281,6 +375,7 @@ mod tests {
         let drop_oldest = |capacity| QueueShape { capacity, policy: Policy::DropOldest };
         let mut expected = vec![drop_oldest(10); TOPIC_FEEDS];
         expected.extend(vec![drop_oldest(1); TOPIC_FEEDS]);
+        expected.extend(vec![CONNECTED_QUEUE; SPARE_INPUTS * TOPIC_FEEDS]);
         assert_eq!(plan.inboxes[0], expected);
         let table = plan.table(&df, 0, "run", 1 << 20, 1 << 20);
         assert_eq!(

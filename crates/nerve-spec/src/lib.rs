@@ -99,6 +99,7 @@
 
 #![warn(missing_docs)]
 
+mod added;
 mod custom;
 mod error;
 pub mod fetch;
@@ -121,6 +122,7 @@ mod validate;
 
 use std::path::{Path, PathBuf};
 
+pub use added::with_added_node;
 pub use error::{Problem, SpecError};
 pub use param::ParamValue;
 pub use parse::{IdError, check_id};

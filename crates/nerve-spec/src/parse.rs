@@ -476,7 +476,7 @@ fn unsupported(key: &str) -> Option<&'static str> {
     })
 }
 
-fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> Option<ParsedNode> {
+pub(crate) fn parse_node(p: &mut Problems, index: usize, item: &Node, base_dir: &Path) -> Option<ParsedNode> {
     let index_field = format!("nodes[{index}]");
     let Value::Map(entries) = &item.value else {
         p.push(

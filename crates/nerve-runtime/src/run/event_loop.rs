@@ -5,6 +5,7 @@ use std::os::unix::net::UnixStream;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use nerve_message::channel_table::InputChannel;
 use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamAnswer, ParamError, ParamOp};
 use nerve_message::runtime_to_node::RuntimeMessage;
@@ -43,13 +44,21 @@ impl Run<'_> {
                 }
                 Ok(Ev::Request(i, _, NodeRequest::ParamReply { id, answer })) => self.params.answer(i, id, answer),
                 Ok(Ev::Param { node, op, reply }) => self.forward_param(&node, op, reply),
+                Ok(Ev::Edit { edit, reply }) => {
+                    let answer = self.edit(edit);
+                    if let Err(why) = &answer {
+                        tracing::warn!("graph change refused: {why}");
+                    }
+                    let _ = reply.send(answer);
+                }
                 Ok(Ev::Request(
                     i,
                     _,
                     NodeRequest::Register { .. }
                     | NodeRequest::Inspect
                     | NodeRequest::StopRun
-                    | NodeRequest::Param { .. },
+                    | NodeRequest::Param { .. }
+                    | NodeRequest::Edit(_),
                 )) => {
                     tracing::warn!(node = %self.nodes[i].id, "ignoring a registration or tool request from a node");
                 }
@@ -92,6 +101,7 @@ impl Run<'_> {
             let now = Instant::now();
             self.finish_grace_due(now);
             self.health_checks_due(now);
+            self.removals_due(now);
             let nodes = &self.nodes;
             self.params.expire(now, |i| nodes[i].id.clone());
             if let Phase::Stopping { since, killed: false, .. } = self.phase
@@ -126,7 +136,8 @@ impl Run<'_> {
     /// ready. `None`: nothing until the next event, so an idle run does not wake the runtime.
     pub(super) fn next_deadline(&self, ready_deadline: Instant) -> Option<Instant> {
         let restarts = self.nodes.iter().filter_map(NodeRt::restart_at);
-        let finishes = self.nodes.iter().filter(|n| n.killed.is_none()).filter_map(|n| n.finish_by);
+        let finishes = self.nodes.iter().filter(|n| n.killed.is_none() && !n.exited()).filter_map(|n| n.finish_by);
+        let removals = self.nodes.iter().filter(|n| n.killed.is_none() && !n.exited()).filter_map(|n| n.removed);
         let health_checks =
             (0..self.nodes.len()).filter_map(|i| Some(self.nodes[i].seen?.looked_at + self.health_watch(i)? / 4));
         let (grace, ready) = match self.phase {
@@ -136,6 +147,7 @@ impl Run<'_> {
         };
         restarts
             .chain(finishes)
+            .chain(removals)
             .chain(health_checks)
             .chain([self.params.next_deadline(), grace, ready].into_iter().flatten())
             .min()
@@ -207,7 +219,11 @@ impl Run<'_> {
             }
         }
         let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-        let mut table = self.plan.table(self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
+        let mut table = self.plan.table(&self.df, i, &self.run_id, self.opts.pool_capacity, self.opts.max_message);
+        // An edge cut and its input connected to another output since: the input is that
+        // output's topic now.
+        let connected = &self.nodes[i].connected;
+        table.inputs.retain(|c| !matches!(c, InputChannel::Shm { id, .. } if connected.contains_key(id)));
         table.sim_time = self.opts.sim_time;
         table.restarts = self.nodes[i].restarts;
         table.run_name.clone_from(&self.run_name);
@@ -224,7 +240,7 @@ impl Run<'_> {
         if self.timers_closed {
             self.send(i, &RuntimeMessage::TimersClosed);
         }
-        if self.phase.stopping_since().is_some() {
+        if self.phase.stopping_since().is_some() || self.nodes[i].removed.is_some() {
             self.send(i, &RuntimeMessage::Stop);
         }
         Some(i)
@@ -359,7 +375,9 @@ impl Run<'_> {
             (0..self.nodes.len()).filter(|&i| self.nodes[i].pid.is_none() && self.nodes[i].connected()).collect();
         for i in lingering {
             let when = match why {
-                Kill::AfterGrace | Kill::AfterFinishGrace(_) | Kill::Unresponsive(_) => "after the grace period",
+                Kill::AfterGrace | Kill::AfterFinishGrace(_) | Kill::Unresponsive(_) | Kill::Removed => {
+                    "after the grace period"
+                }
                 Kill::OnInterrupt => "at the second interrupt",
             };
             tracing::warn!(node = %self.nodes[i].id, "node started by hand still connected {when}");

@@ -6,11 +6,13 @@
 //! * [`options`] and [`report`]: the public types, how to run and what a run did;
 //! * [`server`]: the run's socket, nodes' connections and tools' requests turned into events;
 //! * [`event_loop`]: the loop, and how the run as a whole starts, stops and aborts;
+//! * [`edit`]: changes to the running graph (`nerve node add|remove|connect|disconnect`);
 //! * [`supervise`]: node processes, their exits, restarts, and what a node's going means for
 //!   its readers and producers;
 //! * [`state`]: the run's phase and each node's state, one enum each; [`status`]: the run as
 //!   `nerve list` shows it.
 
+mod edit;
 mod event_loop;
 mod options;
 mod report;
@@ -60,7 +62,8 @@ struct Starter {
 }
 
 struct Run<'a> {
-    df: &'a Dataflow,
+    /// The dataflow as it runs now: what it declared, and the nodes added since.
+    df: Dataflow,
     opts: &'a RunOptions,
     plan: Plan,
     run_id: String,
@@ -68,6 +71,9 @@ struct Run<'a> {
     run_name: String,
     socket: PathBuf,
     log_dir: PathBuf,
+    names: RunNames,
+    /// Where every node's log entries go besides its file and the terminal.
+    log_tap: Option<LogTap>,
     inboxes: Vec<Arc<Inbox>>,
     tables: Vec<Vec<BlockTable>>,
     nodes: Vec<NodeRt>,
@@ -183,18 +189,12 @@ fn run_inner(
             Some(tap.map_or(publish.clone(), |tap| tap.and(publish)))
         }
     };
-    let mut starters = Vec::new();
-    for (node, prog) in df.nodes.iter().zip(programs) {
-        starters.push(match prog {
-            Some((program, args)) => Some(Starter {
-                program,
-                args,
-                logs: LogSink::create(&log_dir, &node.id, &node.logs, opts.echo, tap.clone())?,
-                realtime: node.realtime.as_ref().map(|rt| Realtime::prepare(&node.id, rt)).transpose()?,
-            }),
-            None => None,
-        });
-    }
+    let starters = df
+        .nodes
+        .iter()
+        .zip(programs)
+        .map(|(node, prog)| starter(node, prog, &log_dir, opts, tap.clone()))
+        .collect::<Result<Vec<_>, _>>()?;
     // Held until the run ends; after the other `realtime:` checks, so a refusal comes first.
     let _cpu_latency = CpuLatency::hold(df)?;
 
@@ -212,13 +212,15 @@ fn run_inner(
     }
 
     let mut run = Run {
-        df,
+        df: df.clone(),
         opts,
         plan,
         run_id: run_id.to_owned(),
         run_name: scope_name(opts, run_id),
         socket: socket.to_owned(),
         log_dir: log_dir.clone(),
+        names: names.clone(),
+        log_tap: tap,
         inboxes,
         tables,
         nodes: df.nodes.iter().map(|n| NodeRt::new(n.id.clone(), opts.helpers.contains(&n.id))).collect(),
@@ -252,7 +254,7 @@ fn run_inner(
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    let dropped = crate::drops::totals(&run.plan, df, &run.inboxes);
+    let dropped = crate::drops::totals(&run.plan, &run.df, &run.inboxes);
     let Run { nodes, reaper, aborted, stopped_by, .. } = run;
     reaper.disarm();
     Ok(RunReport {
@@ -264,6 +266,24 @@ fn run_inner(
         stopped_by,
         dropped,
     })
+}
+
+/// How `node` is started (`prog`: its program and arguments; `None` for a node started by
+/// hand), with its log sink in `log_dir`.
+fn starter(
+    node: &nerve_spec::NodeSpec,
+    prog: Option<(PathBuf, Vec<String>)>,
+    log_dir: &Path,
+    opts: &RunOptions,
+    tap: Option<LogTap>,
+) -> Result<Option<Starter>, RuntimeError> {
+    let Some((program, args)) = prog else { return Ok(None) };
+    Ok(Some(Starter {
+        program,
+        args,
+        logs: LogSink::create(log_dir, &node.id, &node.logs, opts.echo, tap)?,
+        realtime: node.realtime.as_ref().map(|rt| Realtime::prepare(&node.id, rt)).transpose()?,
+    }))
 }
 
 fn spawn_signal_forwarder(tx: Sender<Ev>) -> Result<(), RuntimeError> {

@@ -15,6 +15,9 @@ pub enum Outcome {
     KilledOnInterrupt,
     /// A dynamic node that never connected, or a node not started because the run aborted.
     NotRun,
+    /// Taken out of the running graph (`nerve node remove`): stopped, or killed after its
+    /// grace period.
+    Removed,
 }
 
 /// What a run did.
@@ -41,6 +44,7 @@ impl RunReport {
     /// Whether every node finished cleanly and nothing aborted the run.
     #[must_use]
     pub fn success(&self) -> bool {
-        self.aborted.is_none() && self.nodes.iter().all(|(_, o)| matches!(o, Outcome::Finished | Outcome::NotRun))
+        self.aborted.is_none()
+            && self.nodes.iter().all(|(_, o)| matches!(o, Outcome::Finished | Outcome::NotRun | Outcome::Removed))
     }
 }

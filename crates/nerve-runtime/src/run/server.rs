@@ -10,6 +10,7 @@ use std::sync::mpsc::{self, Sender};
 use std::time::Duration;
 
 use nerve_message::frame;
+use nerve_message::graph_edit::GraphEdit;
 use nerve_message::node_to_runtime::NodeRequest;
 use nerve_message::param::{ParamError, ParamOp};
 use nerve_message::runtime_to_node::RuntimeMessage;
@@ -47,6 +48,10 @@ fn serve_connection(stream: UnixStream, tx: &Sender<Ev>) {
         }
         Ok(NodeRequest::Param { node, op }) => {
             answer_param(stream, tx, node, op);
+            return;
+        }
+        Ok(NodeRequest::Edit(edit)) => {
+            answer_edit(stream, tx, edit);
             return;
         }
         _ => {
@@ -96,5 +101,21 @@ fn answer_param(mut stream: UnixStream, tx: &Sender<Ev>, node: String, op: Param
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     if let Err(e) = frame::write(&mut stream, &RuntimeMessage::Param { answer }) {
         tracing::debug!(error = %e, "the tool that asked for a parameter is gone");
+    }
+}
+
+/// Makes a tool's change to the running graph and tells it what was done, or why not.
+fn answer_edit(mut stream: UnixStream, tx: &Sender<Ev>, edit: GraphEdit) {
+    let (reply, answer) = mpsc::channel();
+    if tx.send(Ev::Edit { edit, reply }).is_err() {
+        return;
+    }
+    // The event loop answers at once: an added node's process is started, not waited for.
+    let answer = answer
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| Err("the run did not answer within 10 s".to_owned()));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+    if let Err(e) = frame::write(&mut stream, &RuntimeMessage::Edited { answer }) {
+        tracing::debug!(error = %e, "the tool that changed the graph is gone");
     }
 }

@@ -1,7 +1,7 @@
 //! The states of a run and of each of its nodes, each one enum: what the event loop moves
 //! between, and the words `nerve list` shows for them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
@@ -84,12 +84,15 @@ pub(super) enum Kill {
     /// It neither called nerve nor waited for an event for its `health_check_timeout` (this
     /// long): hung. Unlike the others, its `restart:` policy applies, as to a crash.
     Unresponsive(Duration),
+    /// `nerve node remove` took it out of the graph, and it outlived its grace period.
+    Removed,
 }
 
 impl Kill {
     pub(super) fn outcome(self) -> Outcome {
         match self {
             Self::AfterGrace => Outcome::KilledAfterGrace,
+            Self::Removed => Outcome::Removed,
             Self::OnInterrupt => Outcome::KilledOnInterrupt,
             Self::AfterFinishGrace(grace) => Outcome::Failed(format!(
                 "still running {grace:?} after every other node ended and all its inputs closed \
@@ -156,6 +159,21 @@ pub(super) struct NodeRt {
     pub(super) restarts: u32,
     /// Served by the process that runs the dataflow ([`RunOptions::helpers`](super::RunOptions::helpers)).
     pub(super) helper: bool,
+    /// Its inputs fed by `nerve node connect`, or declared by a node added while the run
+    /// ran, by input id.
+    pub(super) connected: BTreeMap<String, Connection>,
+    /// Areas of its inbox given to such inputs so far (see [`crate::plan::SPARE_INPUTS`]).
+    pub(super) areas_used: usize,
+    /// `nerve node remove` took it out of the graph: it is not restarted, and is killed at
+    /// this moment if it is still running.
+    pub(super) removed: Option<Instant>,
+}
+
+/// An input fed at run time: through the topic of output `output` of node `node`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Connection {
+    pub(super) node: String,
+    pub(super) output: String,
 }
 
 impl NodeRt {
@@ -179,6 +197,9 @@ impl NodeRt {
             window_start: None,
             restarts: 0,
             helper,
+            connected: BTreeMap::new(),
+            areas_used: 0,
+            removed: None,
         }
     }
 
@@ -221,6 +242,7 @@ impl NodeRt {
             NodeState::Exited(Outcome::KilledAfterGrace) => "killed after the grace period".to_owned(),
             NodeState::Exited(Outcome::KilledOnInterrupt) => "killed at the second interrupt".to_owned(),
             NodeState::Exited(Outcome::NotRun) => "not run".to_owned(),
+            NodeState::Exited(Outcome::Removed) => "removed".to_owned(),
             NodeState::Restarting { .. } => "restarting".to_owned(),
             NodeState::Unconnected if self.pid.is_none() => "waiting".to_owned(),
             NodeState::Connected { ready: true, .. } if started => "running".to_owned(),

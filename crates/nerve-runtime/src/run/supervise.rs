@@ -60,6 +60,8 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         let outcome = if let Some(kill) = rt.killed {
             kill.outcome()
+        } else if rt.removed.is_some() {
+            Outcome::Removed
         } else if status.success() {
             Outcome::Finished
         } else if let Some(sig) = status.signal() {
@@ -82,6 +84,7 @@ impl Run<'_> {
             Outcome::KilledOnInterrupt => tracing::warn!(node = %rt.id, "killed at the second interrupt"),
             Outcome::Failed(how) => tracing::error!(node = %rt.id, "failed: {how}"),
             Outcome::NotRun => {}
+            Outcome::Removed => tracing::info!(node = %rt.id, %status, "left the graph"),
         }
         if !self.schedule_restart(i, &outcome) {
             self.finish_node(i, outcome);
@@ -95,6 +98,7 @@ impl Run<'_> {
         let rt = &mut self.nodes[i];
         // A stopping run, or a node nerve killed to end it, is not restarted whatever its policy.
         if self.phase.stopping_since().is_some()
+            || rt.removed.is_some()
             || rt.killed.is_some_and(|kill| !kill.may_restart())
             || rt.schedule_restart(&policy, outcome, Instant::now()).is_none()
         {
@@ -141,7 +145,10 @@ impl Run<'_> {
         for input in &self.plan.inputs[i] {
             if let InputChannel::Shm { id, queue, producer, output, .. } = input {
                 if self.nodes[i].closed_inputs.contains(id) {
-                    closed.push(id.clone());
+                    // Cut, and maybe connected to another output since: that one is open.
+                    if !self.nodes[i].connected.contains_key(id) {
+                        closed.push(id.clone());
+                    }
                     continue;
                 }
                 self.inboxes[i].ring(*queue).reopen();
@@ -166,6 +173,19 @@ impl Run<'_> {
             let edges = self.plan.outputs[i][o].1.clone();
             for e in edges {
                 self.tell_input_reopened(e.reader, e.input);
+            }
+            let (node, output) = (&self.nodes[i].id, &self.plan.outputs[i][o].0);
+            let connected: Vec<(usize, String)> = (0..self.nodes.len())
+                .flat_map(|j| {
+                    self.nodes[j]
+                        .connected
+                        .iter()
+                        .filter(|(_, c)| &c.node == node && &c.output == output)
+                        .map(move |(input, _)| (j, input.clone()))
+                })
+                .collect();
+            for (j, input) in connected {
+                self.tell_input_reopened(j, input);
             }
         }
     }
@@ -288,8 +308,14 @@ impl Run<'_> {
             }
             let edges = self.plan.outputs[i][o].1.clone();
             for e in edges {
-                self.tell_input_closed(e.reader, e.input);
+                // An input cut from this edge and connected to another output since is not
+                // this output's to close.
+                if !self.nodes[e.reader].connected.contains_key(&e.input) {
+                    self.tell_input_closed(e.reader, e.input);
+                }
             }
+            let (node, output) = (self.nodes[i].id.clone(), self.plan.outputs[i][o].0.clone());
+            self.close_connections_from(&node, &output);
         }
     }
 
