@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import NODES, free_port, log_lines, nerve_cmd, wait_for
+from test_graph_edit import FILTER, RECEIVER, SENDER
 from test_restart import FAILING, WATCHER
 
 COORDINATOR = "10.231.0.1"
@@ -706,3 +707,60 @@ def test_labels_choose_the_machine_and_working_dir_the_folder(cluster, hosts, tm
     assert refused.returncode != 0
     assert "node `accel` asks for labels gpu=tpu, which no connected daemon has all of" in refused.stderr
     assert "`m1` (arch=arm64, gpu=true)" in refused.stderr, refused.stderr
+
+
+def test_a_running_dataflow_of_the_cluster_takes_a_node_and_edges_on_one_machine(cluster, tmp_path):
+    """`nerve node add|connect|remove` reach the machine the node or edge is on; an edge that
+    would cross machines, and a node that does not say where it goes, are refused."""
+    path = write(
+        tmp_path,
+        """
+        nodes:
+          - {id: sender, path: sender.py, inputs: {tick: dora/timer/millis/20}, outputs: [value], deploy: {machine: m1}}
+          - id: receiver
+            path: receiver.py
+            inputs: {value: sender/value, tick: dora/timer/secs/1}
+            deploy: {machine: m1}
+          - {id: idle, path: receiver.py, inputs: {tick: dora/timer/secs/1}, deploy: {machine: m0}}
+        """,
+        **{"sender.py": SENDER, "receiver.py": RECEIVER, "filter.py": FILTER},
+    )
+    node = "id: filter\npath: filter.py\ninputs: {input: sender/value}\noutputs: [output]\n"
+    (tmp_path / "filter-node.yml").write_text(node + "deploy: {machine: m1}\n")
+    (tmp_path / "nowhere-node.yml").write_text(node.replace("filter", "nowhere", 1))
+    cluster.up(2)
+    assert cluster.nerve("start", str(path), "--name", "edits").returncode == 0
+
+    added = cluster.nerve("node", "add", str(tmp_path / "filter-node.yml"), "-d", "edits")
+    assert added.returncode == 0 and "node `filter` added, started (machine `m1`)" in added.stdout, added.stderr
+    wired = cluster.nerve("node", "connect", "edits", "filter/output", "receiver/filtered")
+    assert wired.returncode == 0, wired.stderr
+    wait_for(
+        lambda: "INPUT filtered" in log_of(tmp_path, cluster.dataflow("edits"), "receiver"), what="filtered values"
+    )
+    nodes = {n["id"]: (n["machine"], n["state"]) for n in cluster.dataflow("edits")["nodes"]}
+    assert nodes["filter"] == ("m1", "running"), nodes
+
+    across = cluster.nerve("node", "connect", "edits", "sender/value", "idle/value")
+    assert across.returncode == 1
+    assert "`sender/value` -> `idle/value` would cross from machine `m1` to `m0`" in across.stderr, across.stderr
+    # The machine's own part, reached on its host without the coordinator, is not changed behind
+    # the coordinator's back.
+    direct = cluster.nerve("node", "connect", "sender/value", "receiver/other", host=1)
+    assert direct.returncode == 1 and "change it through the coordinator" in direct.stderr, direct.stderr
+    nowhere = cluster.nerve("node", "add", str(tmp_path / "nowhere-node.yml"), "-d", "edits")
+    assert nowhere.returncode == 1 and "runs on machines m0, m1: say which one takes node `nowhere`" in nowhere.stderr
+
+    removed = cluster.nerve("node", "remove", "edits", "filter")
+    assert removed.returncode == 0, removed.stderr
+    wait_for(
+        lambda: "INPUT_CLOSED filtered" in log_of(tmp_path, cluster.dataflow("edits"), "receiver"),
+        what="the filtered input closed",
+    )
+    assert cluster.nerve("stop", "edits").returncode == 0
+    filtered = [
+        line.split()[-1]
+        for line in log_of(tmp_path, cluster.dataflow("edits"), "receiver").splitlines()
+        if line.startswith("INPUT filtered")
+    ]
+    assert filtered and all(int(v) % 2 == 0 for v in filtered), filtered

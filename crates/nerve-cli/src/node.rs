@@ -9,6 +9,8 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Subcommand;
 use nerve_message::graph_edit::{GraphEdit, Port};
+
+use crate::cluster::NetArgs;
 use nerve_runtime::inspect::{self, NodeStatus, RunStatus};
 use nerve_runtime::param::{ParamOp, ParamValue};
 use serde_json::Value;
@@ -31,32 +33,39 @@ enum NodeCommand {
         /// The node's YAML file (dora-rs's spelling).
         #[arg(long = "from-yaml", value_name = "FILE", conflicts_with = "file")]
         from_yaml: Option<PathBuf>,
-        /// The dataflow's name or run id [default: the only one running].
+        /// The dataflow's name or run id [default: the only one running on this host].
         #[arg(long, short = 'd', value_name = "NAME|ID")]
         dataflow: Option<String>,
+        #[command(flatten)]
+        net: NetArgs,
     },
     /// Remove a node from a running dataflow: it gets a stop event, and is killed if it has not
     /// exited after the grace period. The inputs it fed close.
+    #[command(override_usage = "nerve node remove [OPTIONS] [DATAFLOW] <NODE>")]
     Remove {
         /// `[DATAFLOW] NODE`: the node's id, after the dataflow's name or run id if `--dataflow`
         /// does not give it (dora-rs's examples write `dora node remove demo filter`).
-        #[arg(num_args = 1..=2, value_names = ["DATAFLOW", "NODE"], required = true)]
+        #[arg(num_args = 1..=2, value_name = "ARGS", required = true)]
         args: Vec<String>,
-        /// The dataflow's name or run id [default: the only one running].
+        /// The dataflow's name or run id [default: the only one running on this host].
         #[arg(long, short = 'd', value_name = "NAME|ID")]
         dataflow: Option<String>,
         /// Time between the stop event and the kill (e.g. `500ms`, `5s`) [default: the run's
         /// grace period].
         #[arg(long, value_parser = humantime::parse_duration)]
         grace: Option<std::time::Duration>,
+        #[command(flatten)]
+        net: NetArgs,
     },
     /// Feed an output to an input of a running node (`camera/image detector/image`); the input
     /// is created if the node does not declare it.
+    #[command(override_usage = "nerve node connect [OPTIONS] [DATAFLOW] <SOURCE> <TARGET>")]
     Connect {
         #[command(flatten)]
         ends: Ends,
     },
     /// Stop feeding an output to an input: the input closes once what is queued is read.
+    #[command(override_usage = "nerve node disconnect [OPTIONS] [DATAFLOW] <SOURCE> <TARGET>")]
     Disconnect {
         #[command(flatten)]
         ends: Ends,
@@ -86,11 +95,13 @@ enum NodeCommand {
 struct Ends {
     /// `[DATAFLOW] SOURCE TARGET`: the output as `node/output` and the input as `node/input`,
     /// after the dataflow's name or run id if `--dataflow` does not give it.
-    #[arg(num_args = 2..=3, value_names = ["DATAFLOW", "SOURCE", "TARGET"], required = true)]
+    #[arg(num_args = 2..=3, value_name = "ARGS", required = true)]
     args: Vec<String>,
-    /// The dataflow's name or run id [default: the only one running].
+    /// The dataflow's name or run id [default: the only one running on this host].
     #[arg(long, short = 'd', value_name = "NAME|ID")]
     dataflow: Option<String>,
+    #[command(flatten)]
+    net: NetArgs,
 }
 
 impl Ends {
@@ -122,26 +133,26 @@ fn split_dataflow<'a, const N: usize>(
 /// Runs `nerve node …`.
 pub fn run(args: &NodeArgs) -> anyhow::Result<i32> {
     match &args.command {
-        NodeCommand::Add { file, from_yaml, dataflow } => {
+        NodeCommand::Add { file, from_yaml, dataflow, net } => {
             let Some(file) = from_yaml.as_ref().or(file.as_ref()) else {
                 anyhow::bail!("name the node's YAML file: `nerve node add FILE.yml` (or `--from-yaml FILE.yml`)");
             };
             let yaml = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
             let file = std::path::absolute(file).unwrap_or_else(|_| file.clone());
-            edit(dataflow.as_deref(), GraphEdit::AddNode { yaml, file })
+            edit(net, dataflow.as_deref(), GraphEdit::AddNode { yaml, file })
         }
-        NodeCommand::Remove { args, dataflow, grace } => {
+        NodeCommand::Remove { args, dataflow, grace, net } => {
             let (dataflow, [node]) = split_dataflow(args, dataflow.as_ref())?;
             let grace_ms = grace.map(|g| u64::try_from(g.as_millis()).unwrap_or(u64::MAX));
-            edit(dataflow.as_deref(), GraphEdit::RemoveNode { node: node.clone(), grace_ms })
+            edit(net, dataflow.as_deref(), GraphEdit::RemoveNode { node: node.clone(), grace_ms })
         }
         NodeCommand::Connect { ends } => {
             let (dataflow, source, target) = ends.parse()?;
-            edit(dataflow.as_deref(), GraphEdit::Connect { source, target })
+            edit(&ends.net, dataflow.as_deref(), GraphEdit::Connect { source, target })
         }
         NodeCommand::Disconnect { ends } => {
             let (dataflow, source, target) = ends.parse()?;
-            edit(dataflow.as_deref(), GraphEdit::Disconnect { source, target })
+            edit(&ends.net, dataflow.as_deref(), GraphEdit::Disconnect { source, target })
         }
         NodeCommand::List { json } => {
             let runs = inspect::running();
@@ -175,10 +186,23 @@ pub fn run(args: &NodeArgs) -> anyhow::Result<i32> {
     }
 }
 
-/// Sends `edit` to the dataflow `dataflow` names (or the only one running) and says what it did.
-fn edit(dataflow: Option<&str>, edit: GraphEdit) -> anyhow::Result<i32> {
-    let run = inspect::find_or_only(dataflow)?;
-    match inspect::edit(&run, edit)? {
+/// Sends `edit` to the dataflow `dataflow` names (one of the cluster's, through its
+/// coordinator, or one of this host's), or the only one running on this host, and says what
+/// it did.
+fn edit(net: &NetArgs, dataflow: Option<&str>, edit: GraphEdit) -> anyhow::Result<i32> {
+    let on_cluster = match dataflow {
+        Some(which) => crate::runs::on_cluster(net, which, true)?,
+        None => None,
+    };
+    let answer = match on_cluster {
+        Some((cluster, uuid)) => match cluster.edit(&uuid, edit) {
+            Ok(done) => Ok(done),
+            Err(nerve_cluster::ClusterError::Refused(why)) => Err(why),
+            Err(e) => return Err(e.into()),
+        },
+        None => inspect::edit(&inspect::find_or_only(dataflow)?, edit)?,
+    };
+    match answer {
         Ok(done) => {
             println!("{done}");
             Ok(0)

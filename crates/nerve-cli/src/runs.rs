@@ -99,7 +99,7 @@ pub(crate) fn cluster(net: &NetArgs) -> anyhow::Result<Option<Cluster>> {
 /// one), if a coordinator answers and knows exactly one such dataflow; `running`: only among
 /// those still running. A dataflow of the cluster is then handled through its coordinator,
 /// not through its machines' runs (one of which may be on this host).
-fn on_cluster(net: &NetArgs, which: &str, running: bool) -> anyhow::Result<Option<(Cluster, String)>> {
+pub(crate) fn on_cluster(net: &NetArgs, which: &str, running: bool) -> anyhow::Result<Option<(Cluster, String)>> {
     let Some(cluster) = cluster(net)? else { return Ok(None) };
     let dataflows = cluster.list()?;
     let candidates: Vec<&nerve_cluster::protocol::DataflowStatus> =

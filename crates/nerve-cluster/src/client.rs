@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use nerve_message::graph_edit::GraphEdit;
 use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_spec::Dataflow;
 use zenoh::Wait;
@@ -120,6 +121,15 @@ impl Cluster {
     pub fn param(&self, dataflow: Option<&str>, node: &str, op: ParamOp) -> Result<Option<ParamAnswer>, ClusterError> {
         let request = CoordinatorRequest::Param { dataflow: dataflow.map(str::to_owned), node: node.to_owned(), op };
         self.ask(&request, ANSWER)
+    }
+
+    /// Changes the graph of running dataflow `uuid` on the machine concerned; returns what was
+    /// done.
+    ///
+    /// # Errors
+    /// [`ClusterError::Refused`] with why not, or the machine does not answer.
+    pub fn edit(&self, uuid: &str, edit: GraphEdit) -> Result<String, ClusterError> {
+        self.ask(&CoordinatorRequest::Edit { dataflow: uuid.to_owned(), edit }, ANSWER)
     }
 
     /// Stops every dataflow, every daemon and the coordinator.

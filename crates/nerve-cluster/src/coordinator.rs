@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use nerve_message::graph_edit::GraphEdit;
 use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_shm::sync::lock;
 use nerve_spec::Dataflow;
@@ -193,6 +194,7 @@ impl Coordinator {
             CoordinatorRequest::Param { dataflow, node, op } => {
                 protocol::answer(query, &self.param(dataflow.as_deref(), &node, op));
             }
+            CoordinatorRequest::Edit { dataflow, edit } => protocol::answer(query, &self.edit(&dataflow, edit)),
             CoordinatorRequest::Destroy => {
                 self.destroy();
                 protocol::answer(query, &Ok(()));
@@ -564,6 +566,92 @@ impl Coordinator {
         protocol::ask(&self.session, &keys::daemon(machine), &Self::daemon_who(machine), &request, QUICK * 2)
             .map(Some)
             .map_err(|e| e.to_string())
+    }
+
+    /// Changes the graph of running dataflow `uuid` on the machine its nodes run on: the
+    /// added node's (its `deploy:`, or the dataflow's one machine), or the edge's. An edge
+    /// across machines is refused: the bridges between machines are laid out at the start.
+    fn edit(&self, uuid: &str, edit: GraphEdit) -> Result<String, String> {
+        let (assignment, _) = self.find(uuid)?;
+        let machine_of = |node: &str| {
+            assignment.placement.get(node).cloned().ok_or_else(|| {
+                format!(
+                    "dataflow {} has no node `{node}` (its nodes: {})",
+                    assignment.label(),
+                    assignment.placement.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            })
+        };
+        let across = |what: String, a: &str, b: &str| {
+            Err(format!(
+                "{what} would cross from machine `{a}` to `{b}`: edges between machines are laid out as the \
+                 dataflow starts; declare it in the dataflow"
+            ))
+        };
+        let mut grown = None;
+        let machine = match &edit {
+            GraphEdit::AddNode { yaml, file } => {
+                let df = nerve_spec::with_added_node(&assignment.dataflow, yaml, file).map_err(|e| e.to_string())?;
+                let node = df.nodes.last().ok_or("no node was added")?;
+                let machine = self.machine_for(&assignment, node)?;
+                for input in &node.inputs {
+                    if let nerve_spec::InputSource::Output { node: writer, output } = &input.source {
+                        let from = machine_of(writer)?;
+                        if from != machine {
+                            return across(
+                                format!("input `{}` of `{}` (from `{writer}/{output}`)", input.id, node.id),
+                                &from,
+                                &machine,
+                            );
+                        }
+                    }
+                }
+                grown = Some((node.id.clone(), df));
+                machine
+            }
+            GraphEdit::RemoveNode { node, .. } => machine_of(node)?,
+            GraphEdit::Connect { source, target } | GraphEdit::Disconnect { source, target } => {
+                let (from, to) = (machine_of(&source.node)?, machine_of(&target.node)?);
+                if from != to {
+                    return across(format!("`{source}` -> `{target}`"), &from, &to);
+                }
+                to
+            }
+        };
+        let request = DaemonRequest::Edit { uuid: assignment.uuid.clone(), edit };
+        let done: String =
+            protocol::ask(&self.session, &keys::daemon(&machine), &Self::daemon_who(&machine), &request, QUICK * 2)
+                .map_err(|e| e.to_string())?;
+        if let Some((node, df)) = grown
+            && let Some(record) = lock(&self.records).iter_mut().find(|r| r.assignment.uuid == assignment.uuid)
+        {
+            record.assignment.dataflow = df;
+            record.assignment.placement.insert(node, machine.clone());
+        }
+        Ok(format!("{done} (machine `{machine}`)"))
+    }
+
+    /// The machine a node added to running dataflow `assignment` goes to: the one its
+    /// `deploy:` names or whose labels it asks for, or the dataflow's only machine.
+    fn machine_for(&self, assignment: &Assignment, node: &nerve_spec::NodeSpec) -> Result<String, String> {
+        let machines = assignment.machines();
+        let default = match machines.as_slice() {
+            [only] => only.clone(),
+            _ if node.machine.is_some() || !node.labels.is_empty() => String::new(),
+            _ => {
+                return Err(format!(
+                    "dataflow {} runs on machines {}: say which one takes node `{}` with `deploy: {{machine: ID}}` \
+                     or `deploy: {{labels: …}}`",
+                    assignment.label(),
+                    machines.join(", "),
+                    node.id
+                ));
+            }
+        };
+        let labels = lock(&self.daemons).iter().map(|(m, d)| (m.clone(), d.labels.clone())).collect();
+        let alone = Dataflow { nodes: vec![node.clone()], ..assignment.dataflow.clone() };
+        let placement = placement::place(&alone, &default, &labels)?;
+        placement.get(&node.id).cloned().ok_or_else(|| format!("no machine takes node `{}`", node.id))
     }
 
     /// Stops every dataflow, then every daemon, then itself.

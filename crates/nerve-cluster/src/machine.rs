@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use nerve_message::graph_edit::GraphEdit;
 use nerve_runtime::param::{ParamAnswer, ParamOp};
 use nerve_runtime::{Outcome, Readiness, Reaper, RunControl, RunOptions, RunReport};
 use nerve_shm::sync::lock;
@@ -199,6 +200,7 @@ impl Daemon {
             DaemonRequest::Status { uuid } => protocol::answer(query, &self.status(&uuid)),
             DaemonRequest::Logs { uuid, node, offset } => protocol::answer(query, &self.logs(&uuid, &node, offset)),
             DaemonRequest::Param { uuid, node, op } => protocol::answer(query, &self.param(&uuid, &node, op)),
+            DaemonRequest::Edit { uuid, edit } => protocol::answer(query, &self.edit(&uuid, edit)),
             DaemonRequest::Exit => {
                 tracing::info!("the coordinator asks every daemon to exit");
                 self.exit.store(true, Ordering::Release);
@@ -403,6 +405,27 @@ impl Daemon {
         };
         nerve_runtime::inspect::param_of_run(&run_id, node, op)
             .map_err(|e| format!("machine `{}`: {e}", self.machine()))
+    }
+
+    /// Changes the graph of this machine's part of dataflow `uuid`, through its run; a node
+    /// added joins the part, so its logs are found.
+    fn edit(&self, uuid: &str, edit: GraphEdit) -> Result<String, String> {
+        let control = lock(&self.parts).get(uuid).ok_or_else(|| self.unknown(uuid))?.control.clone();
+        let added = match &edit {
+            GraphEdit::AddNode { yaml, file } => Some((yaml.clone(), file.clone())),
+            _ => None,
+        };
+        let done = control.edit(edit).map_err(|why| format!("machine `{}`: {why}", self.machine()))?;
+        if let Some((yaml, file)) = added
+            && let Some(entry) = lock(&self.parts).get_mut(uuid)
+        {
+            // The run took it, so the part does.
+            match nerve_spec::with_added_node(&entry.part.dataflow, &yaml, &file) {
+                Ok(grown) => entry.part.dataflow = grown,
+                Err(e) => tracing::warn!(error = %e, "a node the run added is not in the part's dataflow"),
+            }
+        }
+        Ok(done)
     }
 
     fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {

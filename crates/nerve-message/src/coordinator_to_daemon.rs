@@ -125,6 +125,14 @@ pub enum DaemonRequest {
         /// What to do.
         op: ParamOp,
     },
+    /// Change the graph of this machine's part of dataflow `uuid`: answered with what was
+    /// done.
+    Edit {
+        /// The dataflow.
+        uuid: String,
+        /// The change, whose nodes all run on this machine.
+        edit: crate::graph_edit::GraphEdit,
+    },
     /// Stop every part and exit: answered with `()`.
     Exit,
 }

@@ -61,6 +61,14 @@ pub enum CoordinatorRequest {
         /// What to do.
         op: ParamOp,
     },
+    /// Change the graph of running dataflow `dataflow` (its uuid) on the machine concerned
+    /// (`nerve node add|remove|connect|disconnect`): answered with what was done.
+    Edit {
+        /// The dataflow's uuid.
+        dataflow: String,
+        /// The change.
+        edit: crate::graph_edit::GraphEdit,
+    },
     /// Stop every dataflow, every daemon and the coordinator: answered with `()`.
     Destroy,
     /// Sent by a machine's daemon, not a tool: its part of a dataflow ended; answered with `()`.

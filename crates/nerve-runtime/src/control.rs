@@ -9,6 +9,7 @@ use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use nerve_message::graph_edit::GraphEdit;
 use nerve_message::run_status::RunStatus;
 use nerve_shm::sync::{lock, wait_timeout};
 
@@ -97,6 +98,18 @@ impl RunControl {
             return None;
         }
         status.recv_timeout(Duration::from_secs(5)).ok()
+    }
+
+    /// Changes the run's graph as `nerve node add|remove|connect|disconnect` would; returns
+    /// what was done, or why not, in words for the user.
+    pub fn edit(&self, edit: GraphEdit) -> Result<String, String> {
+        let (reply, answer) = mpsc::channel();
+        if !self.send(Ev::Edit { edit, by_control: true, reply }) {
+            return Err("the run has ended".to_owned());
+        }
+        answer
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| Err("the run did not answer within 10 s".to_owned()))
     }
 
     /// Tells these inputs, as (node id, input id), that nothing more will arrive on them, as

@@ -37,9 +37,11 @@ pub(crate) enum Ev {
         op: ParamOp,
         reply: Sender<ParamAnswer>,
     },
-    /// A tool's change to the running graph, answered on `reply`.
+    /// A change to the running graph, answered on `reply`: from a tool on the run's socket, or
+    /// (`by_control`) from the process that runs it through its [`RunControl`].
     Edit {
         edit: GraphEdit,
+        by_control: bool,
         reply: Sender<Result<String, String>>,
     },
     /// The go of a [`RunControl`]: start the ready nodes.

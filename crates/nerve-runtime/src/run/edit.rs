@@ -24,17 +24,22 @@ use crate::plan::{CONNECTED_QUEUE, SPARE_INPUTS, output_topic};
 use crate::spawn::program;
 
 impl Run<'_> {
-    /// Makes `edit`; returns what was done, or why not, for the user.
-    pub(super) fn edit(&mut self, edit: GraphEdit) -> Result<String, String> {
+    /// Makes `edit` (`by_control`: asked through the run's [`RunControl`]); returns what was
+    /// done, or why not, for the user.
+    ///
+    /// [`RunControl`]: crate::RunControl
+    pub(super) fn edit(&mut self, edit: GraphEdit, by_control: bool) -> Result<String, String> {
+        if self.opts.control.is_some() && !by_control {
+            // The coordinator places nodes and knows every machine's: a change it did not make
+            // would be one it cannot see.
+            return Err("this run is one machine's part of a dataflow of the cluster: change it through the \
+                        coordinator, `nerve node … --dataflow NAME`"
+                .into());
+        }
         match self.phase {
             Phase::Running => {}
             Phase::Starting { .. } => return Err("the dataflow is still starting: change it once it runs".into()),
             Phase::Stopping { .. } => return Err("the dataflow is stopping".into()),
-        }
-        if self.opts.control.is_some() {
-            return Err("this is one machine's part of a dataflow run on a cluster: changing a running graph is \
-                        for dataflows run on one host (`nerve run`) for now"
-                .into());
         }
         match edit {
             GraphEdit::AddNode { yaml, file } => self.add_node(&yaml, &file),
@@ -60,7 +65,8 @@ impl Run<'_> {
         if matches!(node.path, NodePath::Operators(_)) {
             return refuse("operators are started with their dataflow: declare the node in the dataflow");
         }
-        if node.machine.is_some() || !node.labels.is_empty() {
+        // On a cluster, the coordinator chose this machine for it.
+        if self.opts.control.is_none() && (node.machine.is_some() || !node.labels.is_empty()) {
             return refuse("`deploy:` names a machine of a cluster, and this dataflow runs on one host");
         }
         let prog = program(node, &self.opts.python).map_err(|e| e.to_string())?;

@@ -44,8 +44,8 @@ impl Run<'_> {
                 }
                 Ok(Ev::Request(i, _, NodeRequest::ParamReply { id, answer })) => self.params.answer(i, id, answer),
                 Ok(Ev::Param { node, op, reply }) => self.forward_param(&node, op, reply),
-                Ok(Ev::Edit { edit, reply }) => {
-                    let answer = self.edit(edit);
+                Ok(Ev::Edit { edit, by_control, reply }) => {
+                    let answer = self.edit(edit, by_control);
                     if let Err(why) = &answer {
                         tracing::warn!("graph change refused: {why}");
                     }

@@ -107,7 +107,7 @@ fn answer_param(mut stream: UnixStream, tx: &Sender<Ev>, node: String, op: Param
 /// Makes a tool's change to the running graph and tells it what was done, or why not.
 fn answer_edit(mut stream: UnixStream, tx: &Sender<Ev>, edit: GraphEdit) {
     let (reply, answer) = mpsc::channel();
-    if tx.send(Ev::Edit { edit, reply }).is_err() {
+    if tx.send(Ev::Edit { edit, by_control: false, reply }).is_err() {
         return;
     }
     // The event loop answers at once: an added node's process is started, not waited for.
