@@ -12,7 +12,7 @@ use nerve_shm::doorbell::Spin;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::names::RunNames;
 use nerve_shm::pool::{BlockCache, BlockRef};
-use nerve_topic::{Message, Subscriber, SubscriberOptions};
+use nerve_topic::{Message, Scope, Subscriber, SubscriberOptions};
 
 use crate::clock::{Clock, TimerWatch};
 use crate::error::NodeError;
@@ -475,7 +475,13 @@ impl EventStream {
     /// Feeds input `id` from `topic`, with its queues from `queue` on in the node's inbox: a
     /// new input, or one whose edge was cut (closed) and now reads another output.
     fn connect(&mut self, id: &str, topic: &str, queue_size: usize, queue: usize) -> Result<(), NodeError> {
-        let options = SubscriberOptions { queue_size, run: self.shared.run_scope(topic), ..Default::default() };
+        // The topic of an output of this host's part of the run: nothing to hear from the network.
+        let options = SubscriberOptions {
+            queue_size,
+            scope: Scope::Host,
+            run: self.shared.run_scope(topic),
+            ..Default::default()
+        };
         let source = Source::Topic(Subscriber::in_inbox(topic, options, self.shared.inbox.clone(), queue)?);
         match self.slots.iter_mut().find(|s| s.id == id) {
             Some(slot) if slot.closing || slot.closed => {
