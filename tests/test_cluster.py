@@ -709,14 +709,19 @@ def test_labels_choose_the_machine_and_working_dir_the_folder(cluster, hosts, tm
     assert "`m1` (arch=arm64, gpu=true)" in refused.stderr, refused.stderr
 
 
-def test_a_running_dataflow_of_the_cluster_takes_a_node_and_edges_on_one_machine(cluster, tmp_path):
-    """`nerve node add|connect|remove` reach the machine the node or edge is on; an edge that
-    would cross machines, and a node that does not say where it goes, are refused."""
+def test_a_running_dataflow_of_the_cluster_takes_nodes_and_edges_on_and_across_machines(cluster, tmp_path):
+    """`nerve node add|connect|disconnect|remove` reach the machine the node or reader is on; an
+    edge from another machine is linked there and back as it is made, and closes when its writer
+    goes; a node that does not say where it goes is refused."""
     path = write(
         tmp_path,
         """
         nodes:
-          - {id: sender, path: sender.py, inputs: {tick: dora/timer/millis/20}, outputs: [value], deploy: {machine: m1}}
+          - id: sender
+            path: sender.py
+            inputs: {tick: dora/timer/millis/20}
+            outputs: [value, spare]
+            deploy: {machine: m1}
           - id: receiver
             path: receiver.py
             inputs: {value: sender/value, tick: dora/timer/secs/1}
@@ -728,22 +733,47 @@ def test_a_running_dataflow_of_the_cluster_takes_a_node_and_edges_on_one_machine
     node = "id: filter\npath: filter.py\ninputs: {input: sender/value}\noutputs: [output]\n"
     (tmp_path / "filter-node.yml").write_text(node + "deploy: {machine: m1}\n")
     (tmp_path / "nowhere-node.yml").write_text(node.replace("filter", "nowhere", 1))
+    far = "id: far\npath: receiver.py\ninputs: {value: sender/value, tick: dora/timer/secs/1}\n"
+    (tmp_path / "far-node.yml").write_text(far + "deploy: {machine: m0}\n")
     cluster.up(2)
     assert cluster.nerve("start", str(path), "--name", "edits").returncode == 0
+
+    def printed(node: str, what: str) -> list[str]:
+        log = log_of(tmp_path, cluster.dataflow("edits"), node)
+        return [line.split()[-1] for line in log.splitlines() if line.startswith(what)]
 
     added = cluster.nerve("node", "add", str(tmp_path / "filter-node.yml"), "-d", "edits")
     assert added.returncode == 0 and "node `filter` added, started (machine `m1`)" in added.stdout, added.stderr
     wired = cluster.nerve("node", "connect", "edits", "filter/output", "receiver/filtered")
     assert wired.returncode == 0, wired.stderr
-    wait_for(
-        lambda: "INPUT filtered" in log_of(tmp_path, cluster.dataflow("edits"), "receiver"), what="filtered values"
-    )
-    nodes = {n["id"]: (n["machine"], n["state"]) for n in cluster.dataflow("edits")["nodes"]}
-    assert nodes["filter"] == ("m1", "running"), nodes
+    wait_for(lambda: printed("receiver", "INPUT filtered"), what="filtered values on m1")
 
-    across = cluster.nerve("node", "connect", "edits", "sender/value", "idle/value")
-    assert across.returncode == 1
-    assert "`sender/value` -> `idle/value` would cross from machine `m1` to `m0`" in across.stderr, across.stderr
+    # Across machines: m1 sends `filter/output` on, m0 receives it for `idle`.
+    across = cluster.nerve("node", "connect", "edits", "filter/output", "idle/filtered")
+    assert across.returncode == 0 and "(machine `m0`)" in across.stdout, across.stderr
+    wait_for(lambda: printed("idle", "INPUT filtered"), what="filtered values on m0")
+    # An added node's input from another machine, then a second reader of that output there.
+    added_far = cluster.nerve("node", "add", str(tmp_path / "far-node.yml"), "-d", "edits")
+    assert added_far.returncode == 0 and "node `far` added, started (machine `m0`)" in added_far.stdout
+    wait_for(lambda: printed("far", "INPUT value"), what="values for the added node on m0")
+    again = cluster.nerve("node", "connect", "edits", "sender/value", "idle/value")
+    assert again.returncode == 0, again.stderr
+    wait_for(lambda: printed("idle", "INPUT value"), what="values of a second reader on m0")
+    # m0 receives `sender` through a stand-in of its outputs read there: not one output more.
+    spare = cluster.nerve("node", "connect", "edits", "sender/spare", "idle/spare")
+    assert spare.returncode == 1
+    assert "machine `m0`: it receives output(s) value of `sender` through a stand-in" in spare.stderr, spare.stderr
+    cut = cluster.nerve("node", "disconnect", "edits", "sender/value", "idle/value")
+    assert cut.returncode == 0, cut.stderr
+    nodes = {n["id"]: (n["machine"], n["state"]) for n in cluster.dataflow("edits")["nodes"]}
+    assert nodes == {
+        "sender": ("m1", "running"),
+        "receiver": ("m1", "running"),
+        "filter": ("m1", "running"),
+        "idle": ("m0", "running"),
+        "far": ("m0", "running"),
+    }, nodes
+
     # The machine's own part, reached on its host without the coordinator, is not changed behind
     # the coordinator's back.
     direct = cluster.nerve("node", "connect", "sender/value", "receiver/other", host=1)
@@ -751,16 +781,13 @@ def test_a_running_dataflow_of_the_cluster_takes_a_node_and_edges_on_one_machine
     nowhere = cluster.nerve("node", "add", str(tmp_path / "nowhere-node.yml"), "-d", "edits")
     assert nowhere.returncode == 1 and "runs on machines m0, m1: say which one takes node `nowhere`" in nowhere.stderr
 
+    # The filter goes: its readers on both machines get INPUT_CLOSED, after what it sent.
     removed = cluster.nerve("node", "remove", "edits", "filter")
     assert removed.returncode == 0, removed.stderr
-    wait_for(
-        lambda: "INPUT_CLOSED filtered" in log_of(tmp_path, cluster.dataflow("edits"), "receiver"),
-        what="the filtered input closed",
-    )
+    wait_for(lambda: printed("receiver", "INPUT_CLOSED filtered"), what="the filtered input closed on m1")
+    wait_for(lambda: printed("idle", "INPUT_CLOSED filtered"), what="the filtered input closed on m0")
     assert cluster.nerve("stop", "edits").returncode == 0
-    filtered = [
-        line.split()[-1]
-        for line in log_of(tmp_path, cluster.dataflow("edits"), "receiver").splitlines()
-        if line.startswith("INPUT filtered")
-    ]
-    assert filtered and all(int(v) % 2 == 0 for v in filtered), filtered
+    for reader in ("receiver", "idle"):
+        filtered = [int(v) for v in printed(reader, "INPUT filtered")]
+        assert filtered and all(v % 2 == 0 for v in filtered), (reader, filtered)
+        assert filtered == sorted(filtered), (reader, filtered)

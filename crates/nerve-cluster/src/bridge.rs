@@ -3,12 +3,16 @@
 //! readers (RIMAOS2C's bridge).
 //!
 //! Both ends are nodes of the machine's part (see [`crate::placement`]), served on threads of
-//! the daemon: the [`BRIDGE`] node reads each outbound output like any reader, and sends each
+//! the daemon: the [`BRIDGE`](crate::placement::BRIDGE) node reads each outbound output like any reader, and sends each
 //! message, as its producer encoded it and without copying it, on the output's key; a
 //! stand-in for a node of another machine writes each message it receives into its output's
 //! pool, keeping the producer's stamp and parameters. A producer's end of an output becomes a
 //! Zenoh `delete` on the key, ordered after its last message, and closes the output at the
 //! stand-in: readers get INPUT_CLOSED after everything that was sent.
+//!
+//! An edge between machines that the graph gains while running (`nerve node connect`) gets the
+//! same two ends, joined to the running parts: a bridge node of its own for the output, and a
+//! stand-in for its node unless the reader's machine has one already.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -24,7 +28,7 @@ use zenoh::sample::{Sample, SampleKind};
 
 use crate::error::ClusterError;
 use crate::keys;
-use crate::placement::{BRIDGE, Inbound, Outbound};
+use crate::placement::{Inbound, Outbound};
 
 /// Connects as helper node `id` of the run at `socket`, waiting for the run to listen; returns
 /// once the run starts (or stops).
@@ -39,13 +43,15 @@ fn connect(socket: &Path, id: &str, deadline: Instant) -> Result<(Node, EventStr
     }
 }
 
-/// Starts the thread of the [`BRIDGE`] node, which sends `outbound` to the other machines.
+/// Starts the thread of bridge node `id` (the part's [`BRIDGE`](crate::placement::BRIDGE), or one the graph gained while
+/// running), which sends `outbound` to the other machines.
 ///
 /// # Errors
 /// When a publisher cannot be declared or the thread cannot start.
 pub(crate) fn spawn_out(
     session: &zenoh::Session,
     socket: PathBuf,
+    id: String,
     uuid: &str,
     outbound: &[Outbound],
     deadline: Instant,
@@ -66,7 +72,7 @@ pub(crate) fn spawn_out(
     std::thread::Builder::new()
         .name("nerve-bridge-out".into())
         .spawn(move || {
-            let (_node, mut events) = match connect(&socket, BRIDGE, deadline) {
+            let (_node, mut events) = match connect(&socket, &id, deadline) {
                 Ok(connected) => connected,
                 Err(e) => {
                     tracing::error!(error = %e, "the bridge to the other machines could not join the run");
@@ -98,11 +104,15 @@ impl Outbox {
     fn take(&mut self, next: EncodedNext) -> bool {
         match next {
             EncodedNext::Message { id, message } => {
-                if let Some(p) = self.publishers.get(id.as_str()) {
-                    let payload = zenoh::bytes::ZBytes::from(bytes::Bytes::from_owner(message));
-                    if let Err(e) = p.put(payload).wait() {
-                        tracing::warn!(output = %id, error = %e, "cannot send to the other machines");
-                    }
+                self.put(&id, zenoh::bytes::ZBytes::from(bytes::Bytes::from_owner(message)));
+                true
+            }
+            // An input fed from its output's topic (a bridge the graph gained while running)
+            // gives messages decoded: encoded again, as their producer stamped them.
+            EncodedNext::Event(Event::Input(message)) => {
+                match nerve_shm::codec::encode_received(&message.data, &message.metadata) {
+                    Ok(bytes) => self.put(&message.id, zenoh::bytes::ZBytes::from(bytes)),
+                    Err(e) => tracing::warn!(output = %message.id, error = %e, "cannot send to the other machines"),
                 }
                 true
             }
@@ -116,7 +126,15 @@ impl Outbox {
             }
             EncodedNext::Event(Event::Stop) | EncodedNext::End => false,
             // The bridge's inputs have no `input_timeout`: no input of it recovers.
-            EncodedNext::Event(Event::Input(_) | Event::InputRecovered { .. }) | EncodedNext::Timeout => true,
+            EncodedNext::Event(Event::InputRecovered { .. }) | EncodedNext::Timeout => true,
+        }
+    }
+
+    fn put(&self, id: &str, payload: zenoh::bytes::ZBytes) {
+        if let Some(p) = self.publishers.get(id)
+            && let Err(e) = p.put(payload).wait()
+        {
+            tracing::warn!(output = %id, error = %e, "cannot send to the other machines");
         }
     }
 

@@ -23,8 +23,8 @@ use crate::net::{NetOptions, Role};
 use crate::placement;
 use crate::protocol::{
     self, Assignment, ClusterStatus, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, DataflowStatus,
-    KEEP_ENDED, LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState, StartOptions,
-    Started,
+    KEEP_ENDED, Link, LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK, RunState,
+    StartOptions, Started,
 };
 
 /// One dataflow, as the coordinator tracks it.
@@ -569,8 +569,9 @@ impl Coordinator {
     }
 
     /// Changes the graph of running dataflow `uuid` on the machine its nodes run on: the
-    /// added node's (its `deploy:`, or the dataflow's one machine), or the edge's. An edge
-    /// across machines is refused: the bridges between machines are laid out at the start.
+    /// added node's (its `deploy:`, or the dataflow's one machine), or the reader's. An edge
+    /// from another machine is linked first: the output's machine sends it, the reader's
+    /// receives it.
     fn edit(&self, uuid: &str, edit: GraphEdit) -> Result<String, String> {
         let (assignment, _) = self.find(uuid)?;
         let machine_of = |node: &str| {
@@ -582,42 +583,54 @@ impl Coordinator {
                 )
             })
         };
-        let across = |what: String, a: &str, b: &str| {
-            Err(format!(
-                "{what} would cross from machine `{a}` to `{b}`: edges between machines are laid out as the \
-                 dataflow starts; declare it in the dataflow"
-            ))
-        };
         let mut grown = None;
+        // The edges from other machines: (writer, output, reader, input).
+        let mut across = Vec::new();
         let machine = match &edit {
             GraphEdit::AddNode { yaml, file } => {
                 let df = nerve_spec::with_added_node(&assignment.dataflow, yaml, file).map_err(|e| e.to_string())?;
                 let node = df.nodes.last().ok_or("no node was added")?;
                 let machine = self.machine_for(&assignment, node)?;
                 for input in &node.inputs {
-                    if let nerve_spec::InputSource::Output { node: writer, output } = &input.source {
-                        let from = machine_of(writer)?;
-                        if from != machine {
-                            return across(
-                                format!("input `{}` of `{}` (from `{writer}/{output}`)", input.id, node.id),
-                                &from,
-                                &machine,
-                            );
-                        }
+                    if let nerve_spec::InputSource::Output { node: writer, output } = &input.source
+                        && machine_of(writer)? != machine
+                    {
+                        across.push((writer.clone(), output.clone(), node.id.clone(), input.id.clone()));
                     }
                 }
                 grown = Some((node.id.clone(), df));
                 machine
             }
             GraphEdit::RemoveNode { node, .. } => machine_of(node)?,
-            GraphEdit::Connect { source, target } | GraphEdit::Disconnect { source, target } => {
-                let (from, to) = (machine_of(&source.node)?, machine_of(&target.node)?);
-                if from != to {
-                    return across(format!("`{source}` -> `{target}`"), &from, &to);
+            GraphEdit::Connect { source, target } => {
+                let to = machine_of(&target.node)?;
+                if machine_of(&source.node)? != to {
+                    across.push((source.node.clone(), source.port.clone(), target.node.clone(), target.port.clone()));
                 }
                 to
             }
+            // The reader's machine holds the edge: a stand-in there feeds it.
+            GraphEdit::Disconnect { target, .. } => machine_of(&target.node)?,
         };
+        for (writer, output, reader, input) in across {
+            let from = machine_of(&writer)?;
+            let spec = assignment.dataflow.node(&writer).ok_or_else(|| format!("no node `{writer}`"))?;
+            if !spec.outputs.contains(&output) {
+                return Err(format!(
+                    "node `{writer}` has no output `{output}` (its outputs: {})",
+                    spec.outputs.join(", ")
+                ));
+            }
+            let receive = Link::Receive {
+                node: Box::new(spec.clone()),
+                output: output.clone(),
+                machine: from.clone(),
+                reader,
+                input,
+            };
+            self.link(&assignment.uuid, &machine, receive)?;
+            self.link(&assignment.uuid, &from, Link::Send { node: writer, output })?;
+        }
         let request = DaemonRequest::Edit { uuid: assignment.uuid.clone(), edit };
         let done: String =
             protocol::ask(&self.session, &keys::daemon(&machine), &Self::daemon_who(&machine), &request, QUICK * 2)
@@ -629,6 +642,13 @@ impl Coordinator {
             record.assignment.placement.insert(node, machine.clone());
         }
         Ok(format!("{done} (machine `{machine}`)"))
+    }
+
+    /// Lays `machine`'s end of an edge between machines of dataflow `uuid`.
+    fn link(&self, uuid: &str, machine: &str, link: Link) -> Result<(), String> {
+        let request = DaemonRequest::Link { uuid: uuid.to_owned(), link };
+        protocol::ask(&self.session, &keys::daemon(machine), &Self::daemon_who(machine), &request, QUICK * 2)
+            .map_err(|e| e.to_string())
     }
 
     /// The machine a node added to running dataflow `assignment` goes to: the one its

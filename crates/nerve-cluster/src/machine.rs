@@ -27,10 +27,10 @@ use crate::bridge::{self, StandIn};
 use crate::error::ClusterError;
 use crate::keys;
 use crate::net::{NetOptions, Role};
-use crate::placement::{self, Part};
+use crate::placement::{self, BRIDGE, Inbound, InboundOutput, Outbound, Part, Reader};
 use crate::protocol::{
-    self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, KEEP_ENDED, LOG_CHUNK, LogChunk,
-    PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK,
+    self, Assignment, CoordinatorRequest, DaemonHello, DaemonInfo, DaemonRequest, KEEP_ENDED, LOG_CHUNK, Link,
+    LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo, QUICK,
 };
 
 /// How a daemon serves its machine.
@@ -98,6 +98,9 @@ struct Daemon {
     _network: Arc<nerve_topic::session::Network>,
     process: ProcessInfo,
     parts: Mutex<BTreeMap<String, Entry>>,
+    /// Held while an edge between machines is linked: two links of one output, asked at once,
+    /// would both find it unsent and send it twice.
+    linking: Mutex<()>,
     exit: AtomicBool,
 }
 
@@ -144,6 +147,7 @@ pub fn serve(opts: DaemonOptions, shutdown: &AtomicBool) -> Result<(), ClusterEr
         session,
         _network: network,
         parts: Mutex::new(BTreeMap::new()),
+        linking: Mutex::new(()),
         exit: AtomicBool::new(false),
     });
     let queryable = daemon.session.declare_queryable(keys::daemon(&machine)).wait()?;
@@ -201,6 +205,7 @@ impl Daemon {
             DaemonRequest::Logs { uuid, node, offset } => protocol::answer(query, &self.logs(&uuid, &node, offset)),
             DaemonRequest::Param { uuid, node, op } => protocol::answer(query, &self.param(&uuid, &node, op)),
             DaemonRequest::Edit { uuid, edit } => protocol::answer(query, &self.edit(&uuid, edit)),
+            DaemonRequest::Link { uuid, link } => protocol::answer(query, &self.link(&uuid, link)),
             DaemonRequest::Exit => {
                 tracing::info!("the coordinator asks every daemon to exit");
                 self.exit.store(true, Ordering::Release);
@@ -300,7 +305,7 @@ impl Daemon {
             return Err(fail(format!("cannot start the part's thread: {e}")));
         }
         let bridges = (!outbound.is_empty())
-            .then(|| bridge::spawn_out(&self.session, socket.clone(), &uuid, &outbound, deadline))
+            .then(|| bridge::spawn_out(&self.session, socket.clone(), BRIDGE.to_owned(), &uuid, &outbound, deadline))
             .into_iter()
             .chain(stand_ins.into_iter().map(|s| s.spawn(socket.clone(), deadline)))
             .collect::<Result<Vec<_>, _>>();
@@ -426,6 +431,113 @@ impl Daemon {
             }
         }
         Ok(done)
+    }
+
+    /// Lays this machine's end of an edge between machines that running dataflow `uuid`
+    /// gains, unless the part already sends (or receives) that output.
+    fn link(&self, uuid: &str, link: Link) -> Result<(), String> {
+        let _linking = lock(&self.linking);
+        let me = self.machine().to_owned();
+        let fail = |why: String| format!("machine `{me}`: {why}");
+        let (control, run_id) = {
+            let parts = lock(&self.parts);
+            let entry = parts.get(uuid).ok_or_else(|| self.unknown(uuid))?;
+            (entry.control.clone(), entry.assignment.run_id(&me))
+        };
+        let socket = nerve_message::run_socket(&run_id);
+        // The run is up: its socket answers at once.
+        let deadline = Instant::now() + QUICK;
+        match link {
+            Link::Send { node, output } => {
+                let id = {
+                    let parts = lock(&self.parts);
+                    let part = &parts.get(uuid).ok_or_else(|| self.unknown(uuid))?.part;
+                    if part.outbound.iter().any(|o| o.node == node && o.output == output) {
+                        return Ok(());
+                    }
+                    format!("{BRIDGE}-{}", part.outbound.len())
+                };
+                // Readers connected while running drop their oldest (see `nerve_runtime`): so may
+                // the bridge and the network.
+                let outbound = Outbound {
+                    input: format!("{node}/{output}"),
+                    node,
+                    output,
+                    machines: Vec::new(),
+                    drop_oldest: true,
+                };
+                let spec = placement::bridge(&id, &me, std::slice::from_ref(&outbound));
+                control.add_helper(spec.clone()).map_err(fail)?;
+                bridge::spawn_out(&self.session, socket, id.clone(), uuid, std::slice::from_ref(&outbound), deadline)
+                    .map_err(|e| fail(e.to_string()))?;
+                self.grow_part(uuid, spec, |part| part.outbound.push(outbound));
+            }
+            Link::Receive { node, output, machine, reader, input } => {
+                let (received, reader) = {
+                    let parts = lock(&self.parts);
+                    let part = &parts.get(uuid).ok_or_else(|| self.unknown(uuid))?.part;
+                    let on_host_lost = part.dataflow.node(&reader).map(|n| n.on_host_lost).unwrap_or_default();
+                    let received = match part.inbound.iter().find(|i| i.node == node.id) {
+                        Some(i) if i.outputs.iter().any(|o| o.output == output) => true,
+                        Some(i) => {
+                            let has: Vec<&str> = i.outputs.iter().map(|o| o.output.as_str()).collect();
+                            return Err(fail(format!(
+                                "it receives output(s) {} of `{}` through a stand-in laid out as the dataflow \
+                                 started, which cannot take output `{output}` while running: declare an edge \
+                                 from `{}/{output}` to a node of this machine in the dataflow",
+                                has.join(", "),
+                                node.id,
+                                node.id
+                            )));
+                        }
+                        None => false,
+                    };
+                    (received, Reader { node: reader, input, on_host_lost, drop_oldest: true })
+                };
+                if received {
+                    // The reader only joins those the loss of the output's machine closes.
+                    self.grow_readers(uuid, &node.id, &output, reader);
+                    return Ok(());
+                }
+                let inbound = Inbound {
+                    node: node.id.clone(),
+                    machine,
+                    outputs: vec![InboundOutput { output: output.clone(), readers: vec![reader] }],
+                };
+                let spec = placement::stand_in(&node, vec![output]);
+                // Subscribed before the stand-in joins the run: it misses nothing sent after.
+                let stand_in =
+                    StandIn::declare(&self.session, uuid, inbound.clone()).map_err(|e| fail(e.to_string()))?;
+                control.add_helper(spec.clone()).map_err(fail)?;
+                stand_in.spawn(socket, deadline).map_err(|e| fail(e.to_string()))?;
+                self.grow_part(uuid, spec, |part| part.inbound.push(inbound));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records helper `spec`, added to the run of `uuid`, in the part.
+    fn grow_part(&self, uuid: &str, spec: nerve_spec::NodeSpec, also: impl FnOnce(&mut Part)) {
+        if let Some(entry) = lock(&self.parts).get_mut(uuid) {
+            entry.part.helpers.push(spec.id.clone());
+            entry.part.dataflow.nodes.push(spec);
+            also(&mut entry.part);
+        }
+    }
+
+    /// Adds `reader` to those of output `output` of `node`, received from another machine.
+    fn grow_readers(&self, uuid: &str, node: &str, output: &str, reader: Reader) {
+        if let Some(entry) = lock(&self.parts).get_mut(uuid)
+            && let Some(o) = entry
+                .part
+                .inbound
+                .iter_mut()
+                .filter(|i| i.node == node)
+                .flat_map(|i| &mut i.outputs)
+                .find(|o| o.output == output)
+        {
+            o.readers.push(reader);
+        }
     }
 
     fn logs(&self, uuid: &str, node: &str, offset: u64) -> Result<LogChunk, String> {

@@ -237,7 +237,7 @@ pub fn part(df: &Dataflow, placement: &Placement, machine: &str) -> Result<Part,
     }
     let mut helpers: Vec<String> = inbound.iter().map(|i| i.node.clone()).collect();
     if !outbound.is_empty() {
-        nodes.push(bridge(machine, &outbound));
+        nodes.push(bridge(BRIDGE, machine, &outbound));
         helpers.push(BRIDGE.to_owned());
     }
     Ok(Part { dataflow: Dataflow { nodes, ..df.clone() }, helpers, inbound, outbound })
@@ -245,7 +245,7 @@ pub fn part(df: &Dataflow, placement: &Placement, machine: &str) -> Result<Part,
 
 /// A node of another machine as this machine sees it: a `path: dynamic` node with the same id
 /// and only the outputs read here.
-fn stand_in(node: &NodeSpec, outputs: Vec<String>) -> NodeSpec {
+pub(crate) fn stand_in(node: &NodeSpec, outputs: Vec<String>) -> NodeSpec {
     NodeSpec {
         path: NodePath::Dynamic,
         args: Vec::new(),
@@ -265,10 +265,10 @@ fn stand_in(node: &NodeSpec, outputs: Vec<String>) -> NodeSpec {
     }
 }
 
-/// The node that reads each outbound output once. Its queues hold one message: the readers'
+/// Node `id` that reads each outbound output once. Its queues hold one message: the readers'
 /// own queues, on their machines, hold what they declared; one here keeps what waits for a
 /// slow link (and so the latency it adds) to a single message.
-fn bridge(machine: &str, outbound: &[Outbound]) -> NodeSpec {
+pub(crate) fn bridge(id: &str, machine: &str, outbound: &[Outbound]) -> NodeSpec {
     let inputs = outbound
         .iter()
         .map(|o| InputSpec {
@@ -284,7 +284,7 @@ fn bridge(machine: &str, outbound: &[Outbound]) -> NodeSpec {
         name: Some("bridge to the other machines".to_owned()),
         inputs,
         machine: Some(machine.to_owned()),
-        ..NodeSpec::new(BRIDGE, NodePath::Dynamic)
+        ..NodeSpec::new(id, NodePath::Dynamic)
     }
 }
 

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-pub use nerve_message::coordinator_to_daemon::{Assignment, DaemonRequest, Placement, StartOptions, label};
+pub use nerve_message::coordinator_to_daemon::{Assignment, DaemonRequest, Link, Placement, StartOptions, label};
 pub use nerve_message::coordinator_to_tool::{ClusterStatus, DataflowStatus, Started};
 pub use nerve_message::daemon_to_coordinator::{
     DaemonHello, DaemonInfo, LogChunk, PartEnded, PartReport, PartState, PartStatus, ProcessInfo,

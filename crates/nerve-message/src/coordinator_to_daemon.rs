@@ -133,6 +133,42 @@ pub enum DaemonRequest {
         /// The change, whose nodes all run on this machine.
         edit: crate::graph_edit::GraphEdit,
     },
+    /// Lay one end of an edge between machines that the graph gains while dataflow `uuid`
+    /// runs: answered with `()`.
+    Link {
+        /// The dataflow.
+        uuid: String,
+        /// Which end, of which edge.
+        link: Link,
+    },
     /// Stop every part and exit: answered with `()`.
     Exit,
+}
+
+/// One end of an edge between machines that a running dataflow gains (`nerve node connect`,
+/// or an input of an added node): the output's machine sends it on the network, the reader's
+/// receives it for its nodes. Each machine does so once per output, whatever reads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Link {
+    /// Send output `output` of `node`, which runs here, to the other machines.
+    Send {
+        /// The producing node.
+        node: String,
+        /// Its output.
+        output: String,
+    },
+    /// Receive output `output` of `node`, which runs on `machine`, for input `input` of
+    /// `reader` here.
+    Receive {
+        /// The producing node, as the dataflow declares it.
+        node: Box<nerve_spec::NodeSpec>,
+        /// Its output.
+        output: String,
+        /// Its machine.
+        machine: String,
+        /// The reading node here.
+        reader: String,
+        /// Its input.
+        input: String,
+    },
 }

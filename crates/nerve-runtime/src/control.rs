@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use nerve_message::graph_edit::GraphEdit;
 use nerve_message::run_status::RunStatus;
 use nerve_shm::sync::{lock, wait_timeout};
+use nerve_spec::NodeSpec;
 
 use crate::event::Ev;
 
@@ -103,8 +104,19 @@ impl RunControl {
     /// Changes the run's graph as `nerve node add|remove|connect|disconnect` would; returns
     /// what was done, or why not, in words for the user.
     pub fn edit(&self, edit: GraphEdit) -> Result<String, String> {
+        self.change(|reply| Ev::Edit { edit, by_control: true, reply })
+    }
+
+    /// Adds `spec`, a `path: dynamic` node that the controlling process serves itself (as
+    /// [`RunOptions::helpers`](crate::RunOptions::helpers)), to the running graph; its inputs
+    /// read their outputs from now on. Returns what was done, or why not.
+    pub fn add_helper(&self, spec: NodeSpec) -> Result<String, String> {
+        self.change(|reply| Ev::AddHelper { spec: Box::new(spec), reply })
+    }
+
+    fn change(&self, ev: impl FnOnce(Sender<Result<String, String>>) -> Ev) -> Result<String, String> {
         let (reply, answer) = mpsc::channel();
-        if !self.send(Ev::Edit { edit, by_control: true, reply }) {
+        if !self.send(ev(reply)) {
             return Err("the run has ended".to_owned());
         }
         answer

@@ -44,6 +44,12 @@ pub(crate) enum Ev {
         by_control: bool,
         reply: Sender<Result<String, String>>,
     },
+    /// A node its controlling process serves, to add to the running graph: answered on
+    /// `reply`.
+    AddHelper {
+        spec: Box<nerve_spec::NodeSpec>,
+        reply: Sender<Result<String, String>>,
+    },
     /// The go of a [`RunControl`]: start the ready nodes.
     Go,
     /// Inputs, as (node id, input id), whose producer will send nothing more.

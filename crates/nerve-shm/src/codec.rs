@@ -262,10 +262,29 @@ pub fn tensor_storage(value_type: &DataType, shape: &[usize]) -> Result<(DataTyp
 /// # Errors
 /// An array nerve cannot carry, or metadata that is not JSON.
 pub fn encode(data: &ArrayData, parameters: &Parameters) -> Result<Vec<u8>, ShmError> {
-    let (frame, copies) = Frame::array(data, encode_type(data.data_type(), None)?, meta(parameters)?)?;
+    encode_stamped(data, None, parameters, monotonic_ns())
+}
+
+/// Encodes a message as it was received, `metadata` (its sender's stamp, parameters and
+/// extension type) and `data`, in ordinary memory: the form a decoded message takes to travel
+/// on as its sender sent it (to another host, say).
+///
+/// # Errors
+/// As [`encode`].
+pub fn encode_received(data: &ArrayRef, metadata: &Metadata) -> Result<Vec<u8>, ShmError> {
+    encode_stamped(&data.to_data(), metadata.extension.as_deref(), &metadata.parameters, metadata.timestamp)
+}
+
+fn encode_stamped(
+    data: &ArrayData,
+    extension: Option<&Extension>,
+    parameters: &Parameters,
+    stamp: u64,
+) -> Result<Vec<u8>, ShmError> {
+    let (frame, copies) = Frame::array(data, encode_type(data.data_type(), extension)?, meta(parameters)?)?;
     let mut out = vec![0; frame.total_len()];
     frame.write_data(&mut out, &copies);
-    frame.write_head(&mut out, monotonic_ns());
+    frame.write_head(&mut out, stamp);
     Ok(out)
 }
 
@@ -342,5 +361,29 @@ impl Decoder {
         };
         let data = view.array_ref(data_type, buffer)?;
         Ok((Metadata { timestamp: view.stamp, parameters, extension: extension.clone() }, data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Array, ArrayRef, UInt16Array};
+    use arrow_buffer::Buffer;
+
+    use super::{Decoder, Parameters, encode, encode_received};
+
+    #[test]
+    fn a_received_message_encoded_again_keeps_its_stamp_parameters_and_data() {
+        let data: ArrayRef = Arc::new(UInt16Array::from(vec![1, 2, 65535]));
+        let mut parameters = Parameters::new();
+        parameters.insert("frame".into(), "camera".into());
+        let sent = encode(&data.to_data(), &parameters).expect("encoded");
+        let mut decoder = Decoder::default();
+        let (metadata, received) = decoder.decode_buffer(&Buffer::from_vec(sent)).expect("decoded");
+        let again = encode_received(&received, &metadata).expect("encoded again");
+        let (metadata_again, data_again) = decoder.decode_buffer(&Buffer::from_vec(again)).expect("decoded again");
+        assert_eq!(metadata_again, metadata);
+        assert_eq!(data_again.to_data(), data.to_data());
     }
 }

@@ -15,7 +15,7 @@ use nerve_message::graph_edit::{GraphEdit, Port};
 use nerve_message::runtime_to_node::RuntimeMessage;
 use nerve_shm::inbox::Inbox;
 use nerve_shm::pool::BlockTable;
-use nerve_spec::{InputSource, NodePath};
+use nerve_spec::{Dataflow, InputSource, NodePath, NodeSpec};
 
 use super::Run;
 use super::report::Outcome;
@@ -36,17 +36,42 @@ impl Run<'_> {
                         coordinator, `nerve node … --dataflow NAME`"
                 .into());
         }
-        match self.phase {
-            Phase::Running => {}
-            Phase::Starting { .. } => return Err("the dataflow is still starting: change it once it runs".into()),
-            Phase::Stopping { .. } => return Err("the dataflow is stopping".into()),
-        }
+        self.check_running()?;
         match edit {
             GraphEdit::AddNode { yaml, file } => self.add_node(&yaml, &file),
             GraphEdit::RemoveNode { node, grace_ms } => self.remove_node(&node, grace_ms.map(Duration::from_millis)),
             GraphEdit::Connect { source, target } => self.connect(&source, &target),
             GraphEdit::Disconnect { source, target } => self.disconnect(&source, &target),
         }
+    }
+
+    fn check_running(&self) -> Result<(), String> {
+        match self.phase {
+            Phase::Running => Ok(()),
+            Phase::Starting { .. } => Err("the dataflow is still starting: change it once it runs".into()),
+            Phase::Stopping { .. } => Err("the dataflow is stopping".into()),
+        }
+    }
+
+    /// Adds `spec`, a node its controlling process serves (a stand-in or a bridge of a
+    /// cluster's machine), whose inputs name outputs of the run.
+    pub(super) fn add_helper(&mut self, spec: NodeSpec) -> Result<String, String> {
+        self.check_running()?;
+        if !matches!(spec.path, NodePath::Dynamic) {
+            return Err(format!("node `{}`: a helper is served by the run's own process (`path: dynamic`)", spec.id));
+        }
+        if self.df.node(&spec.id).is_some() {
+            return Err(format!("the dataflow already has a node `{}`", spec.id));
+        }
+        for input in &spec.inputs {
+            if let InputSource::Output { node, output } = &input.source {
+                let p = self.node_index(node)?;
+                self.output_of(p, output)?;
+            }
+        }
+        let mut grown = self.df.clone();
+        grown.nodes.push(spec);
+        self.join(grown, true)
     }
 
     fn add_node(&mut self, yaml: &str, file: &Path) -> Result<String, String> {
@@ -69,6 +94,13 @@ impl Run<'_> {
         if self.opts.control.is_none() && (node.machine.is_some() || !node.labels.is_empty()) {
             return refuse("`deploy:` names a machine of a cluster, and this dataflow runs on one host");
         }
+        self.join(grown, false)
+    }
+
+    /// Runs the last node of `grown`, the run's dataflow and one node more.
+    fn join(&mut self, grown: Dataflow, helper: bool) -> Result<String, String> {
+        let node = grown.nodes.last().ok_or("no node was added")?;
+        let id = node.id.clone();
         let prog = program(node, &self.opts.python).map_err(|e| e.to_string())?;
         let n = self.df.nodes.len();
         let mut plan = self.plan.clone();
@@ -80,7 +112,7 @@ impl Run<'_> {
             .map_err(|e| e.to_string())?;
         let starter =
             super::starter(node, prog, &self.log_dir, self.opts, self.log_tap.clone()).map_err(|e| e.to_string())?;
-        let mut rt = super::state::NodeRt::new(id.clone(), false);
+        let mut rt = super::state::NodeRt::new(id.clone(), helper);
         for input in &node.inputs {
             if let InputSource::Output { node, output } = &input.source {
                 rt.connected.insert(input.id.clone(), Connection { node: node.clone(), output: output.clone() });

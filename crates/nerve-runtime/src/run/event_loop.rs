@@ -51,6 +51,13 @@ impl Run<'_> {
                     }
                     let _ = reply.send(answer);
                 }
+                Ok(Ev::AddHelper { spec, reply }) => {
+                    let answer = self.add_helper(*spec);
+                    if let Err(why) = &answer {
+                        tracing::warn!("helper not added: {why}");
+                    }
+                    let _ = reply.send(answer);
+                }
                 Ok(Ev::Request(
                     i,
                     _,

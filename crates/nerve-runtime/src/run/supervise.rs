@@ -328,14 +328,19 @@ impl Run<'_> {
                 tracing::warn!(node, input, "no such node to close an input of");
                 continue;
             };
-            let Some(queue) = self.plan.inputs[i].iter().find_map(|c| match c {
+            let queue = self.plan.inputs[i].iter().find_map(|c| match c {
                 InputChannel::Shm { id, queue, .. } if id == input => Some(*queue),
                 _ => None,
-            }) else {
-                tracing::warn!(node, input, "no such shared-memory input to close");
-                continue;
-            };
-            self.inboxes[i].ring(queue).close();
+            });
+            match queue {
+                Some(queue) => self.inboxes[i].ring(queue).close(),
+                // Connected while running: its node stops reading the output's topic.
+                None if self.nodes[i].connected.contains_key(input) => {}
+                None => {
+                    tracing::warn!(node, input, "no such input to close");
+                    continue;
+                }
+            }
             self.nodes[i].closed_inputs.insert(input.clone());
             self.tell_input_closed(i, input.clone());
         }
