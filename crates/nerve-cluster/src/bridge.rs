@@ -3,12 +3,12 @@
 //! readers (RIMAOS2C's bridge).
 //!
 //! Both ends are nodes of the machine's part (see [`crate::placement`]), served on threads of
-//! the daemon: the [`BRIDGE`](crate::placement::BRIDGE) node reads each outbound output like any reader, and sends each
-//! message, as its producer encoded it and without copying it, on the output's key; a
-//! stand-in for a node of another machine writes each message it receives into its output's
-//! pool, keeping the producer's stamp and parameters. A producer's end of an output becomes a
-//! Zenoh `delete` on the key, ordered after its last message, and closes the output at the
-//! stand-in: readers get INPUT_CLOSED after everything that was sent.
+//! the daemon: the [`BRIDGE`](crate::placement::BRIDGE) node reads each outbound output like
+//! any reader, and sends each message, as its producer encoded it and without copying it, on
+//! the output's key; a stand-in for a node of another machine writes each message it receives
+//! into its output's pool, keeping the producer's stamp and parameters. A producer's end of an
+//! output becomes a Zenoh `delete` on the key, ordered after its last message, and closes the
+//! output at the stand-in: readers get INPUT_CLOSED after everything that was sent.
 //!
 //! An edge between machines that the graph gains while running (`nerve node connect`) gets the
 //! same two ends, joined to the running parts: a bridge node of its own for the output, and a
@@ -43,8 +43,8 @@ fn connect(socket: &Path, id: &str, deadline: Instant) -> Result<(Node, EventStr
     }
 }
 
-/// Starts the thread of bridge node `id` (the part's [`BRIDGE`](crate::placement::BRIDGE), or one the graph gained while
-/// running), which sends `outbound` to the other machines.
+/// Starts the thread of bridge node `id` (the part's [`BRIDGE`](crate::placement::BRIDGE), or
+/// one the graph gained while running), which sends `outbound` to the other machines.
 ///
 /// # Errors
 /// When a publisher cannot be declared or the thread cannot start.

@@ -584,7 +584,7 @@ impl Coordinator {
             })
         };
         let mut grown = None;
-        // The edges from other machines: (writer, output, reader, input).
+        // The edges from other machines: (writer, output, reader, input, reader's on_host_lost).
         let mut across = Vec::new();
         let machine = match &edit {
             GraphEdit::AddNode { yaml, file } => {
@@ -595,7 +595,13 @@ impl Coordinator {
                     if let nerve_spec::InputSource::Output { node: writer, output } = &input.source
                         && machine_of(writer)? != machine
                     {
-                        across.push((writer.clone(), output.clone(), node.id.clone(), input.id.clone()));
+                        across.push((
+                            writer.clone(),
+                            output.clone(),
+                            node.id.clone(),
+                            input.id.clone(),
+                            node.on_host_lost,
+                        ));
                     }
                 }
                 grown = Some((node.id.clone(), df));
@@ -605,14 +611,22 @@ impl Coordinator {
             GraphEdit::Connect { source, target } => {
                 let to = machine_of(&target.node)?;
                 if machine_of(&source.node)? != to {
-                    across.push((source.node.clone(), source.port.clone(), target.node.clone(), target.port.clone()));
+                    let on_host_lost =
+                        assignment.dataflow.node(&target.node).map(|n| n.on_host_lost).unwrap_or_default();
+                    across.push((
+                        source.node.clone(),
+                        source.port.clone(),
+                        target.node.clone(),
+                        target.port.clone(),
+                        on_host_lost,
+                    ));
                 }
                 to
             }
             // The reader's machine holds the edge: a stand-in there feeds it.
             GraphEdit::Disconnect { target, .. } => machine_of(&target.node)?,
         };
-        for (writer, output, reader, input) in across {
+        for (writer, output, reader, input, on_host_lost) in across {
             let from = machine_of(&writer)?;
             let spec = assignment.dataflow.node(&writer).ok_or_else(|| format!("no node `{writer}`"))?;
             if !spec.outputs.contains(&output) {
@@ -627,6 +641,7 @@ impl Coordinator {
                 machine: from.clone(),
                 reader,
                 input,
+                on_host_lost,
             };
             self.link(&assignment.uuid, &machine, receive)?;
             self.link(&assignment.uuid, &from, Link::Send { node: writer, output })?;

@@ -472,28 +472,27 @@ impl Daemon {
                     .map_err(|e| fail(e.to_string()))?;
                 self.grow_part(uuid, spec, |part| part.outbound.push(outbound));
             }
-            Link::Receive { node, output, machine, reader, input } => {
-                let (received, reader) = {
+            Link::Receive { node, output, machine, reader, input, on_host_lost } => {
+                let received = {
                     let parts = lock(&self.parts);
                     let part = &parts.get(uuid).ok_or_else(|| self.unknown(uuid))?.part;
-                    let on_host_lost = part.dataflow.node(&reader).map(|n| n.on_host_lost).unwrap_or_default();
-                    let received = match part.inbound.iter().find(|i| i.node == node.id) {
+                    match part.inbound.iter().find(|i| i.node == node.id) {
                         Some(i) if i.outputs.iter().any(|o| o.output == output) => true,
                         Some(i) => {
                             let has: Vec<&str> = i.outputs.iter().map(|o| o.output.as_str()).collect();
                             return Err(fail(format!(
-                                "it receives output(s) {} of `{}` through a stand-in laid out as the dataflow \
-                                 started, which cannot take output `{output}` while running: declare an edge \
-                                 from `{}/{output}` to a node of this machine in the dataflow",
+                                "it receives output(s) {} of `{}` through a stand-in, which cannot take output \
+                                 `{output}` while running: declare an edge from `{}/{output}` to a node of this \
+                                 machine in the dataflow",
                                 has.join(", "),
                                 node.id,
                                 node.id
                             )));
                         }
                         None => false,
-                    };
-                    (received, Reader { node: reader, input, on_host_lost, drop_oldest: true })
+                    }
                 };
+                let reader = Reader { node: reader, input, on_host_lost, drop_oldest: true };
                 if received {
                     // The reader only joins those the loss of the output's machine closes.
                     self.grow_readers(uuid, &node.id, &output, reader);

@@ -170,5 +170,7 @@ pub enum Link {
         reader: String,
         /// Its input.
         input: String,
+        /// What the reader does if the output's machine is lost.
+        on_host_lost: nerve_spec::HostLossPolicy,
     },
 }
