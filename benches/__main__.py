@@ -24,7 +24,17 @@ import sys
 import time
 from pathlib import Path
 
-from benches import cpu_latency, impl_cpp, impl_floor, impl_lan, impl_nerve, impl_topics, impl_types, native_nodes
+from benches import (
+    cpu_latency,
+    impl_cpp,
+    impl_floor,
+    impl_lan,
+    impl_nerve,
+    impl_topics,
+    impl_types,
+    impl_view,
+    native_nodes,
+)
 from benches.impl_baseline import Baseline
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import SCENARIOS, cases
@@ -36,6 +46,7 @@ OWN_SCENARIOS = {
     "lan": (impl_lan,),
     "types": impl_types.IMPLEMENTATIONS,
     "cpp": impl_cpp.IMPLEMENTATIONS,
+    "view": impl_view.IMPLEMENTATIONS,
 }
 
 
@@ -70,6 +81,7 @@ def implementations(peers: str | None, baseline: str | None = None) -> list:
     """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
     peers named in `peers` ("all" for every one; None for none)."""
     impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS, *impl_cpp.IMPLEMENTATIONS]
+    impls += impl_view.IMPLEMENTATIONS
     if baseline:
         impls.append(Baseline(baseline))
     if peers:
@@ -83,7 +95,7 @@ def runs_case(impl, case: Case) -> bool:
     """Whether `impl` takes part in `case`."""
     if isinstance(impl, Baseline):
         return impl.supports(case)
-    # The topic, LAN, types and cpp scenarios have implementations of their own; the peers are
+    # The topic, LAN, types, cpp and view scenarios have implementations of their own; the peers are
     # compared with nerve in every other scenario, in its Python cases.
     own = OWN_SCENARIOS.get(case.scenario)
     if own is not None:

@@ -109,6 +109,11 @@ class Samples:
     # types, codec cases: what benches/nodes/types_node.py measured (`encode_ns` and `decode_ns`
     # per call, `cdr_bytes`, page faults per call).
     cdr: dict | None = None
+    # view, with the dashboard open: the CPU of the `nerve view` process (`cpu_ns`) and of the
+    # emulated page (`page_cpu_ns`) over the run's `seconds`, the graphs the page fetched
+    # (`graph_polls`) and the messages its channel of this case's stream showed, by kind
+    # (`frames`: {"image": 87}) (benches/impl_view.py).
+    viewer: dict | None = None
 
     def latencies_us(self) -> np.ndarray:
         if self.rtt_ns:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from benches.model import WARMUP, Case, Samples
+from benches.scenarios import VIEW_POINT_STEP, VIEW_WIDTH
 
 
 def percentiles(lat_us: np.ndarray) -> dict[str, float]:
@@ -103,6 +104,8 @@ def stats(runs: list[Samples]) -> dict[str, float] | None:
 
 
 def describe(c: Case) -> str:
+    if c.scenario == "view":
+        return f"{view_message(c)} @ {c.rate_hz:g} Hz"
     desc = f"{c.size:,} B" if c.scenario == "types" else human_size(c.size)
     desc += f" @ {c.rate_hz:g} Hz" if c.rate_hz else " unpaced"
     if c.producers > 1 or c.consumers > 1:
@@ -152,6 +155,14 @@ def notes(runs: list[Samples]) -> list[str]:
             us = median_of([s.steps_us[step] for s in ok if s.steps_us and s.steps_us.get(step) is not None])
             if us is not None:
                 extra.append(f"{what} p50 {fmt(us)} µs")
+    if c.scenario == "view" and any(s.viewer for s in ok):
+        # The page asks for a channel's next message once it has the last: it skips what came
+        # in between.
+        shown: Counter[str] = Counter()
+        for s in ok:
+            shown.update(s.viewer["frames"] if s.viewer else {})
+        kinds = ", ".join(f"{n} as {kind}" for kind, n in sorted(shown.items())) or "none"
+        extra.append(f"the page showed {sum(shown.values())} of {sum(len(s.sent_ns) for s in ok)} ({kinds})")
     if c.scenario in ("cpu", "types"):
         producer = median_cpu_us(ok, Samples.producer_cpu_us_per_message)
         if producer is not None:
@@ -245,6 +256,8 @@ SCENARIO_TITLES = {
     "plain arrays (1→1, 50 Hz, the same run), and CDR encode / decode against rclpy",
     "cpp": "C++ nodes (`nerve.hpp`) against Rust and Python nodes, 1→1: C++ → C++ beside Rust → Rust, C++ → Python "
     "and Python → C++ beside Python → Python, taking turns in each case",
+    "view": "The dashboard (`nerve view`): a typed 640x480 camera at 30 Hz and a 100,000-point cloud at 10 Hz from "
+    "one producer, with a page open on both channels and without a viewer, taking turns",
 }
 
 
@@ -313,6 +326,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
             lines += typed_against_plain(items) + codec_table(codecs)
         if scenario == "cpp":
             lines += cpp_against_rust_and_python(items)
+        if scenario == "view":
+            lines += viewer_against_none(items)
         # Another report (`--report`) gets plots of its own name, so it never overwrites
         # benchmarks.md's.
         prefix = "" if out.stem == "benchmarks" else f"{out.stem}-"
@@ -347,6 +362,51 @@ def typed_against_plain(items: list[list[Samples]]) -> list[str]:
         "producer's time includes building the `sensor_msgs.Image` around the frame.",
         "",
     ]
+
+
+def view_message(c: Case) -> str:
+    if c.message.endswith("/Image"):
+        return f"Image {VIEW_WIDTH}x{c.size // (VIEW_WIDTH * 3)} rgb8"
+    return f"PointCloud2, {c.size // VIEW_POINT_STEP:,} points"
+
+
+#: How far the dashboard may move the graph's p50, in percent (the view scenario's bound).
+VIEW_P50_PERCENT = 5.0
+
+
+def viewer_against_none(items: list[list[Samples]]) -> list[str]:
+    """The view scenario: each stream's p50 with the dashboard open against without it (in bold
+    beyond the bound), and the CPU the `nerve view` process used per second of the run."""
+    changes = []
+    viewed = [r for r in items if r[0].implementation.endswith("with viewer")]
+    for runs in viewed:
+        without = [r for r in items if r[0].case == runs[0].case and r[0].implementation.endswith("without viewer")]
+        ours, theirs = stats(runs), stats(without[0] if without else [])
+        if ours is not None and theirs is not None:
+            change = (ours["p50"] - theirs["p50"]) / theirs["p50"] * 100
+            said = f"{view_message(runs[0].case)} {fmt(theirs['p50'])} → {fmt(ours['p50'])} µs ({change:+.1f}%)"
+            changes.append(f"**{said}**" if abs(change) > VIEW_P50_PERCENT else said)
+    # One run serves both streams' cases: the first stream's samples have every run's viewer.
+    once = viewed[0] if viewed else []
+    ms_per_s = median_of([s.viewer["cpu_ns"] / 1e6 / s.viewer["seconds"] for s in once if s.viewer])
+    page_ms_per_s = median_of([s.viewer["page_cpu_ns"] / 1e6 / s.viewer["seconds"] for s in once if s.viewer])
+    lines = []
+    if changes:
+        lines.append(
+            f"p50 without the viewer → with it: {'; '.join(changes)} (the bound: {VIEW_P50_PERCENT:g}% either "
+            "way; bold: beyond it)."
+        )
+    if ms_per_s is not None:
+        polls = median_of([s.viewer["graph_polls"] for s in once if s.viewer])
+        lines.append(
+            f"The `nerve view` process (one of its own) used {ms_per_s:.0f} ms of CPU per second of the run "
+            f"({ms_per_s / 10:.1f}% of one core; from /proc, 10 ms ticks), serving a page that fetched the "
+            f"graph once a second ({polls:.0f} fetches per run) and showed both channels, asking for each "
+            "one's next message as soon as it had the last (RGBA pixels for the image, a JSON tree for the "
+            f"cloud). The page, Python in the harness's process, used {page_ms_per_s:.0f} ms per second: not "
+            "nerve's, but it shares the machine's cores with the graph, as a browser would."
+        )
+    return [paragraph for line in lines for paragraph in (line, "")]
 
 
 #: What the C++ path may add to the Rust one, p50 at every size (issue 33's target).

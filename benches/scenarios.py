@@ -1,12 +1,13 @@
 """The benchmark cases, after the experiments of the papers in ../shared/papers (DORA: latency vs
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
 load), nerve's topic API on its three transports, two hosts on a shaped link (DORA's LAN experiment,
-RIMAOS2C's bridge), typed messages (a ROS 2 image against plain bytes, CDR) and nerve's C++ nodes
-against its Rust and Python ones, in a full and a quick version."""
+RIMAOS2C's bridge), typed messages (a ROS 2 image against plain bytes, CDR), nerve's C++ nodes
+against its Rust and Python ones and what the dashboard costs a running graph, in a full and a
+quick version."""
 
 from __future__ import annotations
 
-from benches.model import Case
+from benches.model import WARMUP, Case
 
 KIB, MIB = 1024, 1024 * 1024
 SIZES = [8, KIB, 64 * KIB, MIB, 4 * MIB, 32 * MIB, 64 * MIB]
@@ -26,12 +27,17 @@ SCENARIOS = [
     "lan",
     "types",
     "cpp",
+    "view",
 ]
 #: The types scenario's messages: a 1080p rgb8 image, one of a sixth of its height (the bytes of a
 #: 640x480 one), and a 100 000-point cloud (16-byte points).
 IMAGE_BYTES = 1920 * 1080 * 3
 SMALL_IMAGE_BYTES = 1920 * 160 * 3
 CLOUD_BYTES = 100_000 * 16
+#: The view scenario's streams, from one producer: a 640x480 rgb8 camera at 30 Hz and a lidar of
+#: 100 000 points (x, y, z float32 in 16 bytes) with every third image, at 10 Hz.
+VIEW_WIDTH, VIEW_HEIGHT, VIEW_IMAGE_HZ = 640, 480, 30.0
+VIEW_POINTS, VIEW_POINT_STEP, VIEW_CLOUD_EVERY = 100_000, 16, 3
 
 
 def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]:
@@ -114,5 +120,15 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
             *(Case(scenario, size, n, lang="rust") for size in native),
             Case(scenario, 8, m, rate_hz=0, lang="rust"),
             *(Case(scenario, size, n) for size in mixed),
+        ]
+    if scenario == "view":
+        # Both streams come from one dataflow run, with the dashboard open and without it
+        # (benches/impl_view.py): a cloud with every third image, at least 3 * WARMUP clouds so
+        # that some are left after the warm-up even with --quick.
+        clouds = max(-(-n // VIEW_CLOUD_EVERY), 3 * WARMUP)
+        image_bytes, cloud_hz = VIEW_WIDTH * VIEW_HEIGHT * 3, VIEW_IMAGE_HZ / VIEW_CLOUD_EVERY
+        return [
+            Case(scenario, image_bytes, clouds * VIEW_CLOUD_EVERY, VIEW_IMAGE_HZ, message="sensor_msgs/msg/Image"),
+            Case(scenario, VIEW_POINTS * VIEW_POINT_STEP, clouds, cloud_hz, message="sensor_msgs/msg/PointCloud2"),
         ]
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")

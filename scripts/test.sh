@@ -13,7 +13,8 @@ export NERVE_DISCOVERY_RANGE=host
 unset NERVE_ZENOH_CONFIG
 
 step "system packages: what the C API's tests and examples build with (CMake, a C/C++ compiler, GoogleTest, pkg-config), and a browser"
-# Chromium: a real browser draws `nerve graph`'s page (tests/test_graph.py).
+# Chromium: a real browser draws `nerve graph`'s page (tests/test_graph.py) and the dashboard
+# (tests/test_view.py, driven by Playwright).
 if ! command -v cmake >/dev/null || ! command -v c++ >/dev/null || ! command -v pkg-config >/dev/null \
     || ! [ -e /usr/include/gtest/gtest.h ] || ! command -v chromium >/dev/null; then
     apt-get update -qq

@@ -31,6 +31,7 @@ mod top;
 mod topic;
 mod types;
 mod values;
+mod view;
 
 /// nerve: run robot dataflows over zero-copy shared memory.
 #[derive(Debug, Parser)]
@@ -102,6 +103,10 @@ enum Command {
     /// Serve this host's topics, dataflow outputs, services and parameters to Foxglove (its
     /// WebSocket protocol) until Ctrl-C.
     Foxglove(foxglove::FoxgloveArgs),
+    /// Serve a live dashboard of this host's running dataflows to a browser until Ctrl-C: the
+    /// graph with each edge's rate and latency, nodes' state, CPU and memory, channel values,
+    /// transforms and logs.
+    View(view::ViewArgs),
     /// Join this machine's nerve topics with a ROS 2 graph.
     Ros2(ros2::Ros2Args),
     /// Record a dataflow's outputs and topics to an MCAP file while running it.
@@ -170,6 +175,10 @@ struct RunFlags {
     /// while the run lasts, as `nerve foxglove` does: on port 8765, or `--foxglove=PORT`.
     #[arg(long, value_name = "PORT", num_args = 0..=1, require_equals = true, default_missing_value = "8765")]
     foxglove: Option<u16>,
+    /// Serve the live dashboard on 127.0.0.1 while the run lasts, as `nerve view` does: on
+    /// port 8766, or `--view=PORT`.
+    #[arg(long, value_name = "PORT", num_args = 0..=1, require_equals = true, default_missing_value = "8766")]
+    view: Option<u16>,
 }
 
 /// A run's `--name`: it also scopes the run's topics, services and actions.
@@ -316,6 +325,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Param(args) => param::run(&args),
         Command::Types(args) => types::run(&args),
         Command::Foxglove(args) => foxglove::run(&args),
+        Command::View(args) => view::run(&args),
         Command::Ros2(args) => ros2::run(&args),
         Command::Record(args) => record::run(&args),
         Command::Replay(args) => replay::run(&args),
@@ -374,6 +384,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
     let network = network::with_dataflow(&df.network)?;
     // Dropped, and so stopped, when the run has ended.
     let _foxglove = args.foxglove.map(|port| foxglove::for_run(port, args.sim_time)).transpose()?;
+    let _view = args.view.map(view::for_run).transpose()?;
     let opts = nerve_runtime::RunOptions {
         build: args.build,
         grace: secs(args.grace, "grace")?,

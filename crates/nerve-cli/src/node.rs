@@ -335,7 +335,14 @@ mod tests {
                 pid: Some(42),
                 state: "running".into(),
                 restarts: 1,
-                inputs: vec![InputStatus { id: "image".into(), queued: 1, capacity: 1, dropped: 7, received: 9 }],
+                inputs: vec![InputStatus {
+                    id: "image".into(),
+                    queued: 1,
+                    capacity: 1,
+                    dropped: 7,
+                    received: 9,
+                    ..InputStatus::default()
+                }],
                 config,
                 machine: None,
             }],

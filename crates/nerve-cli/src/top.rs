@@ -6,12 +6,12 @@
 //! asked over the run's control socket) and `/proc` for the nodes' processes. Nothing is
 //! subscribed to and no node is slowed down.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use nerve_runtime::inspect::{self, NodeStatus, RunStatus};
+use nerve_runtime::inspect::{self, RunStatus};
+use nerve_view::stats::{NodeStats, Watcher};
 use serde_json::json;
 
 use crate::topic::StopSignal;
@@ -36,84 +36,6 @@ pub struct TopArgs {
     json: bool,
 }
 
-/// What one look at a node found, to measure rates against at the next look.
-#[derive(Debug, Clone, Copy)]
-struct Look {
-    at: Instant,
-    /// The process the look was of: a restarted node's new process starts its CPU count again.
-    pid: Option<u32>,
-    cpu_ticks: Option<u64>,
-    received: u64,
-    dropped: u64,
-}
-
-/// One node's line of a screen.
-#[derive(Debug)]
-struct NodeLine {
-    id: String,
-    state: String,
-    pid: Option<u32>,
-    restarts: u32,
-    /// Percent of one CPU over the interval (above 100 for a node busy on several cores).
-    cpu_percent: Option<f64>,
-    memory_bytes: Option<u64>,
-    received_per_sec: Option<f64>,
-    dropped: u64,
-    dropped_per_sec: Option<f64>,
-    /// The fullest of its input queues, as (queued, size).
-    fullest: Option<(usize, usize)>,
-}
-
-/// What `/proc` says of a process: the CPU it used so far, in clock ticks, and its resident
-/// memory in bytes; `None` once it is gone.
-fn process(pid: u32) -> Option<(u64, u64)> {
-    // One read of `stat` gives both: its `rss` is the resident page count `statm` also shows.
-    let stat = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?.stat().ok()?;
-    Some((stat.utime + stat.stime, stat.rss * procfs::page_size()))
-}
-
-/// Events per second between two counts taken `seconds` apart.
-fn per_sec(now: u64, before: u64, seconds: f64) -> f64 {
-    now.saturating_sub(before) as f64 / seconds
-}
-
-/// The line of `node` now, and what to measure its next line against; `before` is the last
-/// look at it, if any.
-fn measure(node: &NodeStatus, before: Option<&Look>, now: Instant) -> (NodeLine, Look) {
-    let usage = node.pid.and_then(process);
-    let received = node.inputs.iter().map(|i| i.received).sum();
-    let dropped = node.inputs.iter().map(|i| i.dropped).sum();
-    let look = Look { at: now, pid: node.pid, cpu_ticks: usage.map(|u| u.0), received, dropped };
-    let seconds = before.map(|b| now.duration_since(b.at).as_secs_f64()).filter(|s| *s > 0.0);
-    let (mut cpu_percent, mut received_per_sec, mut dropped_per_sec) = (None, None, None);
-    if let (Some(before), Some(seconds)) = (before, seconds) {
-        if let (Some(then), Some(ticks), true) = (before.cpu_ticks, look.cpu_ticks, before.pid == look.pid) {
-            cpu_percent = Some(per_sec(ticks, then, seconds) / procfs::ticks_per_second() as f64 * 100.0);
-        }
-        if !node.inputs.is_empty() {
-            received_per_sec = Some(per_sec(received, before.received, seconds));
-            dropped_per_sec = Some(per_sec(dropped, before.dropped, seconds));
-        }
-    }
-    let line = NodeLine {
-        id: node.id.clone(),
-        state: node.state.clone(),
-        pid: node.pid,
-        restarts: node.restarts,
-        cpu_percent,
-        memory_bytes: usage.map(|u| u.1),
-        received_per_sec,
-        dropped,
-        dropped_per_sec,
-        fullest: node.inputs.iter().map(|i| (i.queued, i.capacity)).max_by(|a, b| fill(*a).total_cmp(&fill(*b))),
-    };
-    (line, look)
-}
-
-fn fill((queued, capacity): (usize, usize)) -> f64 {
-    queued as f64 / capacity.max(1) as f64
-}
-
 /// The runs to show: the one asked for, or every run of this host.
 fn runs(dataflow: Option<&str>) -> anyhow::Result<Vec<RunStatus>> {
     Ok(match dataflow {
@@ -132,7 +54,7 @@ pub fn top(args: &TopArgs) -> anyhow::Result<i32> {
     let interval = Duration::from_secs_f64(args.interval);
     let stop = StopSignal::install()?;
     let clear = !args.json && !args.once && std::io::stdout().is_terminal();
-    let mut looks: HashMap<(String, String), Look> = HashMap::new();
+    let mut watcher = Watcher::default();
     let mut first = true;
     loop {
         let runs = match runs(args.dataflow.as_deref()) {
@@ -144,20 +66,7 @@ pub fn top(args: &TopArgs) -> anyhow::Result<i32> {
             }
             Err(e) => return Err(e),
         };
-        let now = Instant::now();
-        let mut next = HashMap::new();
-        let mut screen = Vec::new();
-        for run in &runs {
-            let mut lines = Vec::new();
-            for node in &run.nodes {
-                let key = (run.run_id.clone(), node.id.clone());
-                let (line, look) = measure(node, looks.get(&key), now);
-                next.insert(key, look);
-                lines.push(line);
-            }
-            screen.push((run, lines));
-        }
-        looks = next;
+        let screen: Vec<_> = runs.iter().zip(watcher.look(&runs)).collect();
         // With --once the first look is only what the rates are measured from.
         if !(args.once && first) {
             let text = if args.json { format!("{}\n", json_screen(&screen)) } else { table(&screen) };
@@ -183,7 +92,7 @@ pub fn top(args: &TopArgs) -> anyhow::Result<i32> {
     }
 }
 
-fn json_screen(screen: &[(&RunStatus, Vec<NodeLine>)]) -> serde_json::Value {
+fn json_screen(screen: &[(&RunStatus, Vec<NodeStats>)]) -> serde_json::Value {
     let runs: Vec<_> = screen
         .iter()
         .map(|(run, lines)| {
@@ -217,7 +126,7 @@ fn json_screen(screen: &[(&RunStatus, Vec<NodeLine>)]) -> serde_json::Value {
     json!({ "runs": runs })
 }
 
-fn table(screen: &[(&RunStatus, Vec<NodeLine>)]) -> String {
+fn table(screen: &[(&RunStatus, Vec<NodeStats>)]) -> String {
     let mut s = String::new();
     if screen.is_empty() {
         s.push_str("no dataflow is running\n");

@@ -40,11 +40,24 @@ pub fn message(message: &Message) -> Vec<u8> {
 /// Every value of `array`, as a JSON list.
 #[must_use]
 pub fn values(array: &dyn Array) -> Value {
-    Value::Array((0..array.len()).map(|i| value(array, i)).collect())
+    values_up_to(array, usize::MAX)
+}
+
+/// Like [`values`], but a list (the array itself, a list inside it, bytes) of more than `limit`
+/// items keeps its first `limit` and ends with a string saying how many more there are: a
+/// preview of a value too large to show whole (an image's pixels, a point cloud).
+#[must_use]
+pub fn values_up_to(array: &dyn Array, limit: usize) -> Value {
+    let shown = array.len().min(limit);
+    let mut items: Vec<Value> = (0..shown).map(|i| value(array, i, limit)).collect();
+    if shown < array.len() {
+        items.push(format!("… {} more", array.len() - shown).into());
+    }
+    Value::Array(items)
 }
 
 /// Value `i` of `array` as JSON: `null` for a null, a number, a string, a list or an object.
-fn value(array: &dyn Array, i: usize) -> Value {
+fn value(array: &dyn Array, i: usize, limit: usize) -> Value {
     if array.is_null(i) {
         return Value::Null;
     }
@@ -65,15 +78,15 @@ fn value(array: &dyn Array, i: usize) -> Value {
         DataType::Utf8 => array.as_string::<i32>().value(i).into(),
         DataType::LargeUtf8 => array.as_string::<i64>().value(i).into(),
         DataType::Utf8View => array.as_string_view().value(i).into(),
-        DataType::Binary => bytes(array.as_binary::<i32>().value(i)),
-        DataType::LargeBinary => bytes(array.as_binary::<i64>().value(i)),
-        DataType::FixedSizeBinary(_) => bytes(array.as_fixed_size_binary().value(i)),
-        DataType::List(_) => values(array.as_list::<i32>().value(i).as_ref()),
-        DataType::LargeList(_) => values(array.as_list::<i64>().value(i).as_ref()),
-        DataType::FixedSizeList(..) => values(array.as_fixed_size_list().value(i).as_ref()),
+        DataType::Binary => bytes(array.as_binary::<i32>().value(i), limit),
+        DataType::LargeBinary => bytes(array.as_binary::<i64>().value(i), limit),
+        DataType::FixedSizeBinary(_) => bytes(array.as_fixed_size_binary().value(i), limit),
+        DataType::List(_) => values_up_to(array.as_list::<i32>().value(i).as_ref(), limit),
+        DataType::LargeList(_) => values_up_to(array.as_list::<i64>().value(i).as_ref(), limit),
+        DataType::FixedSizeList(..) => values_up_to(array.as_fixed_size_list().value(i).as_ref(), limit),
         DataType::Struct(fields) => {
             let row = array.as_struct();
-            let object = fields.iter().zip(row.columns()).map(|(f, c)| (f.name().clone(), value(c.as_ref(), i)));
+            let object = fields.iter().zip(row.columns()).map(|(f, c)| (f.name().clone(), value(c.as_ref(), i, limit)));
             Value::Object(object.collect())
         }
         _ => displayed(array, i),
@@ -85,9 +98,13 @@ fn float(x: f64) -> Value {
     serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
 }
 
-/// Bytes as a list of numbers, as JSON has no bytes.
-fn bytes(b: &[u8]) -> Value {
-    Value::Array(b.iter().map(|&x| x.into()).collect())
+/// Bytes as a list of numbers, as JSON has no bytes (the first `limit`, as [`values_up_to`]).
+fn bytes(b: &[u8], limit: usize) -> Value {
+    let mut items: Vec<Value> = b.iter().take(limit).map(|&x| x.into()).collect();
+    if b.len() > limit {
+        items.push(format!("… {} more", b.len() - limit).into());
+    }
+    Value::Array(items)
 }
 
 /// Value `i` as Arrow prints it, for the types JSON has no form for.

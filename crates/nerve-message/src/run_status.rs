@@ -92,10 +92,13 @@ pub struct NodeStatus {
 }
 
 /// One shared-memory input of a node.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InputStatus {
     /// Input id.
     pub id: String,
+    /// The output it reads, `NODE/OUTPUT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Messages waiting in its queue.
     pub queued: usize,
     /// Its queue's size.
@@ -106,4 +109,15 @@ pub struct InputStatus {
     /// rates from.
     #[serde(default)]
     pub received: u64,
+    /// The time between a message's send stamp and its take by the node, sampled on one
+    /// message in eight: the sum of the samples in nanoseconds, so two looks give the mean
+    /// between them.
+    #[serde(default)]
+    pub latency_sum_ns: u64,
+    /// Messages whose latency was sampled so far.
+    #[serde(default)]
+    pub latency_samples: u64,
+    /// The largest latency sampled so far, in nanoseconds.
+    #[serde(default)]
+    pub latency_max_ns: u64,
 }

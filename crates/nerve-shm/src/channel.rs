@@ -121,6 +121,21 @@ impl FanOut {
     /// Like [`FanOut::publish`], to the readers whose bit is in `edges` only (a message meant
     /// for a reader that just joined, say).
     pub fn publish_to(&mut self, lease: Lease, len: usize, stamp: u64, edges: u64, stop: &AtomicBool) -> Published {
+        self.publish_then(lease, len, stamp, edges, stop, |_| ())
+    }
+
+    /// Like [`FanOut::publish_to`], then hands the message's bytes to `after` once every
+    /// reader has been woken: a copy made for someone else (a topic's subscribers, another
+    /// host) costs the readers of this host no time.
+    pub fn publish_then(
+        &mut self,
+        lease: Lease,
+        len: usize,
+        stamp: u64,
+        edges: u64,
+        stop: &AtomicBool,
+        after: impl FnOnce(&[u8]),
+    ) -> Published {
         let d = Descriptor { slot: lease.slot(), seq: lease.seq(), len: len as u64, stamp };
         let mut out = Published::default();
         let mut to_wake = std::mem::take(&mut self.to_wake);
@@ -157,7 +172,6 @@ impl FanOut {
                 break;
             }
         }
-        lease.finish();
         // Every queue is filled before anyone is woken, so all readers of one message start
         // together (fan-out spread) instead of one after the other.
         let mut woke = false;
@@ -170,6 +184,10 @@ impl FanOut {
             // now rather than after whatever the sender does next (measured: up to milliseconds).
             std::thread::yield_now();
         }
+        // SAFETY: the loan bit, still set, keeps the block from being handed out again, and
+        // readers only read it: nobody writes these bytes while `after` reads them.
+        after(unsafe { std::slice::from_raw_parts(lease.as_mut_ptr(), len) });
+        lease.finish();
         out
     }
 

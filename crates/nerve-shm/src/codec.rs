@@ -223,20 +223,19 @@ impl Outlet {
         self.fan_out.publish_to(copy.lease, copy.len, copy.stamp, edges, stop)
     }
 
-    /// Like [`Outlet::send_copy`], handing the message to `also` first.
-    pub fn send_copy_with(&mut self, mut copy: EncodedCopy, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
-        also(&copy.lease.bytes_mut()[..copy.len]);
-        self.fan_out.publish(copy.lease, copy.len, copy.stamp, stop)
+    /// Like [`Outlet::send_copy`], handing the message to `also` once every reader has it.
+    pub fn send_copy_with(&mut self, copy: EncodedCopy, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
+        self.fan_out.publish_then(copy.lease, copy.len, copy.stamp, u64::MAX, stop, also)
     }
 
-    /// Like [`Outlet::send`], handing the whole encoded message to `also` first (to send it
-    /// over a network, for instance).
+    /// Like [`Outlet::send`], handing the whole encoded message to `also` once every reader
+    /// has it (to send it over a network, or copy it to a topic's subscribers, for instance):
+    /// the readers here do not wait for that.
     pub fn send_with(&mut self, mut loan: Loan, stop: &AtomicBool, also: impl FnOnce(&[u8])) -> Published {
         let stamp = monotonic_ns();
         loan.frame.write_head(loan.lease.bytes_mut(), stamp);
         let total = loan.frame.total_len();
-        also(&loan.lease.bytes_mut()[..total]);
-        self.fan_out.publish(loan.lease, total, stamp, stop)
+        self.fan_out.publish_then(loan.lease, total, stamp, u64::MAX, stop, also)
     }
 }
 

@@ -58,7 +58,12 @@ struct Slot {
 #[repr(C, align(64))]
 pub struct RingHeader {
     head: AtomicU64,
-    _pad_head: [u64; 7],
+    // The delivery latency samples sit on the consumer's own line: it writes `head` at every
+    // take, so writing them moves no other line between the cores.
+    latency_sum: AtomicU64,
+    latency_samples: AtomicU64,
+    latency_max: AtomicU64,
+    _pad_head: [u64; 4],
     tail: AtomicU64,
     _pad_tail: [u64; 7],
     capacity: AtomicU64,
@@ -66,6 +71,26 @@ pub struct RingHeader {
     dropped: AtomicU64,
     closed: AtomicU32,
     producer_waiting: AtomicU32,
+}
+
+/// The consumer samples the delivery latency of one entry in this many (the first one
+/// included), so a reader pays a clock read for few of its messages.
+pub const LATENCY_SAMPLE_EVERY: u64 = 8;
+
+/// Latencies above this are not counted: the entry was stamped by another clock (a message
+/// from another host kept its sender's stamp) or waited longer than anyone measures latency.
+const LATENCY_LIMIT_NS: u64 = 10_000_000_000;
+
+/// What a queue's consumer measured of the time between an entry's send stamp and its take:
+/// sums since the queue was made, so two looks give the mean between them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Latency {
+    /// Sum of the sampled latencies, in nanoseconds.
+    pub sum_ns: u64,
+    /// Entries sampled.
+    pub samples: u64,
+    /// The largest sampled latency, in nanoseconds.
+    pub max_ns: u64,
 }
 
 /// What one end of a queue last read of the other end's index, kept in its own process.
@@ -126,6 +151,9 @@ impl<'a> Ring<'a> {
         self.header.capacity.store(self.slots.len() as u64, Ordering::Relaxed);
         self.header.policy.store(policy.to_raw(), Ordering::Relaxed);
         self.header.dropped.store(0, Ordering::Relaxed);
+        self.header.latency_sum.store(0, Ordering::Relaxed);
+        self.header.latency_samples.store(0, Ordering::Relaxed);
+        self.header.latency_max.store(0, Ordering::Relaxed);
         self.header.closed.store(0, Ordering::Relaxed);
         self.header.producer_waiting.store(0, Ordering::Release);
     }
@@ -216,8 +244,37 @@ impl<'a> Ring<'a> {
             let d = self.read(head);
             // Success proves the producer did not reclaim this entry while we read it.
             if self.header.head.compare_exchange(head, head + 1, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                if head.is_multiple_of(LATENCY_SAMPLE_EVERY) {
+                    self.sample_latency(d.stamp);
+                }
                 return Some(d);
             }
+        }
+    }
+
+    /// Counts the time since `stamp`, the send stamp of an entry just taken (consumer side: only
+    /// the consumer writes these counters).
+    fn sample_latency(&self, stamp: u64) {
+        let latency = crate::clock::monotonic_ns().wrapping_sub(stamp);
+        if latency >= LATENCY_LIMIT_NS {
+            return;
+        }
+        let h = self.header;
+        h.latency_sum.store(h.latency_sum.load(Ordering::Relaxed).wrapping_add(latency), Ordering::Relaxed);
+        h.latency_samples.store(h.latency_samples.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        if latency > h.latency_max.load(Ordering::Relaxed) {
+            h.latency_max.store(latency, Ordering::Relaxed);
+        }
+    }
+
+    /// The delivery latency the consumer sampled so far (see [`LATENCY_SAMPLE_EVERY`]).
+    #[must_use]
+    pub fn latency(&self) -> Latency {
+        let h = self.header;
+        Latency {
+            sum_ns: h.latency_sum.load(Ordering::Relaxed),
+            samples: h.latency_samples.load(Ordering::Relaxed),
+            max_ns: h.latency_max.load(Ordering::Relaxed),
         }
     }
 
@@ -402,6 +459,26 @@ mod tests {
             assert!(!r.can_resume());
             let _ = r.pop(&tail);
             assert!(r.can_resume(), "a queue of one goes on when empty");
+        });
+    }
+
+    #[test]
+    fn the_consumer_samples_the_latency_of_one_entry_in_eight() {
+        with_ring(32, Policy::Backpressure, |r| {
+            let (head, tail) = (Seen::default(), Seen::default());
+            let sent = crate::clock::monotonic_ns();
+            for n in 0..17 {
+                let stamp = if n == 8 { sent + LATENCY_LIMIT_NS * 4 } else { sent };
+                assert_eq!(r.push(Descriptor { stamp, ..d(n) }, &head), Push::Queued);
+            }
+            let before = crate::clock::monotonic_ns();
+            while r.pop(&tail).is_some() {}
+            let waited = crate::clock::monotonic_ns() - sent;
+            let latency = r.latency();
+            // Entries 0, 8 and 16 were sampled; 8 bears a stamp of another clock and is not counted.
+            assert_eq!(latency.samples, 2);
+            assert!(latency.max_ns >= before - sent && latency.max_ns <= waited, "{latency:?}");
+            assert!(latency.sum_ns >= 2 * (before - sent) && latency.sum_ns <= 2 * waited, "{latency:?}");
         });
     }
 

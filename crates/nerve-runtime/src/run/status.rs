@@ -28,14 +28,21 @@ impl Run<'_> {
                 inputs: self.plan.inputs[i]
                     .iter()
                     .filter_map(|input| match input {
-                        InputChannel::Shm { id, queue, .. } => {
+                        InputChannel::Shm { id, queue, producer, output, .. } => {
                             let ring = self.inboxes[i].ring(*queue);
+                            let latency = ring.latency();
                             Some(InputStatus {
                                 id: id.clone(),
+                                source: self.df.nodes.get(*producer).and_then(|writer| {
+                                    writer.outputs.get(*output).map(|o| format!("{}/{o}", writer.id))
+                                }),
                                 queued: ring.len(),
                                 capacity: self.plan.inboxes[i][*queue].capacity,
                                 dropped: ring.dropped(),
                                 received: ring.received(),
+                                latency_sum_ns: latency.sum_ns,
+                                latency_samples: latency.samples,
+                                latency_max_ns: latency.max_ns,
                             })
                         }
                         _ => None,

@@ -1,0 +1,123 @@
+"""What an open page of `nerve view` asks of it, without a browser: the graph once a second (which
+is what turns the dashboard's statistics on), and channels shown one message after the other, as
+the page's script asks for them (crates/nerve-view/assets/app.js).
+
+A channel's WebSocket gets ``next`` and answers with a JSON header; when its ``kind`` is
+``image`` a binary message of RGBA pixels follows. The page asks again once it has both.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+import urllib.request
+from collections import Counter
+
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+#: How often the page asks for the graph, in seconds (the page's own interval).
+GRAPH_EVERY = 1.0
+#: How long a blocked receive waits before it looks whether the page is closing, in seconds.
+TICK = 0.2
+#: Seconds to wait for a connection or an answer from the dashboard at most.
+TIMEOUT = 30
+# Loopback only, whatever proxy the environment names.
+OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+class Page:
+    """A page open on the dashboard at ``http://127.0.0.1:PORT``, until ``close``."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.closing = threading.Event()
+        self.channels: set[str] = set()  # what the last graph listed
+        self.polls = 0
+        self.frames: dict[str, Counter[str]] = {}  # per channel key, messages received by kind
+        self.opened: set[str] = set()  # channels whose first `next` went out
+        self.errors: list[str] = []
+        self.lock = threading.Lock()
+        self.threads = [threading.Thread(target=self._poll_graph, name="page-graph", daemon=True)]
+        self.threads[0].start()
+
+    def __enter__(self) -> Page:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def lists(self, keys: list[str]) -> bool:
+        """Whether the last graph listed every channel of `keys` (or the page failed)."""
+        with self.lock:
+            return set(keys) <= self.channels or bool(self.errors)
+
+    def open_channel(self, key: str) -> None:
+        """Shows channel `key` (`~RUN/NODE/OUTPUT`), as a click on its edge does."""
+        with self.lock:
+            self.frames[key] = Counter()
+        thread = threading.Thread(target=self._show, args=(key,), name=f"page-{key}", daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def showing(self, keys: list[str]) -> bool:
+        """Whether every channel of `keys` has asked for its first message (or failed)."""
+        with self.lock:
+            return set(keys) <= self.opened or bool(self.errors)
+
+    def close(self) -> None:
+        self.closing.set()
+        for thread in self.threads:
+            thread.join(TIMEOUT)
+
+    def _poll_graph(self) -> None:
+        while True:
+            try:
+                with OPENER.open(f"http://127.0.0.1:{self.port}/api/graph", timeout=TIMEOUT) as r:
+                    graph = json.load(r)
+                with self.lock:
+                    self.channels, self.polls = set(graph.get("channels") or []), self.polls + 1
+            except OSError as e:
+                with self.lock:
+                    self.errors.append(f"/api/graph: {e}")
+                return
+            if self.closing.wait(GRAPH_EVERY):
+                return
+
+    def _show(self, key: str) -> None:
+        url = f"ws://127.0.0.1:{self.port}/api/channel?key={urllib.parse.quote(key, safe='')}"
+        try:
+            # An RGBA frame of 640x480 is 1.2 MB: past the client's default bound of 1 MiB.
+            with connect(url, max_size=None, proxy=None, open_timeout=TIMEOUT) as socket:
+                while not self.closing.is_set():
+                    socket.send("next")
+                    with self.lock:
+                        self.opened.add(key)
+                    header = self._receive(socket)
+                    if header is None:
+                        return
+                    shown = json.loads(header)
+                    if "error" in shown:
+                        raise RuntimeError(shown["error"])
+                    if shown["kind"] == "image":
+                        pixels = self._receive(socket)
+                        if pixels is None:
+                            return
+                        if len(pixels) != shown["width"] * shown["height"] * 4:
+                            raise RuntimeError(f"{len(pixels)} bytes of RGBA for {shown['width']}x{shown['height']}")
+                    with self.lock:
+                        self.frames[key][shown["kind"]] += 1
+        except (OSError, ConnectionClosed, RuntimeError, KeyError, ValueError) as e:
+            with self.lock:
+                self.errors.append(f"{key}: {type(e).__name__}: {e}")
+
+    def _receive(self, socket: ClientConnection) -> str | bytes | None:
+        """The next message, or None once the page is closing. It waits as long as the channel
+        has nothing new: the page never asks twice."""
+        while not self.closing.is_set():
+            try:
+                return socket.recv(timeout=TICK)
+            except TimeoutError:
+                continue
+        return None

@@ -1,0 +1,349 @@
+// nerve view: draws what /api/graph says once a second, and opens channels, a node's log and
+// the transform tree on demand. Data is only ever set as text, never as markup.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const NODE_W = 190, NODE_H = 58, COL = 380, ROW = 86, PAD = 16;
+const PLOT_POINTS = 200;
+const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#4e342e", "#ad1457"];
+
+const $ = (id) => document.getElementById(id);
+const view = { graph: null, channel: null, socket: null, node: null, tf: null, plot: null, logTimer: 0, drawn: new Map() };
+
+function el(tag, attrs = {}, text) {
+  const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// What a node's state looks like: running, waiting, failed or done.
+function stateClass(state) {
+  if (state === "running" || state === "ready") return "ok";
+  if (state === "finished") return "done";
+  if (["starting", "restarting", "waiting", "stopping"].includes(state)) return "wait";
+  return "bad";
+}
+
+const fmt = {
+  rate: (r) => (r == null ? "–" : r >= 100 ? r.toFixed(0) : r.toFixed(1)) + " Hz",
+  latency: (us) => (us == null ? "–" : us >= 1000 ? (us / 1000).toFixed(2) + " ms" : us.toFixed(0) + " µs"),
+  bytes: (b) => (b == null ? "–" : (b / 1048576).toFixed(1) + " MiB"),
+  cpu: (c) => (c == null ? "–" : c.toFixed(1) + "%"),
+};
+
+async function poll() {
+  try {
+    const r = await fetch("/api/graph", { cache: "no-store" });
+    if (!r.ok) throw new Error(await r.text());
+    view.graph = await r.json();
+    render();
+  } catch (e) {
+    $("status").textContent = "cannot reach nerve view: " + e.message;
+  }
+  setTimeout(poll, 1000);
+}
+
+function render() {
+  const g = view.graph;
+  if (g.runs === null) { $("status").textContent = "measuring…"; return; }
+  $("status").textContent = g.runs.length === 0 ? "no dataflow is running on this host"
+    : `${g.runs.length} dataflow${g.runs.length > 1 ? "s" : ""} running · updated ${new Date().toLocaleTimeString()}`;
+  // A run whose nodes and edges are those drawn is only updated in place, so what the user
+  // points at or clicks stays where it is.
+  const boxes = g.runs.map((run) => {
+    const shape = JSON.stringify([run.nodes.map((n) => n.id), run.edges.map(edgeKey)]);
+    let drawn = view.drawn.get(run.run_id);
+    if (!drawn || drawn.shape !== shape) {
+      drawn = drawRun(run, shape);
+      view.drawn.set(run.run_id, drawn);
+    }
+    drawn.update(run);
+    return drawn.box;
+  });
+  for (const id of view.drawn.keys()) if (!g.runs.some((r) => r.run_id === id)) view.drawn.delete(id);
+  const graphs = $("graphs");
+  if (boxes.length !== graphs.children.length || boxes.some((b, i) => graphs.children[i] !== b)) graphs.replaceChildren(...boxes);
+  renderChannels(g.channels);
+  if (view.node) renderNode();
+}
+
+const edgeKey = (e) => `${e.from}/${e.output}->${e.to}/${e.input}`;
+
+// Columns by the longest path from a node nothing feeds (cycles are cut where met).
+function layout(run) {
+  const rank = new Map(run.nodes.map((n) => [n.id, 0]));
+  for (let pass = 0; pass < run.nodes.length; pass++) {
+    let moved = false;
+    for (const e of run.edges) {
+      if (e.from === e.to || !rank.has(e.from) || !rank.has(e.to)) continue;
+      const want = rank.get(e.from) + 1;
+      if (want > rank.get(e.to) && want < run.nodes.length) { rank.set(e.to, want); moved = true; }
+    }
+    if (!moved) break;
+  }
+  const rows = new Map(), at = new Map();
+  for (const n of run.nodes) {
+    const col = rank.get(n.id), row = rows.get(col) || 0;
+    rows.set(col, row + 1);
+    at.set(n.id, { x: PAD + col * COL, y: PAD + row * ROW });
+  }
+  const width = PAD * 2 + Math.max(...[...rank.values()]) * COL + NODE_W;
+  const height = PAD * 2 + (Math.max(...rows.values()) - 1) * ROW + NODE_H;
+  return { at, width, height };
+}
+
+// A run's box, and how to update it with a later look at the same nodes and edges.
+function drawRun(run, shape) {
+  const box = el("div", { class: "run", "data-run": run.run_id });
+  const title = el("h2", {}, run.name || run.run_id), sub = el("small");
+  title.append(sub);
+  box.append(title);
+  const updates = [];
+  if (run.nodes.length > 0) {
+    const { at, width, height } = layout(run);
+    const svg = el("svg:svg", { width, height, viewBox: `0 0 ${width} ${height}` });
+    for (const e of run.edges) {
+      const a = at.get(e.from), b = at.get(e.to);
+      if (a && b) updates.push(drawEdge(svg, edgeKey(e), a, b));
+    }
+    for (const n of run.nodes) updates.push(drawNode(svg, run.run_id, n.id, at.get(n.id)));
+    box.append(svg);
+  }
+  const update = (now) => {
+    sub.textContent = `  ${now.dataflow} · ${now.state}`;
+    for (const u of updates) u(now);
+  };
+  return { shape, box, update };
+}
+
+function drawNode(svg, runId, id, p) {
+  const g = el("svg:g", { "data-node": id, transform: `translate(${p.x},${p.y})` });
+  g.append(el("svg:rect", { width: NODE_W, height: NODE_H, rx: 6 }));
+  g.append(el("svg:text", { x: 10, y: 18, class: "id" }, id));
+  const state = el("svg:text", { x: 10, y: 34, class: "sub state" }), usage = el("svg:text", { x: 10, y: 50, class: "sub" });
+  g.append(state, usage);
+  g.addEventListener("click", () => openNode(runId, id));
+  svg.append(g);
+  return (run) => {
+    const n = run.nodes.find((x) => x.id === id);
+    g.setAttribute("class", `node ${stateClass(n.state)}`);
+    g.dataset.state = n.state;
+    state.textContent = n.state + (n.restarts ? ` · ${n.restarts} restart${n.restarts > 1 ? "s" : ""}` : "");
+    usage.textContent = `cpu ${fmt.cpu(n.cpu_percent)} · ${fmt.bytes(n.memory_bytes)}`;
+  };
+}
+
+function drawEdge(svg, key, a, b) {
+  const g = el("svg:g", { "data-edge": key });
+  const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x, y2 = b.y + NODE_H / 2;
+  const back = x2 <= x1;
+  const d = back
+    ? `M${x1},${y1} C${x1 + 60},${y1 - 70} ${x2 - 60},${y2 - 70} ${x2},${y2}`
+    : `M${x1},${y1} C${(x1 + x2) / 2},${y1} ${(x1 + x2) / 2},${y2} ${x2},${y2}`;
+  // A wide invisible copy of the line takes the clicks a thin line would miss.
+  g.append(el("svg:path", { d }), el("svg:path", { d, class: "hit" }));
+  // Labels sit centred between the columns, above the line's middle.
+  const mx = (x1 + x2) / 2, my = (y1 + y2) / 2 - (back ? 50 : 30);
+  const [from, to] = key.split("->");
+  const name = el("svg:text", { x: mx, y: my, class: "name" }, `${from.split("/")[1]} → ${to.split("/")[1]}`);
+  const stats = el("svg:text", { x: mx, y: my + 13, class: "stats" }), drops = el("svg:text", { x: mx, y: my + 26, class: "drops" });
+  const tip = el("svg:title");
+  g.append(name, stats, drops, tip);
+  svg.insertBefore(g, svg.firstChild);
+  let channel = null;
+  g.addEventListener("click", () => { if (channel) openChannel(channel); });
+  return (run) => {
+    const e = run.edges.find((x) => edgeKey(x) === key);
+    channel = e.channel;
+    g.setAttribute("class", "edge" + (e.dropped > 0 ? " dropping" : "") + (channel && channel === view.channel ? " selected" : ""));
+    g.dataset.rate = e.received_per_sec ?? "";
+    stats.textContent = `${fmt.rate(e.received_per_sec)} · ${fmt.latency(e.latency_us)} · q ${e.queued}/${e.capacity}`;
+    drops.textContent = e.dropped > 0 ? `${e.dropped} dropped` : "";
+    tip.textContent = `${key}\nmean latency ${fmt.latency(e.latency_us)}, worst ${fmt.latency(e.latency_max_us)}` +
+      (channel ? "\nclick to see its messages" : "");
+  };
+}
+
+function renderChannels(channels) {
+  const list = $("channels");
+  list.replaceChildren(...channels.map((key) => {
+    const li = el("li", { "data-channel": key, class: key === view.channel ? "selected" : "" }, key);
+    li.addEventListener("click", () => openChannel(key));
+    return li;
+  }));
+}
+
+function showTab(name) {
+  for (const b of document.querySelectorAll("#panel nav button")) b.classList.toggle("active", b.dataset.tab === name);
+  for (const t of ["channel", "node", "tf"]) $("tab-" + t).hidden = t !== name;
+  if (name === "tf") openTransforms(); else closeTransforms();
+}
+
+// A channel: the server sends the next value when asked, so nothing queues here.
+function openChannel(key) {
+  if (view.socket) view.socket.close();
+  view.channel = key;
+  view.plot = null;
+  showTab("channel");
+  $("channel-title").textContent = key;
+  $("channel-meta").textContent = "waiting for a message…";
+  for (const id of ["channel-image", "channel-plot"]) $(id).hidden = true;
+  $("channel-tree").replaceChildren();
+  $("channel-legend").replaceChildren();
+  const socket = new WebSocket(`ws://${location.host}/api/channel?key=${encodeURIComponent(key)}`);
+  socket.binaryType = "arraybuffer";
+  view.socket = socket;
+  let pending = null;
+  const next = () => requestAnimationFrame(() => { if (socket.readyState === WebSocket.OPEN) socket.send("next"); });
+  socket.onopen = next;
+  socket.onmessage = (m) => {
+    if (view.socket !== socket) return;
+    if (typeof m.data !== "string") { drawImage(pending, m.data); pending = null; next(); return; }
+    const header = JSON.parse(m.data);
+    if (header.error) { $("channel-meta").textContent = header.error; $("channel-meta").className = "meta error"; return; }
+    $("channel-meta").className = "meta";
+    // Arrow's name of a message type spells every field: the start says enough, the tooltip all.
+    const type = header.type.length > 80 ? header.type.slice(0, 77) + "…" : header.type;
+    $("channel-meta").title = header.type;
+    $("channel-meta").textContent = `${type} · ${header.rows} row${header.rows === 1 ? "" : "s"}` +
+      (Object.keys(header.parameters).length ? " · " + JSON.stringify(header.parameters) : "") + (header.note ? ` · ${header.note}` : "");
+    if (header.kind === "image") { pending = header; return; }
+    if (header.kind === "numbers") plot(header); else tree(header.value);
+    next();
+  };
+  socket.onclose = () => { if (view.socket === socket) view.socket = null; };
+  if (view.graph) render();
+}
+
+function drawImage(header, buffer) {
+  const canvas = $("channel-image");
+  canvas.hidden = false;
+  canvas.width = header.width;
+  canvas.height = header.height;
+  canvas.dataset.encoding = header.encoding;
+  canvas.getContext("2d").putImageData(new ImageData(new Uint8ClampedArray(buffer), header.width, header.height), 0, 0);
+  canvas.dataset.frames = String(Number(canvas.dataset.frames || 0) + 1);
+}
+
+function plot(header) {
+  const canvas = $("channel-plot");
+  canvas.hidden = false;
+  if (!view.plot || view.plot.names.join() !== header.names.join()) view.plot = { names: header.names, rows: [] };
+  view.plot.rows.push(header.values);
+  if (view.plot.rows.length > PLOT_POINTS) view.plot.rows.shift();
+  const rows = view.plot.rows, ctx = canvas.getContext("2d");
+  const all = rows.flat().filter((v) => v !== null);
+  let lo = Math.min(...all), hi = Math.max(...all);
+  if (!(hi > lo)) { lo -= 1; hi += 1; }
+  ctx.clearRect(0, 0, canvas.width, canvas.height);
+  header.names.forEach((name, s) => {
+    ctx.strokeStyle = COLORS[s % COLORS.length];
+    ctx.beginPath();
+    rows.forEach((row, i) => {
+      if (row[s] === null) return;
+      const x = (i / (PLOT_POINTS - 1)) * canvas.width, y = canvas.height - ((row[s] - lo) / (hi - lo)) * (canvas.height - 10) - 5;
+      if (i === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+    });
+    ctx.stroke();
+  });
+  canvas.dataset.points = String(rows.length);
+  $("channel-legend").replaceChildren(...header.names.map((name, s) => {
+    const span = el("span", {}, `${name} = ${header.values[s]}`);
+    span.style.color = COLORS[s % COLORS.length];
+    return span;
+  }));
+}
+
+function tree(value) {
+  const build = (v, label) => {
+    if (v !== null && typeof v === "object") {
+      const d = el("details");
+      d.open = true;
+      d.append(el("summary", {}, label + (Array.isArray(v) ? ` [${v.length}]` : "")));
+      for (const [k, child] of Object.entries(v)) d.append(build(child, Array.isArray(v) ? `[${k}]` : k));
+      return d;
+    }
+    return el("div", { class: "leaf" }, `${label}: ${JSON.stringify(v)}`);
+  };
+  const rows = Array.isArray(value) && value.length === 1 ? value[0] : value;
+  $("channel-tree").replaceChildren(build(rows, "value"));
+}
+
+function openNode(run, id) {
+  view.node = { run, id };
+  showTab("node");
+  renderNode();
+  fetchLog();
+}
+
+function renderNode() {
+  const { run, id } = view.node;
+  const r = view.graph.runs.find((x) => x.run_id === run);
+  const n = r && r.nodes.find((x) => x.id === id);
+  $("node-title").textContent = `${id} (${r ? r.name || r.run_id : "ended"})`;
+  const rows = n ? [
+    ["state", n.state], ["pid", n.pid ?? "–"], ["restarts", n.restarts], ["machine", n.machine ?? "this one"],
+    ["cpu", fmt.cpu(n.cpu_percent)], ["memory", fmt.bytes(n.memory_bytes)],
+    ["received", fmt.rate(n.received_per_sec)], ["dropped", n.dropped],
+    ["outputs", n.outputs.map((o) => o.id).join(", ") || "–"],
+  ] : [["state", "its run has ended"]];
+  $("node-table").replaceChildren(...rows.map(([k, v]) => {
+    const tr = el("tr");
+    tr.append(el("td", {}, k), el("td", {}, String(v)));
+    return tr;
+  }));
+}
+
+async function fetchLog() {
+  clearTimeout(view.logTimer);
+  if (!view.node || $("tab-node").hidden) return;
+  const { run, id } = view.node;
+  const r = await fetch(`/api/logs?run=${encodeURIComponent(run)}&node=${encodeURIComponent(id)}&lines=200`);
+  const log = $("node-log");
+  log.textContent = await r.text();
+  log.className = r.ok ? "" : "error";
+  log.scrollTop = log.scrollHeight;
+  view.logTimer = setTimeout(fetchLog, 2000);
+}
+
+function openTransforms() {
+  if (view.tf) return;
+  const socket = new WebSocket(`ws://${location.host}/api/tf`);
+  view.tf = socket;
+  socket.onmessage = (m) => {
+    const t = JSON.parse(m.data);
+    if (t.error) { $("tf-tree").replaceChildren(el("li", { class: "error" }, t.error)); return; }
+    drawTree(t);
+  };
+  socket.onclose = () => { if (view.tf === socket) view.tf = null; };
+}
+
+function closeTransforms() {
+  if (view.tf) { view.tf.close(); view.tf = null; }
+}
+
+function drawTree(t) {
+  const children = new Map();
+  const isChild = new Set(t.edges.map((e) => e.child));
+  for (const e of t.edges) (children.get(e.parent) || children.set(e.parent, []).get(e.parent)).push(e);
+  const item = (frame, edge) => {
+    let text = frame;
+    if (edge) {
+      const p = edge.translation ? edge.translation.map((v) => v.toFixed(2)).join(", ") : "?";
+      const age = (t.now_ns - edge.latest_ns) / 1e9;
+      text += edge.static ? `  static · (${p})` : `  ${fmt.rate(edge.rate_hz)} · ${age.toFixed(1)} s ago · (${p})`;
+    }
+    const li = el("li", { "data-frame": frame }, text);
+    const kids = children.get(frame) || [];
+    if (kids.length) { const ul = el("ul"); for (const k of kids) ul.append(item(k.child, k)); li.append(ul); }
+    return li;
+  };
+  const roots = [...children.keys()].filter((f) => !isChild.has(f));
+  $("tf-tree").replaceChildren(...(roots.length ? roots.map((r) => item(r)) : [el("li", {}, "no transform yet")]));
+}
+
+for (const b of document.querySelectorAll("#panel nav button")) {
+  b.addEventListener("click", () => { showTab(b.dataset.tab); if (b.dataset.tab === "node" && view.node) fetchLog(); });
+}
+poll();
