@@ -154,45 +154,51 @@ impl Image<'_> {
         }
         let every = self.width.div_ceil(MAX_WIDTH);
         let (width, height) = (self.width.div_ceil(every), self.height.div_ceil(every));
-        let pixel = |x: usize, y: usize| &self.data[y * every * self.step + x * every * bpp..][..bpp];
-        let depth = |p: &[u8]| match self.encoding {
-            "32FC1" => f64::from(f32::from_le_bytes([p[0], p[1], p[2], p[3]])),
-            _ => f64::from(u16::from_le_bytes([p[0], p[1]])),
+        // One conversion per encoding, chosen once: not a comparison of names per pixel.
+        let rgba = match self.encoding {
+            "mono8" | "8UC1" => self.map(every, bpp, |p| [p[0], p[0], p[0], 255]),
+            "rgb8" | "8UC3" => self.map(every, bpp, |p| [p[0], p[1], p[2], 255]),
+            "bgr8" => self.map(every, bpp, |p| [p[2], p[1], p[0], 255]),
+            "rgba8" | "8UC4" => self.map(every, bpp, |p| [p[0], p[1], p[2], p[3]]),
+            "bgra8" => self.map(every, bpp, |p| [p[2], p[1], p[0], p[3]]),
+            "32FC1" => self.grey(every, bpp, |p| f64::from(f32::from_le_bytes([p[0], p[1], p[2], p[3]]))),
+            _ => self.grey(every, bpp, |p| f64::from(u16::from_le_bytes([p[0], p[1]]))),
         };
-        let is_depth = matches!(self.encoding, "mono16" | "16UC1" | "32FC1");
-        let (mut near, mut far) = (f64::INFINITY, f64::NEG_INFINITY);
-        if is_depth {
-            for y in 0..height {
-                for x in 0..width {
-                    let d = depth(pixel(x, y));
-                    if d.is_finite() {
-                        near = near.min(d);
-                        far = far.max(d);
-                    }
-                }
-            }
+        Ok((width, height, rgba))
+    }
+
+    /// The pixels shown, one in `every` each way, row after row: each a slice of `bpp` bytes.
+    fn pixels(&self, every: usize, bpp: usize) -> impl Iterator<Item = &[u8]> {
+        let row_bytes = self.width * bpp;
+        self.data
+            .chunks(self.step)
+            .step_by(every)
+            .take(self.height.div_ceil(every))
+            .flat_map(move |row| row[..row_bytes].chunks(bpp * every).map(move |p| &p[..bpp]))
+    }
+
+    /// The pixels shown, each turned into RGBA by `f`.
+    fn map(&self, every: usize, bpp: usize, f: impl Fn(&[u8]) -> [u8; 4]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.width.div_ceil(every) * self.height.div_ceil(every) * 4);
+        for pixel in self.pixels(every, bpp) {
+            out.extend_from_slice(&f(pixel));
         }
-        let mut out = Vec::with_capacity(width * height * 4);
-        for y in 0..height {
-            for x in 0..width {
-                let p = pixel(x, y);
-                let rgba = match self.encoding {
-                    "mono8" | "8UC1" => [p[0], p[0], p[0], 255],
-                    "rgb8" | "8UC3" => [p[0], p[1], p[2], 255],
-                    "bgr8" => [p[2], p[1], p[0], 255],
-                    "rgba8" | "8UC4" => [p[0], p[1], p[2], p[3]],
-                    "bgra8" => [p[2], p[1], p[0], p[3]],
-                    _ => {
-                        let d = depth(p);
-                        let grey =
-                            if d.is_finite() && far > near { (255.0 * (d - near) / (far - near)) as u8 } else { 0 };
-                        [grey, grey, grey, 255]
-                    }
-                };
-                out.extend_from_slice(&rgba);
-            }
-        }
-        Ok((width, height, out))
+        out
+    }
+
+    /// A depth image in grey, from its nearest pixel (black) to its farthest (white); pixels
+    /// with no depth (NaN, infinite) black.
+    fn grey(&self, every: usize, bpp: usize, depth: impl Fn(&[u8]) -> f64) -> Vec<u8> {
+        let (near, far) = self
+            .pixels(every, bpp)
+            .map(&depth)
+            .filter(|d| d.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(near, far), d| (near.min(d), far.max(d)));
+        self.map(every, bpp, |p| {
+            let d = depth(p);
+            let grey = if d.is_finite() && far > near { (255.0 * (d - near) / (far - near)) as u8 } else { 0 };
+            [grey, grey, grey, 255]
+        })
     }
 }
 
@@ -305,6 +311,14 @@ mod tests {
         let p = of(&message(bytes(5), json!({"width": 2, "height": 2})));
         assert_eq!(p.header["kind"], "tree");
         assert!(p.header["note"].as_str().is_some_and(|n| n.contains("not a whole image")), "{}", p.header);
+    }
+
+    #[test]
+    fn a_depth_image_is_grey_from_near_to_far() {
+        let depths: Vec<u8> = [1.0f32, f32::NAN, 3.0, 2.0].iter().flat_map(|d| d.to_le_bytes()).collect();
+        let p = of(&message(ros_image(2, 2, "32FC1", depths), json!({})));
+        let greys: Option<Vec<u8>> = p.pixels.map(|px| px.chunks(4).map(|c| c[0]).collect());
+        assert_eq!(greys, Some(vec![0, 0, 255, 127]));
     }
 
     #[test]
