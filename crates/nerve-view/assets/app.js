@@ -167,6 +167,10 @@ function drawEdge(svg, key, a, b) {
 
 function renderChannels(channels) {
   const list = $("channels");
+  // Rebuilt only when the list changes, so a click is never on a replaced item.
+  const shown = JSON.stringify([channels, view.channel]);
+  if (list.dataset.shown === shown) return;
+  list.dataset.shown = shown;
   list.replaceChildren(...channels.map((key) => {
     const li = el("li", { "data-channel": key, class: key === view.channel ? "selected" : "" }, key);
     li.addEventListener("click", () => openChannel(key));
