@@ -48,10 +48,16 @@ pub fn values(array: &dyn Array) -> Value {
 /// preview of a value too large to show whole (an image's pixels, a point cloud).
 #[must_use]
 pub fn values_up_to(array: &dyn Array, limit: usize) -> Value {
-    let shown = array.len().min(limit);
-    let mut items: Vec<Value> = (0..shown).map(|i| value(array, i, limit)).collect();
-    if shown < array.len() {
-        items.push(format!("… {} more", array.len() - shown).into());
+    listed(array.len(), limit, |i| value(array, i, limit))
+}
+
+/// A JSON list of `len` items: the first `limit`, made by `item`, then a string counting the
+/// rest.
+fn listed(len: usize, limit: usize, item: impl Fn(usize) -> Value) -> Value {
+    let shown = len.min(limit);
+    let mut items: Vec<Value> = (0..shown).map(item).collect();
+    if shown < len {
+        items.push(format!("… {} more", len - shown).into());
     }
     Value::Array(items)
 }
@@ -100,11 +106,7 @@ fn float(x: f64) -> Value {
 
 /// Bytes as a list of numbers, as JSON has no bytes (the first `limit`, as [`values_up_to`]).
 fn bytes(b: &[u8], limit: usize) -> Value {
-    let mut items: Vec<Value> = b.iter().take(limit).map(|&x| x.into()).collect();
-    if b.len() > limit {
-        items.push(format!("… {} more", b.len() - limit).into());
-    }
-    Value::Array(items)
+    listed(b.len(), limit, |i| b[i].into())
 }
 
 /// Value `i` as Arrow prints it, for the types JSON has no form for.

@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -54,7 +55,7 @@ pub(crate) struct Shared {
     /// Whether it listens on loopback only.
     loopback: bool,
     /// The last look: the runs, and the graph JSON made of them.
-    look: Mutex<(Vec<RunStatus>, Arc<String>)>,
+    look: Mutex<(Vec<RunStatus>, Bytes)>,
     /// When a page last asked for the graph, in milliseconds since `started`.
     wanted_at: AtomicU64,
     started: Instant,
@@ -100,7 +101,7 @@ impl View {
         let shared = Arc::new(Shared {
             domain: options.domain,
             loopback: options.address.is_loopback(),
-            look: Mutex::new((Vec::new(), Arc::new(graph::EMPTY.to_owned()))),
+            look: Mutex::new((Vec::new(), Bytes::from_static(graph::EMPTY.as_bytes()))),
             wanted_at: AtomicU64::new(0),
             started: Instant::now(),
             stop: AtomicBool::new(false),
@@ -158,15 +159,14 @@ fn watch(shared: &Shared) {
     let mut watcher = Watcher::default();
     let mut last: Option<Instant> = None;
     while !shared.stop.load(Ordering::Acquire) {
-        let asked = Duration::from_millis(shared.wanted_at.load(Ordering::Acquire));
-        let wanted =
-            shared.wanted_at.load(Ordering::Acquire) > 0 && shared.started.elapsed().saturating_sub(asked) < WANTED_FOR;
+        let asked = shared.wanted_at.load(Ordering::Acquire);
+        let wanted = asked > 0 && shared.started.elapsed().saturating_sub(Duration::from_millis(asked)) < WANTED_FOR;
         if wanted && last.is_none_or(|at| at.elapsed() >= INTERVAL) {
             last = Some(Instant::now());
             let runs = nerve_runtime::inspect::running();
             let stats = watcher.look(&runs);
             let json = graph::json(&runs, &stats, shared.domain, INTERVAL);
-            *shared.look.lock().unwrap_or_else(PoisonError::into_inner) = (runs, Arc::new(json));
+            *shared.look.lock().unwrap_or_else(PoisonError::into_inner) = (runs, Bytes::from(json));
         } else if !wanted {
             // Rates start again from the next look: counters read long ago would average them.
             watcher = Watcher::default();
@@ -206,9 +206,8 @@ async fn graph_json(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Re
         return forbidden();
     }
     shared.wanted_at.store(shared.millis().max(1), Ordering::Release);
-    let json = Arc::clone(&shared.look.lock().unwrap_or_else(PoisonError::into_inner).1);
-    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-cache")], json.as_str().to_owned())
-        .into_response()
+    let json = shared.look.lock().unwrap_or_else(PoisonError::into_inner).1.clone();
+    ([(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-cache")], json).into_response()
 }
 
 /// `/api/logs?run=RUN_ID&node=NODE&lines=N`.
