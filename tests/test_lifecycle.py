@@ -228,6 +228,34 @@ def test_sigkill_of_nerve_takes_every_node_and_shm_with_it(dataflows):
     wait_for(lambda: not any(n.startswith(f"nerve.{run_id}.") for n in nerve_shm_objects()), 10, "shm removal")
 
 
+def test_the_watchdog_holds_nothing_of_the_run_but_its_pipe(dataflows):
+    """The watchdog process `nerve run` forks keeps only its pipe and /dev/null as standard
+    streams, even beside the Foxglove and dashboard servers: a copy of any other descriptor (a
+    Zenoh socket, the host's session lock) would outlive its closing by the run, and the host's
+    next session would wait on that lock forever."""
+    path = dataflows.write(ticker_recorder(10))
+    copy_nodes(path, "ticker.py", "recorder.py")
+    proc = dataflows.start(path, "--foxglove=0", "--view=0")
+    try:
+        wait_for(lambda: len(node_pids(path.parent)) == 2, what="both nodes")
+        # Forked, never exec'd: the one child with nerve's own command line.
+        (watchdog,) = [pid for pid in children(proc.pid) if cmdline(pid) == cmdline(proc.pid)]
+        held = {fd: os.readlink(f"/proc/{watchdog}/fd/{fd}") for fd in os.listdir(f"/proc/{watchdog}/fd")}
+        assert set(held) - {"0", "1", "2"} == {fd for fd, what in held.items() if what.startswith("pipe:")}, held
+        assert len(held) == 4 and {held[fd] for fd in "012"} == {"/dev/null"}, held
+    finally:
+        dataflows.interrupt(proc)
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    return [int(task) for task in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
 def node_pids(folder):
     """Pids of live processes whose command line runs a node script of `folder`."""
     pids = []

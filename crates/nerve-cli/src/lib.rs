@@ -381,6 +381,10 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
     if let Some(name) = &args.name {
         nerve_runtime::inspect::check_name_free(name)?;
     }
+    // Forked while this process has one thread: the Foxglove and dashboard servers start
+    // threads, and a fork beside them would copy whatever they hold at that moment (the host's
+    // Zenoh rendezvous lock, taken while a session opens, would then never be released).
+    let reaper = nerve_runtime::Reaper::spawn()?;
     let network = network::with_dataflow(&df.network)?;
     // Dropped, and so stopped, when the run has ended.
     let _foxglove = args.foxglove.map(|port| foxglove::for_run(port, args.sim_time)).transpose()?;
@@ -398,6 +402,7 @@ fn run(df: &nerve_spec::Dataflow, args: &RunFlags, end_with: Vec<String>) -> any
         sim_time: args.sim_time,
         node_env: network.to_env(),
         end_with,
+        reaper: Some(reaper),
         ..nerve_runtime::RunOptions::default()
     };
     let report = nerve_runtime::run(df, &opts)?;

@@ -115,6 +115,7 @@ fn reaper_main(read: OwnedFd) -> ! {
         libc::signal(libc::SIGHUP, libc::SIG_IGN);
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
+    close_inherited(read.as_raw_fd());
     silence_stdio();
     let mut runs: Vec<Watched> = Vec::new();
     let mut pending = Vec::new();
@@ -175,6 +176,20 @@ fn clean_up(w: Watched) {
     }
     nerve_shm::names::sweep_prefix(&w.prefix);
     let _ = std::fs::remove_file(&w.socket);
+}
+
+/// Closes every descriptor the fork copied but the standard ones and `keep` (the pipe). The
+/// reaper lives as long as its parent, and its copy of a descriptor would keep what it refers
+/// to alive after the parent closed its own: a socket open, a `flock` held.
+fn close_inherited(keep: libc::c_int) {
+    let ranges = [(3, keep - 1), (keep + 1, libc::c_int::MAX)];
+    for (first, last) in ranges.into_iter().filter(|(first, last)| first <= last) {
+        // SAFETY: close_range only closes this process's descriptors in the range; nothing of
+        // the reaper uses them. On a kernel without it (before 5.9) the copies stay open.
+        unsafe {
+            libc::syscall(libc::SYS_close_range, first, last, 0);
+        }
+    }
 }
 
 fn silence_stdio() {
