@@ -14,13 +14,17 @@ import re
 import shutil
 import signal
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import nerve
+import numpy as np
 import pytest
-from conftest import REPO, Dataflows
+from conftest import REPO, Dataflows, unique_topic
 from playwright.sync_api import ConsoleMessage, sync_playwright
+from websockets.sync.client import connect
 
 CAMERA = """
     import numpy as np
@@ -198,3 +202,19 @@ def check_refuses_other_origins(url: str) -> None:
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=30)
         assert refused.value.code == 403
+
+
+def test_a_channel_takes_a_page_s_keepalives_while_it_waits(dashboard: tuple[str, str]) -> None:
+    """A client's pings while a channel waits for its next message are keepalives, not the
+    page leaving (Python's `websockets` sends one every 20 s): answered, and the message still
+    comes. Nothing is published before the ping is answered, so the ping lands in the wait."""
+    url, _ = dashboard
+    topic = unique_topic("view/keepalive")
+    publisher = nerve.Publisher(topic)
+    address = f"{url.replace('http://', 'ws://', 1)}/api/channel?key={urllib.parse.quote(topic, safe='')}"
+    with connect(address, ping_interval=None, open_timeout=30) as page:
+        page.send("next")
+        assert page.ping().wait(timeout=30), "the ping was not answered"
+        publisher.send(np.array([1.5, 2.5]))
+        header = json.loads(page.recv(timeout=30))
+        assert (header["kind"], header["values"]) == ("numbers", [1.5, 2.5]), header

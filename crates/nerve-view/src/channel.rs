@@ -43,15 +43,14 @@ pub(crate) async fn serve(mut socket: WebSocket, key: String, shared: Arc<Shared
         }
         tokio::select! {
             () = tokio::time::sleep_until(next_at) => {}
-            _ = socket.recv() => break,
+            () = left(&mut socket) => break,
         }
         let message = tokio::select! {
             changed = newest.changed() => match changed {
                 Ok(()) => newest.borrow_and_update().clone(),
                 Err(_) => break,
             },
-            // The page sends nothing while it waits: anything is its going away.
-            _ = socket.recv() => break,
+            () = left(&mut socket) => break,
         };
         let Some(message) = message else { continue };
         next_at = tokio::time::Instant::now() + gap;
@@ -67,6 +66,13 @@ pub(crate) async fn serve(mut socket: WebSocket, key: String, shared: Arc<Shared
     }
     // Unsubscribing joins the subscriber's thread: not on the async runtime's.
     let _ = tokio::task::spawn_blocking(move || drop(subscription)).await;
+}
+
+/// Returns once the page has gone: it sends nothing while it waits for a message but the
+/// WebSocket's keepalives, which some clients send (Python's `websockets` every 20 s), so
+/// anything else, or the socket's end, is its going away. Cancel-safe, as `recv` is.
+async fn left(socket: &mut WebSocket) {
+    while let Some(Ok(WsMessage::Ping(_) | WsMessage::Pong(_))) = socket.recv().await {}
 }
 
 /// Subscribes to `key`, keeping only its newest message in `latest`.
