@@ -74,9 +74,35 @@ pub struct DaemonArgs {
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = label)]
     labels: Vec<(String, String)>,
     #[command(flatten)]
+    priority: PriorityArgs,
+    #[command(flatten)]
     listen: ListenArgs,
     #[command(flatten)]
     net: NetArgs,
+}
+
+/// A daemon's own scheduling.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PriorityArgs {
+    /// Run the daemon's threads with SCHED_FIFO at this priority (1..99): real-time nodes'
+    /// messages to and from other machines go through them [default: normal scheduling].
+    #[arg(long, value_name = "PRIORITY", value_parser = clap::value_parser!(u8).range(1..=99))]
+    realtime_priority: Option<u8>,
+}
+
+impl PriorityArgs {
+    /// Raises this process to the priority asked for, if any.
+    fn apply(&self) -> anyhow::Result<()> {
+        if let Some(priority) = self.realtime_priority {
+            nerve_runtime::raise_this_process(priority, nerve_spec::SchedPolicy::Fifo)?;
+        }
+        Ok(())
+    }
+
+    /// The options that ask a daemon started in the background for the same.
+    fn args(&self) -> Vec<String> {
+        self.realtime_priority.map(|p| vec!["--realtime-priority".to_owned(), p.to_string()]).unwrap_or_default()
+    }
 }
 
 fn label(text: &str) -> Result<(String, String), String> {
@@ -102,6 +128,8 @@ pub struct UpArgs {
     /// The local daemon's machine id [default: the host name].
     #[arg(long, value_name = "ID")]
     machine_id: Option<String>,
+    #[command(flatten)]
+    priority: PriorityArgs,
     #[command(flatten)]
     net: NetArgs,
 }
@@ -170,6 +198,8 @@ pub fn daemon(args: &DaemonArgs) -> anyhow::Result<i32> {
         net: args.net.listening(&args.listen)?,
         python: crate::python(),
     };
+    // Before the daemon starts a thread: they all inherit it.
+    args.priority.apply()?;
     let stop = StopSignal::install()?;
     nerve_cluster::machine::serve(opts, stop.flag())?;
     Ok(0)
@@ -192,7 +222,8 @@ pub fn up(args: &UpArgs) -> anyhow::Result<i32> {
     let mut started = vec![background(&["coordinator".to_owned()], &dir.join("coordinator.log"))?];
     // The daemon is told where the coordinator is: it may start before the coordinator listens.
     let endpoint = args.net.options()?.coordinator_endpoint()?;
-    let daemon_args = ["daemon", "--machine-id", &machine, "--coordinator", &endpoint].map(str::to_owned);
+    let mut daemon_args = ["daemon", "--machine-id", &machine, "--coordinator", &endpoint].map(str::to_owned).to_vec();
+    daemon_args.extend(args.priority.args());
     started.push(background(&daemon_args, &dir.join("daemon.log"))?);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {

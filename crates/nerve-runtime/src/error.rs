@@ -91,6 +91,12 @@ pub enum RuntimeError {
         #[source]
         source: std::io::Error,
     },
+    /// A process's own real-time priority (a daemon's `--realtime-priority`) cannot be set.
+    #[error("realtime: {problem}")]
+    Priority {
+        /// Why, and what to do about it.
+        problem: String,
+    },
     /// A node's `realtime:` settings cannot be applied on this machine.
     #[error("node `{node}`: realtime: {problem}")]
     Realtime {

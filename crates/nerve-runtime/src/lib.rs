@@ -38,6 +38,7 @@ pub use logs::{LogEntry, LogTap, Stream, unstamp};
 /// Parameter requests and answers, as [`inspect::param`] takes and returns them.
 pub use nerve_message::param;
 pub use plan::Plan;
+pub use realtime::raise_this_process;
 pub use reaper::Reaper;
 pub use run::{Outcome, RunOptions, RunReport, run};
 

@@ -1,5 +1,6 @@
 //! A node's `realtime:` settings: checked by the runtime before the node starts, then applied
-//! in the node's process between fork and exec.
+//! in the node's process between fork and exec. And a daemon's own priority, for the threads
+//! that carry real-time nodes' messages between machines.
 //!
 //! Scheduling policy, priority and CPU affinity survive `exec`, so they are set before the
 //! node's program runs and every thread it creates inherits them. Memory locks do not survive
@@ -45,23 +46,13 @@ impl Realtime {
             }
             Some(set)
         };
-        let sched = spec.priority.map(|priority| {
-            let policy = match spec.policy {
-                SchedPolicy::Fifo => libc::SCHED_FIFO,
-                SchedPolicy::Rr => libc::SCHED_RR,
-            };
-            (policy, libc::c_int::from(priority))
-        });
+        let sched = spec.priority.map(|priority| sched(spec.policy, priority));
         let rt = Self { sched, cpus };
         let tried = std::thread::scope(|s| s.spawn(|| (rt.set_sched(), rt.set_cpus())).join());
         let (sched_result, cpus_result) =
             tried.map_err(|_| refuse("the thread trying the settings panicked".to_owned()))?;
         if let (Err(e), Some(priority)) = (sched_result, spec.priority) {
-            return Err(refuse(format!(
-                "real-time priority {priority} ({}) is not permitted: {e}; run nerve as root, give it \
-                 CAP_SYS_NICE, or raise its real-time priority limit (`ulimit -r`)",
-                spec.policy.as_str()
-            )));
+            return Err(refuse(not_permitted(priority, spec.policy, &e)));
         }
         if let Err(e) = cpus_result {
             return Err(refuse(format!("cannot pin to CPUs {:?}: {e}", spec.cpus)));
@@ -77,12 +68,17 @@ impl Realtime {
     }
 
     fn set_sched(&self) -> io::Result<()> {
+        self.set_sched_of(0)
+    }
+
+    /// Sets the scheduling of thread `tid` (0: the calling thread); async-signal-safe.
+    fn set_sched_of(&self, tid: libc::pid_t) -> io::Result<()> {
         let Some((policy, priority)) = self.sched else {
             return Ok(());
         };
         let param = libc::sched_param { sched_priority: priority };
-        // SAFETY: `param` is a valid sched_param; pid 0 is the calling thread.
-        if unsafe { libc::sched_setscheduler(0, policy, &raw const param) } == 0 {
+        // SAFETY: `param` is a valid sched_param; `tid` names a thread or is 0 (the caller).
+        if unsafe { libc::sched_setscheduler(tid, policy, &raw const param) } == 0 {
             Ok(())
         } else {
             Err(io::Error::last_os_error())
@@ -95,4 +91,43 @@ impl Realtime {
             None => Ok(()),
         }
     }
+}
+
+/// The `sched_setscheduler` policy and priority of `policy` at `priority`.
+fn sched(policy: SchedPolicy, priority: u8) -> (libc::c_int, libc::c_int) {
+    let policy = match policy {
+        SchedPolicy::Fifo => libc::SCHED_FIFO,
+        SchedPolicy::Rr => libc::SCHED_RR,
+    };
+    (policy, libc::c_int::from(priority))
+}
+
+/// Why a real-time priority was refused, and what to do about it.
+fn not_permitted(priority: u8, policy: SchedPolicy, e: &io::Error) -> String {
+    format!(
+        "real-time priority {priority} ({}) is not permitted: {e}; run nerve as root, give it \
+         CAP_SYS_NICE, or raise its real-time priority limit (`ulimit -r`)",
+        policy.as_str()
+    )
+}
+
+/// Gives every thread of this process the real-time `policy` at `priority`; the threads they
+/// start later inherit it. For a daemon: real-time nodes' messages between machines go through
+/// its bridge and its Zenoh session, which would otherwise wait behind the nodes themselves.
+///
+/// # Errors
+/// [`RuntimeError::Priority`] when the priority is not permitted or a thread cannot be listed.
+pub fn raise_this_process(priority: u8, policy: SchedPolicy) -> Result<(), RuntimeError> {
+    let refuse = |problem: String| RuntimeError::Priority { problem };
+    let rt = Realtime { sched: Some(sched(policy, priority)), cpus: None };
+    let tasks = std::fs::read_dir("/proc/self/task")
+        .map_err(|e| refuse(format!("cannot list this process's threads in /proc/self/task: {e}")))?;
+    for task in tasks {
+        let tid = task
+            .ok()
+            .and_then(|t| t.file_name().to_str().and_then(|name| name.parse::<libc::pid_t>().ok()))
+            .ok_or_else(|| refuse("cannot read a thread id in /proc/self/task".to_owned()))?;
+        rt.set_sched_of(tid).map_err(|e| refuse(not_permitted(priority, policy, &e)))?;
+    }
+    Ok(())
 }
