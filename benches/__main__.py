@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benches import (
     cpu_latency,
+    impl_control,
     impl_cpp,
     impl_floor,
     impl_lan,
@@ -33,11 +34,13 @@ from benches import (
     impl_topics,
     impl_types,
     impl_view,
+    impl_viewer_soak,
+    impl_walker,
     native_nodes,
 )
 from benches.impl_baseline import Baseline
 from benches.model import WARMUP, Case, Samples
-from benches.scenarios import SCENARIOS, cases
+from benches.scenarios import ONE_RUN, SCENARIOS, cases
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Scenarios only implementations of their own run.
@@ -47,6 +50,9 @@ OWN_SCENARIOS = {
     "types": impl_types.IMPLEMENTATIONS,
     "cpp": impl_cpp.IMPLEMENTATIONS,
     "view": impl_view.IMPLEMENTATIONS,
+    "walker": impl_walker.IMPLEMENTATIONS,
+    "control-loop": impl_control.IMPLEMENTATIONS,
+    "viewer-soak": impl_viewer_soak.IMPLEMENTATIONS,
 }
 
 
@@ -81,7 +87,8 @@ def implementations(peers: str | None, baseline: str | None = None) -> list:
     """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
     peers named in `peers` ("all" for every one; None for none)."""
     impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS, *impl_cpp.IMPLEMENTATIONS]
-    impls += impl_view.IMPLEMENTATIONS
+    impls += [*impl_view.IMPLEMENTATIONS, *impl_walker.IMPLEMENTATIONS, *impl_control.IMPLEMENTATIONS]
+    impls += impl_viewer_soak.IMPLEMENTATIONS
     if baseline:
         impls.append(Baseline(baseline))
     if peers:
@@ -95,8 +102,9 @@ def runs_case(impl, case: Case) -> bool:
     """Whether `impl` takes part in `case`."""
     if isinstance(impl, Baseline):
         return impl.supports(case)
-    # The topic, LAN, types, cpp and view scenarios have implementations of their own; the peers are
-    # compared with nerve in every other scenario, in its Python cases.
+    # The topic, LAN, types, cpp, view, walker, control-loop and viewer-soak scenarios have
+    # implementations of their own; the peers are compared with nerve in every other scenario, in
+    # its Python cases.
     own = OWN_SCENARIOS.get(case.scenario)
     if own is not None:
         return impl in own and impl.supports(case)
@@ -173,16 +181,19 @@ def main() -> None:
         native_nodes.build_rust()
     if any(c.scenario == "cpp" for c in planned):
         native_nodes.build_cpp()
+    if any(c.scenario == "control-loop" for c in planned):
+        native_nodes.build_control_loop()
     results: list[Samples] = []
     impls = implementations(args.peers, args.baseline)
     turn = 0
     for scenario in args.scenarios.split(","):
         for case in cases(scenario, args.quick, args.messages):
             load = stress(case)
+            runs = 1 if scenario in ONE_RUN else repeat
             try:
                 # Implementations take turns within each round, so a slow spell of the machine
                 # does not fall on one of them only.
-                for run in range(repeat):
+                for run in range(runs):
                     round_ = in_turn(impls, turn)
                     turn += 1
                     for impl in round_:
@@ -197,9 +208,13 @@ def main() -> None:
                         count = f"{len(samples.latencies_us())} samples"
                         if samples.cdr:
                             count = f"{len(samples.cdr['encode_ns'])} encodes"
+                        if samples.control:
+                            count = f"{len(samples.control['sent_ns'])} cycles"
+                        if samples.viewer and "series" in samples.viewer:
+                            count = f"{len(samples.viewer['series']['seconds'])} samples of the viewer"
                         status = samples.error or count
                         print(
-                            f"{case.key:45s} {samples.implementation:28s} run {run + 1}/{repeat} {status} "
+                            f"{case.key:45s} {samples.implementation:28s} run {run + 1}/{runs} {status} "
                             f"({time.monotonic() - started:.0f} s)",
                             flush=True,
                         )

@@ -19,12 +19,14 @@ too slow for it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
@@ -34,6 +36,8 @@ from testbed.netns import Hosts
 ROOT = Path(__file__).resolve().parent.parent
 PY_NODE = ROOT / "benches" / "nodes" / "dataflow_node.py"
 RATE, DELAY = "1gbit", "0.2ms"
+#: How every host reaches the cluster's coordinator, which runs on host 0.
+COORDINATOR = ("--coordinator", "10.231.0.1")
 NAMES = {
     "cluster": "nerve cluster",
     "cluster-latest": "nerve cluster (keep latest)",
@@ -54,15 +58,25 @@ def run(case: Case, workdir: Path) -> Samples:
     folder = workdir / f"lan--{case.key}"
     folder.mkdir(parents=True, exist_ok=True)
     samples = Samples(NAMES[case.transport], case)
-    if os.geteuid() != 0:
-        samples.error = "needs root (network namespaces)"
-        return samples
-    hosts = Hosts(f"nl{os.getpid() % 10000}", 2)
-    try:
+
+    def measure(hosts: Hosts) -> None:
         samples.note = hosts.shape(RATE, DELAY)
         way = cluster if case.transport.startswith("cluster") else plain_zenoh
         way(case, hosts, folder, samples)
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, RuntimeError) as e:
+
+    return on_two_hosts(samples, "nl", measure)
+
+
+def on_two_hosts(samples: Samples, tag: str, measure: Callable[[Hosts], None]) -> Samples:
+    """`samples` once `measure` has run on two fresh hosts, removed after it; what went wrong,
+    in `samples.error` (root is needed, and the row says so without it)."""
+    if os.geteuid() != 0:
+        samples.error = "needs root (network namespaces)"
+        return samples
+    hosts = Hosts(f"{tag}{os.getpid() % 10000}", 2)
+    try:
+        measure(hosts)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, RuntimeError, OSError) as e:
         detail = getattr(e, "stderr", None) or str(e)
         samples.error = f"failed: {str(detail).strip().splitlines()[-1:]}"
     finally:
@@ -70,20 +84,39 @@ def run(case: Case, workdir: Path) -> Samples:
     return samples
 
 
+@contextlib.contextmanager
+def cluster_up(hosts: Hosts, log: Path, daemons: dict[str, tuple[int, list[str]]]) -> Iterator[None]:
+    """A nerve cluster on `hosts`: the coordinator on host 0 and a daemon per machine id of
+    `daemons` (its host and further options), all joined before it is used; stopped as Ctrl-C
+    stops them afterwards. Their output goes to `log`."""
+    with open(log, "w") as out:
+        procs = [hosts.popen(0, nerve("coordinator", "--interface", "10.231.0.1"), stdout=out, stderr=out)]
+        try:
+            for machine, (host, options) in daemons.items():
+                argv = nerve("daemon", "--machine-id", machine, *COORDINATOR, *options)
+                procs.append(hosts.popen(host, argv, stdout=out, stderr=out))
+            deadline = time.monotonic() + 30
+            while not joined(hosts, list(daemons)):
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the daemons did not join")
+                time.sleep(0.2)
+            yield
+        finally:
+            for proc in reversed(procs):
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=60)
+
+
+def joined(hosts: Hosts, machines: list[str]) -> bool:
+    """Whether the daemon of every one of `machines` has joined the coordinator."""
+    argv = hosts.on(0, [*nerve("check", *COORDINATOR)])
+    check = subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout
+    return all(f"daemon `{machine}`" in check for machine in machines)
+
+
 def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
     """The producer on machine a (host 0, also the coordinator's), the consumers on machine b."""
-    coordinator = ("--coordinator", "10.231.0.1")
-    log = open(folder / "cluster.log", "w")
-    procs = [hosts.popen(0, nerve("coordinator", "--interface", "10.231.0.1"), stdout=log, stderr=log)]
-    try:
-        for host, machine in ((0, "a"), (1, "b")):
-            argv = nerve("daemon", "--machine-id", machine, *coordinator)
-            procs.append(hosts.popen(host, argv, stdout=log, stderr=log))
-        deadline = time.monotonic() + 30
-        while "daemon `b`" not in (check := checked(hosts, coordinator)) or "daemon `a`" not in check:
-            if time.monotonic() > deadline:
-                raise RuntimeError("the daemons did not join")
-            time.sleep(0.2)
+    with cluster_up(hosts, folder / "cluster.log", {"a": (0, []), "b": (1, [])}):
         nodes = [
             "nodes:\n",
             f"  - id: p0\n    path: {PY_NODE}\n    deploy: {{machine: a}}\n    outputs: [data]\n"
@@ -97,21 +130,11 @@ def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
                 f"    args: consumer {folder / f'c{c}.txt'} {WARMUP}\n"
             )
         (folder / "dataflow.yml").write_text("".join(nodes))
-        argv = hosts.on(0, [*nerve("start", str(folder / "dataflow.yml"), "--attach"), *coordinator])
+        argv = hosts.on(0, [*nerve("start", str(folder / "dataflow.yml"), "--attach"), *COORDINATOR])
         subprocess.run(argv, check=True, capture_output=True, text=True, timeout=1800)
         for c in range(case.consumers):
             read_stamp_lines(folder / f"c{c}.txt", c, samples)
         samples.take_node_stats(json.loads((folder / "p0.json").read_text()), None)
-    finally:
-        for proc in reversed(procs):
-            proc.send_signal(signal.SIGINT)
-            proc.wait(timeout=60)
-        log.close()
-
-
-def checked(hosts: Hosts, coordinator: tuple[str, ...]) -> str:
-    argv = hosts.on(0, [*nerve("check", *coordinator)])
-    return subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout
 
 
 def plain_zenoh(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:

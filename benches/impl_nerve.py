@@ -27,7 +27,7 @@ CPU_LATENCY = "cpu_latency_us: 0"
 
 def supports(case: Case) -> bool:
     # The cpp scenario runs nerve in several languages, as implementations of its own (impl_cpp).
-    return case.scenario not in ("topics", "lan", "types", "cpp", "view")
+    return case.scenario not in ("topics", "lan", "types", "cpp", "view", "walker", "control-loop")
 
 
 def ends(case: Case) -> tuple[str, str]:
@@ -95,13 +95,19 @@ def run_dataflow(folder: Path, spec: str, python: str = sys.executable) -> subpr
     return subprocess.run(nerve_run(folder, spec, python), capture_output=True, text=True, timeout=1800)
 
 
+def failure(result: subprocess.CompletedProcess[str]) -> str | None:
+    """Why a run of `run_dataflow` failed, in nerve run's last words; None if it did not."""
+    if result.returncode == 0:
+        return None
+    return f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
+
+
 def run(case: Case, workdir: Path, python: str = sys.executable, name: str = NAME) -> Samples:
     """Runs `case` with the nerve of `python`'s environment, reported as `name`."""
     folder = workdir / f"{name.replace(' ', '-')}--{case.key}"
     samples = Samples(implementation(case, name), case)
-    result = run_dataflow(folder, dataflow(case, folder), python)
-    if result.returncode != 0:
-        samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
+    samples.error = failure(run_dataflow(folder, dataflow(case, folder), python))
+    if samples.error:
         return samples
     if case.scenario == "round-trip":
         rtt = folder / "rtt.txt"

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benches.impl_nerve import run_dataflow
+from benches.impl_nerve import failure, run_dataflow
 from benches.model import WARMUP, Case, Samples, read_stamp_lines
 
 NODE = Path(__file__).resolve().parent / "nodes" / "types_node.py"
@@ -53,9 +53,8 @@ class Latency:
     def run(self, case: Case, workdir: Path) -> Samples:
         folder = workdir / f"types-{self.how}--{case.key}"
         samples = Samples(self.NAME, case)
-        result = run_dataflow(folder, self.dataflow(case, folder))
-        if result.returncode != 0:
-            samples.error = f"nerve run failed: {result.stderr.strip().splitlines()[-1:]}"
+        samples.error = failure(run_dataflow(folder, self.dataflow(case, folder)))
+        if samples.error:
             return samples
         read_stamp_lines(folder / "c0.txt", 0, samples)
         producer = json.loads((folder / "p0.json").read_text())

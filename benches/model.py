@@ -50,6 +50,11 @@ class Case:
     # its CDR encode and decode in one process instead of sending it.
     message: str = ""
     codec: bool = False
+    # walker: the paper's mapping of the eight modules to two boards (1, 2 or 3) and the seconds
+    # of activations a run lasts; its messages' sizes and rates are the modules' own (size,
+    # count and rate_hz are 0).
+    mapping: int = 0
+    seconds: float = 0.0  # control-loop too: how long the loop runs; viewer-soak: how long it is sampled
 
     @property
     def key(self) -> str:
@@ -70,6 +75,10 @@ class Case:
             parts.append(self.message.rsplit("/", 1)[1])
         if self.codec:
             parts.append("cdr")
+        if self.mapping:
+            parts.append(f"mapping{self.mapping}")
+        if self.seconds:
+            parts.append(f"{self.seconds:g}s")
         return "-".join(parts)
 
 
@@ -112,10 +121,24 @@ class Samples:
     # view, with the dashboard open: the CPU of the `nerve view` process (`cpu_ns`) and of the
     # emulated page (`page_cpu_ns`) over the run's `seconds`, the graphs the page fetched
     # (`graph_polls`) and the messages its channel of this case's stream showed, by kind
-    # (`frames`: {"image": 87}) (benches/impl_view.py).
+    # (`frames`: {"image": 87}) (benches/impl_view.py). viewer-soak: the same for every channel
+    # shown (and `tf`, the transform tree), the samples of the viewer and the page taken over the
+    # run (`series`: a list for each of benches/impl_viewer_soak.py's COLUMNS), the transforms
+    # the page showed last (`transforms`) and the mapper's and the monitor's last log lines.
     viewer: dict | None = None
+    # walker: the latencies AVI measured, in ns by topic (after its first second), and the
+    # messages it never got (gaps in each topic's sequence numbers).
+    by_topic_ns: dict[str, list[int]] | None = None
+    lost: int | None = None
+    # control-loop: the robot's record, one entry per reading of its loop, in order (lists of
+    # equal length): when it was sent (`sent_ns`), its round trip to the answer in the robot's
+    # hands (`round_trip_ns`, -1: never answered) and whether that answer missed the next
+    # deadline (`missed`, 0 or 1) (benches/impl_control.py).
+    control: dict[str, list[int]] | None = None
 
     def latencies_us(self) -> np.ndarray:
+        if self.by_topic_ns is not None:
+            return np.asarray([ns for topic in self.by_topic_ns.values() for ns in topic], dtype=np.float64) / 1000.0
         if self.rtt_ns:
             return np.asarray(self.rtt_ns, dtype=np.float64) / 2000.0
         return (np.asarray(self.received_ns, dtype=np.float64) - np.asarray(self.sent_ns, dtype=np.float64)) / 1000.0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benches.impl_walker import workload
 from benches.model import WARMUP, Case, Samples
 from benches.scenarios import VIEW_POINT_STEP, VIEW_WIDTH
 
@@ -258,6 +259,12 @@ SCENARIO_TITLES = {
     "and Python → C++ beside Python → Python, taking turns in each case",
     "view": "The dashboard (`nerve view`): a typed 640x480 camera at 30 Hz and a 100,000-point cloud at 10 Hz from "
     "one producer, with a page open on both channels and without a viewer, taking turns",
+    "walker": "The assistive walker (the DALi cWalker study's Table I): eight periodic modules on two boards in the "
+    "paper's three mappings, nerve's cluster against ZeroMQ, taking turns",
+    "control-loop": "ORC's force loop: a Python controller closing a 1 kHz loop with a simulated robot in C++, "
+    "over nerve, nerve with `realtime:` and ZeroMQ, taking turns",
+    "viewer-soak": "The dashboard over a long run (HyperGraph ROS's visualisation case): `nerve view`'s CPU and "
+    "memory while it shows a SLAM-like mapper's growing map, pose and path",
 }
 
 
@@ -315,7 +322,13 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
         codecs = [runs for runs in items if runs[0].case.codec]
         items = [runs for runs in items if not runs[0].case.codec]
         lines += [f"## {SCENARIO_TITLES.get(scenario, scenario)}", ""]
-        if items:
+        if scenario == "walker":
+            lines += walker_table(items)
+        elif scenario == "control-loop":
+            lines += loop_table(items)
+        elif scenario == "viewer-soak":
+            lines += viewer_soak_section(items)
+        elif items:
             lines += [
                 "| implementation | case | n | p50 | p90 | p99 | p99.9 | max | notes |",
                 "|---|---|---|---|---|---|---|---|---|",
@@ -407,6 +420,150 @@ def viewer_against_none(items: list[list[Samples]]) -> list[str]:
             "nerve's, but it shares the machine's cores with the graph, as a browser would."
         )
     return [paragraph for line in lines for paragraph in (line, "")]
+
+
+def walker_stats(s: Samples) -> dict[str, float]:
+    """One run's figures as the paper's Table I gives them, and its p99, in µs."""
+    lat = s.latencies_us()
+    return {"max": lat.max(), "mean": lat.mean(), "stdev": lat.std(), "p99": float(np.percentile(lat, 99))}
+
+
+def topic_means_us(runs: list[Samples]) -> dict[str, float | None]:
+    """Each topic's mean latency at AVI, the median over `runs`, in µs: which topics a mapping
+    sends across boards shows there."""
+    topics = sorted({topic for r in runs for topic in r.by_topic_ns or {}})
+    return {
+        topic: median_of([float(np.mean(ns)) / 1000 for r in runs if (ns := (r.by_topic_ns or {}).get(topic))])
+        for topic in topics
+    }
+
+
+def walker_row(runs: list[Samples]) -> list[str]:
+    """A mapping's row for one implementation: the messages of all runs, the worst of them as
+    `max`, the median of the runs' mean, stdev and p99, and the messages lost in all runs."""
+    s = runs[0]
+    ok = [r for r in runs if not r.error and len(r.latencies_us())]
+    if not ok:
+        return [str(s.case.mapping), s.implementation, "-", *["-"] * 5, f"could not run: {s.error}"]
+    per_run = [walker_stats(r) for r in ok]
+    cells = [fmt(max(p["max"] for p in per_run))]
+    cells += [fmt(median_of([p[k] for p in per_run])) for k in ("mean", "stdev", "p99")]
+    lost = sum(r.lost or 0 for r in ok)
+    extra = []
+    if len(ok) < len(runs):
+        failed = next(r for r in runs if r.error)
+        extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {failed.error}**")
+    extra.append("mean by topic " + ", ".join(f"{topic} {fmt(us)}" for topic, us in topic_means_us(ok).items()))
+    if len(ok) > 1:
+        means = [p["mean"] for p in per_run]
+        extra.append(f"{len(ok)} runs, mean {fmt(min(means))} to {fmt(max(means))}")
+    messages = f"{sum(len(r.latencies_us()) for r in ok):,}"
+    return [str(s.case.mapping), s.implementation, messages, *cells, f"**{lost}**" if lost else "0", "; ".join(extra)]
+
+
+def walker_table(items: list[list[Samples]]) -> list[str]:
+    """The walker scenario: what is measured, which modules each mapping runs on which host, and a
+    row per mapping and implementation, nerve first."""
+    if not items:
+        return []
+    items = sorted(items, key=lambda r: (r[0].case.mapping, r[0].implementation != "nerve", r[0].implementation))
+    where = {runs[0].case.mapping: runs[0].note for runs in items}
+    return [
+        "The latency of every message arriving at AVI, from the send stamp its publisher wrote to the message "
+        "in AVI's hand, after AVI's first second of activations, over "
+        f"{items[0][0].case.seconds:g} s of activations per run; "
+        "in µs, `max`, mean and standard deviation as the paper's Table I gives them. Over several runs, mean, "
+        "stdev and p99 are the medians of the runs' own, `max` the worst message of all, messages and `lost` "
+        "(gaps in a topic's sequence numbers) the sums. Every module runs with SCHED_FIFO at its rate-monotonic "
+        "priority, its memory locked. The boards are two hosts (network namespaces) on an unshaped veth link: "
+        "nerve's modules share memory on a board and cross between boards through the daemons' Zenoh bridge "
+        f"(the daemons at SCHED_FIFO priority {workload.DAEMON_PRIORITY}, `nerve daemon --realtime-priority`), "
+        "ZeroMQ's use ipc on a "
+        "board and TCP between them (its I/O threads at their module's priority). Where the modules ran: "
+        + "; ".join(f"mapping {m}: {note}" for m, note in where.items())
+        + ".",
+        "",
+        "| mapping | implementation | AVI messages | max | mean | stdev | p99 | lost | notes |",
+        "|---|---|---|---|---|---|---|---|---|",
+        *("| " + " | ".join(walker_row(runs)) + " |" for runs in items),
+        "",
+    ]
+
+
+def loop_figures(s: Samples) -> dict[str, float] | None:
+    """One control-loop run's figures after its first WARMUP cycles (None if it has too few):
+    the round trip's percentiles (None if no reading was answered) and the period's jitter in
+    µs, the cycles, the missed deadlines and the readings never answered."""
+    record = s.control or {}
+    sent = np.asarray(record.get("sent_ns", [])[WARMUP:], dtype=np.float64)
+    if len(sent) < 2:
+        return None
+    round_trips = np.asarray(record["round_trip_ns"][WARMUP:], dtype=np.float64)
+    answered = round_trips[round_trips >= 0] / 1000.0
+    jitter = np.abs(np.diff(sent) - 1e9 / s.case.rate_hz) / 1000.0
+    return {
+        "round_trip": percentiles(answered) if len(answered) else None,
+        "jitter_p99": float(np.percentile(jitter, 99)),
+        "jitter_max": float(jitter.max()),
+        "cycles": len(sent),
+        "missed": int(np.sum(record["missed"][WARMUP:])),
+        "unanswered": len(round_trips) - len(answered),
+    }
+
+
+def loop_row(runs: list[Samples]) -> list[str]:
+    """An implementation's row: cycles of all runs; the round trip's and the jitter's
+    percentiles as the medians of the runs' own, their max the worst of all runs; the missed
+    deadlines of all runs, and their share of the cycles."""
+    s = runs[0]
+    ok = [(r, f) for r in runs if not r.error and (f := loop_figures(r)) is not None]
+    if not ok:
+        return [s.implementation, "-", *["-"] * 7, f"could not run: {s.error or 'no cycles recorded'}"]
+    per_run = [f for _, f in ok]
+    trips = [f["round_trip"] for f in per_run if f["round_trip"] is not None]
+    cells = [fmt(median_of([t[k] for t in trips])) for k in ("p50", "p99", "p99.9")]
+    cells += [fmt(max((t["max"] for t in trips), default=None))]
+    cells += [fmt(median_of([f["jitter_p99"] for f in per_run])), fmt(max(f["jitter_max"] for f in per_run))]
+    cycles, missed = sum(f["cycles"] for f in per_run), sum(f["missed"] for f in per_run)
+    extra = []
+    if len(ok) < len(runs):
+        failed = next(r for r in runs if r.error or loop_figures(r) is None)
+        why = failed.error or "no cycles recorded"
+        extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {why}**")
+    if unanswered := sum(f["unanswered"] for f in per_run):
+        extra.append(f"{unanswered:,} readings never answered (they or their answers replaced in a keep-latest queue)")
+    if len(trips) > 1:
+        p50s = [t["p50"] for t in trips]
+        extra.append(f"{len(trips)} runs, round trip p50 {fmt(min(p50s))} to {fmt(max(p50s))}")
+    if s.note:
+        extra.append(s.note)
+    missed_cell = f"{missed:,} ({100 * missed / cycles:.2f}%)"
+    return [s.implementation, f"{cycles:,}", *cells, missed_cell, "; ".join(extra)]
+
+
+def loop_table(items: list[list[Samples]]) -> list[str]:
+    """The control-loop scenario: what is measured, and a row per implementation (benches/impl_control.py)
+    in the suite's table order: nerve, nerve (realtime), then ZeroMQ."""
+    if not items:
+        return []
+    c = items[0][0].case
+    period_ms = 1e3 / c.rate_hz
+    return [
+        f"The robot (C++, examples/force-control) owns a {c.rate_hz:g} Hz clock on absolute deadlines and sends "
+        f"a {c.size}-byte force reading every period; the Python PI controller answers each with a command. "
+        f"{c.seconds:g} s of the loop per run. Round trip: from the robot's stamp just before it sends a reading "
+        "to the answer in the hands of its receiving thread, µs. Period jitter: how far the time between two "
+        f"readings was from {period_ms:g} ms, either way, µs. Missed: readings whose answer was not in by the next "
+        f"deadline. Both inputs keep the newest message only. The first {WARMUP} cycles of each run are left out; "
+        "over several runs, a percentile is the median of the runs' own, `max` the worst of all runs, cycles and "
+        "missed deadlines the sums.",
+        "",
+        "| implementation | cycles | round trip p50 | p99 | p99.9 | max | period jitter p99 | max | missed "
+        "deadlines | notes |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+        *("| " + " | ".join(loop_row(runs)) + " |" for runs in items),
+        "",
+    ]
 
 
 #: What the C++ path may add to the Rust one, p50 at every size (issue 33's target).
@@ -596,14 +753,12 @@ def summary(items: list[list[Samples]]) -> list[str]:
 
 
 def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: str = "") -> Path | None:
+    if scenario == "viewer-soak":
+        return plot_viewer_soak(items, img, prefix)
     if scenario not in ("latency-size", "round-trip", "latency-rate", "lan", "cpu-latency", "cpp"):
         return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = pyplot()
+    if plt is None:
         return None
     img.mkdir(parents=True, exist_ok=True)
     series: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
@@ -633,6 +788,164 @@ def plot_scenario(scenario: str, items: list[list[Samples]], img: Path, prefix: 
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     path = img / f"{prefix}{scenario}.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+#: viewer-soak: the start of a run left out of the memory slopes, in seconds (at most half the
+#: run): the map fills while the robot drives its first lap (25 s), and the viewer's memory with it.
+SOAK_WARMUP_S = 30.0
+#: The share of a run's samples that each of its start, middle and end is taken over.
+SOAK_WINDOW = 0.1
+#: A process's memory is flat when the line fitted to it after the warm-up rises by less than
+#: this many MiB per minute (15 MiB an hour).
+FLAT_MIB_PER_MINUTE = 0.25
+#: The processes of a viewer-soak run: the prefix of their columns in `series`, and their name.
+SOAK_PROCESSES = {"view": "`nerve view`", "page": "the page (Python: the harness's process)"}
+
+
+def mib_per_minute(seconds: np.ndarray, kib: np.ndarray) -> float:
+    """The slope of the line fitted to `kib` over `seconds`, in MiB per minute."""
+    return float(np.polyfit(seconds / 60, kib / 1024, 1)[0])
+
+
+def soak_figures(series: dict[str, list[float]], who: str) -> dict[str, float]:
+    """One process's figures over a viewer-soak run (`who`: its columns' prefix): CPU in % of a
+    core and mean RSS in MiB over the start, middle and end windows (`cpu_start`, `rss_end`, …),
+    and the slopes after the warm-up of its RSS (`rss_slope`) and of its private part, RSS
+    without shared memory (`private_slope`), in MiB per minute."""
+    t = np.asarray(series["seconds"], dtype=np.float64)
+    cpu = np.asarray(series[f"{who}_cpu_ns"], dtype=np.float64)
+    rss = np.asarray(series[f"{who}_rss_kib"], dtype=np.float64)
+    private = rss - np.asarray(series[f"{who}_shmem_kib"], dtype=np.float64)
+    n = len(t)
+    k = max(2, round(SOAK_WINDOW * n))  # a window's CPU needs two samples
+    figures = {}
+    for name, first in (("start", 0), ("middle", max(0, n // 2 - k // 2)), ("end", n - k)):
+        window = slice(first, first + k)
+        figures[f"cpu_{name}"] = 100 * (cpu[window][-1] - cpu[window][0]) / 1e9 / (t[window][-1] - t[window][0])
+        figures[f"rss_{name}"] = float(rss[window].mean()) / 1024
+    after = t >= min(SOAK_WARMUP_S, t[-1] / 2)
+    figures["rss_slope"] = mib_per_minute(t[after], rss[after])
+    figures["private_slope"] = mib_per_minute(t[after], private[after])
+    return figures
+
+
+def slope_cell(mib_min: float) -> str:
+    """A slope and whether it is flat (in bold when it is not)."""
+    return f"{mib_min:+.2f} (flat)" if mib_min < FLAT_MIB_PER_MINUTE else f"**{mib_min:+.2f} (growing)**"
+
+
+def soak_row(series: dict[str, list[float]], who: str) -> str:
+    f = soak_figures(series, who)
+    cells = [SOAK_PROCESSES[who], *(f"{f[f'cpu_{w}']:.1f}" for w in ("start", "middle", "end"))]
+    cells += [f"{f[f'rss_{w}']:.1f}" for w in ("start", "middle", "end")]
+    cells += [slope_cell(f["rss_slope"]), slope_cell(f["private_slope"])]
+    return "| " + " | ".join(cells) + " |"
+
+
+def span(c: Case) -> str:
+    """How long a viewer-soak case is sampled, in words."""
+    return f"{c.seconds / 60:g} minutes" if c.seconds >= 120 else f"{c.seconds:g} s"
+
+
+def soak_shown(v: dict) -> str:
+    """What the page showed over a viewer-soak run, and what the run's nodes said."""
+    shown = ", ".join(
+        f"{sum(kinds.values()):,} of `{channel}` ({', '.join(sorted(kinds))})" for channel, kinds in v["frames"].items()
+    )
+    s = v["series"]
+    mib = {key: (s[key][0] / 1024, s[key][-1] / 1024) for key in ("view_shmem_kib", "run_shm_kib")}
+    return (
+        f"The page showed {shown} (`tf`: the transform tree, {', '.join(v['transforms']) or 'no frame'} at the "
+        f"end) and fetched the graph {v['graph_polls']:,} times; the map it showed grew from {s['map_points'][0]:,} "
+        f"to {s['map_points'][-1]:,} points. The run's objects in /dev/shm went from {mib['run_shm_kib'][0]:.1f} to "
+        f"{mib['run_shm_kib'][1]:.1f} MiB and the viewer's shared memory (the blocks it has mapped) from "
+        f'{mib["view_shmem_kib"][0]:.1f} to {mib["view_shmem_kib"][1]:.1f} MiB. The mapper: "{v["mapper"]}"; '
+        f'the monitor: "{v["monitor"]}".'
+    )
+
+
+def viewer_soak_section(items: list[list[Samples]]) -> list[str]:
+    """The viewer-soak scenario: how it ran, then per run a row per process (CPU and RSS at the
+    start, middle and end, the slopes of its memory after the warm-up) and what the page showed."""
+    runs = [s for r in items for s in r]
+    if not runs:
+        return []
+    lines = [
+        "The SLAM example (`examples/slam`: a map growing to about 37,000 points, the pose, the path of every "
+        "pose so far and `map → base`, ten times a second, checked by its monitor) with `nerve view` in a "
+        "process of its own and a page open on it: the graph once a second, the map, path and pose channels, "
+        "each asking for its next message as soon as it has the last, and the transform tree "
+        "(`benches/view_page.py`). From the moment the page has shown a message of each, for "
+        f"{span(runs[0].case)}, each process's CPU time and memory are read from /proc every few seconds. CPU "
+        f"in % of one core and RSS in MiB over the first, middle and last {SOAK_WINDOW:.0%} of the samples; "
+        "slopes in MiB per minute of the line fitted to the samples after the first "
+        f"{SOAK_WARMUP_S:g} s (the map fills during the robot's first lap), flat below {FLAT_MIB_PER_MINUTE:g}; "
+        "private: RSS without its shared memory, which is the blocks of the messages the viewer has mapped (it "
+        "grows with the run's /dev/shm). HyperGraph ROS's viewer stayed flat in both, where RViz's CPU and memory "
+        "grew with the run.",
+        "",
+    ]
+    for s in runs:
+        if s.error or not s.viewer:
+            lines += [f"**{s.implementation} could not run: {s.error or 'nothing measured'}**", ""]
+            continue
+        lines += [
+            "| process | CPU % start | middle | end | RSS MiB start | middle | end | RSS slope | private RSS slope |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *(soak_row(s.viewer["series"], who) for who in SOAK_PROCESSES),
+            "",
+            soak_shown(s.viewer),
+            "",
+        ]
+    return lines
+
+
+def pyplot():
+    """matplotlib's pyplot drawing to files, or None without matplotlib (the report is then
+    tables only)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def plot_viewer_soak(items: list[list[Samples]], img: Path, prefix: str) -> Path | None:
+    """The first viewer-soak run that ran, over time: each process's RSS and its private part,
+    with the map's points as the page showed them, above each process's CPU."""
+    s = next((s for r in items for s in r if not s.error and s.viewer), None)
+    plt = pyplot()
+    if s is None or plt is None:
+        return None
+    series = {key: np.asarray(values, dtype=np.float64) for key, values in s.viewer["series"].items()}
+    minutes = series["seconds"] / 60
+    fig, (memory, cpu) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
+    for who, name in (("view", "nerve view"), ("page", "page")):
+        rss, shared = series[f"{who}_rss_kib"] / 1024, series[f"{who}_shmem_kib"] / 1024
+        (line,) = memory.plot(minutes, rss, label=f"{name} RSS")
+        memory.plot(minutes, rss - shared, linestyle="--", color=line.get_color(), label=f"{name} private")
+        per_second = np.diff(series[f"{who}_cpu_ns"]) / np.diff(series["seconds"]) / 1e7
+        cpu.plot(minutes[1:], per_second, color=line.get_color(), label=name)
+    points = memory.twinx()
+    points.plot(minutes, series["map_points"], color="grey", linestyle=":")
+    points.set_ylabel("map points the page showed (dotted)")
+    memory.set_ylabel("MiB")
+    memory.legend(fontsize=7, loc="center right")
+    memory.set_title("nerve view on the SLAM example: memory and CPU over the run")
+    cpu.set_ylabel("CPU % of one core")
+    cpu.set_xlabel("minutes")
+    cpu.legend(fontsize=7)
+    for ax in (memory, cpu):
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    img.mkdir(parents=True, exist_ok=True)
+    path = img / f"{prefix}viewer-soak.png"
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

@@ -2,8 +2,10 @@
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
 load), nerve's topic API on its three transports, two hosts on a shaped link (DORA's LAN experiment,
 RIMAOS2C's bridge), typed messages (a ROS 2 image against plain bytes, CDR), nerve's C++ nodes
-against its Rust and Python ones and what the dashboard costs a running graph, in a full and a
-quick version."""
+against its Rust and Python ones, what the dashboard costs a running graph, the walker study's
+eight modules on two boards (its Table I), ORC's 1 kHz force loop closed by a Python
+controller and HyperGraph ROS's visualisation case (the dashboard over a long SLAM run), in a full
+and a quick version."""
 
 from __future__ import annotations
 
@@ -28,7 +30,12 @@ SCENARIOS = [
     "types",
     "cpp",
     "view",
+    "walker",
+    "control-loop",
+    "viewer-soak",
 ]
+#: Scenarios whose case is one long run: `--repeat` would only lengthen the suite.
+ONE_RUN = {"viewer-soak"}
 #: The types scenario's messages: a 1080p rgb8 image, one of a sixth of its height (the bytes of a
 #: 640x480 one), and a 100 000-point cloud (16-byte points).
 IMAGE_BYTES = 1920 * 1080 * 3
@@ -38,6 +45,8 @@ CLOUD_BYTES = 100_000 * 16
 #: 100 000 points (x, y, z float32 in 16 bytes) with every third image, at 10 Hz.
 VIEW_WIDTH, VIEW_HEIGHT, VIEW_IMAGE_HZ = 640, 480, 30.0
 VIEW_POINTS, VIEW_POINT_STEP, VIEW_CLOUD_EVERY = 100_000, 16, 3
+#: The control-loop scenario's loop (examples/force-control): a 24-byte frame either way at 1 kHz.
+LOOP_FRAME_BYTES, LOOP_HZ = 24, 1000.0
 
 
 def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]:
@@ -131,4 +140,14 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
             Case(scenario, image_bytes, clouds * VIEW_CLOUD_EVERY, VIEW_IMAGE_HZ, message="sensor_msgs/msg/Image"),
             Case(scenario, VIEW_POINTS * VIEW_POINT_STEP, clouds, cloud_hz, message="sensor_msgs/msg/PointCloud2"),
         ]
+    if scenario == "walker":
+        # The paper's three mappings of the modules to two boards (examples/walker/workload.py).
+        return [Case(scenario, 0, 0, rate_hz=0, mapping=m, seconds=5 if quick else 20) for m in (1, 2, 3)]
+    if scenario == "control-loop":
+        # One case: the loop for 60 s, its readings the robot's periods (benches/impl_control.py).
+        seconds = 5.0 if quick else 60.0
+        return [Case(scenario, LOOP_FRAME_BYTES, round(seconds * LOOP_HZ), LOOP_HZ, seconds=seconds)]
+    if scenario == "viewer-soak":
+        # The SLAM example with the dashboard open on it, sampled for this long (benches/impl_viewer_soak.py).
+        return [Case(scenario, 0, 0, rate_hz=0, seconds=60.0 if quick else 600.0)]
     raise ValueError(f"unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")

@@ -1,9 +1,10 @@
 """What an open page of `nerve view` asks of it, without a browser: the graph once a second (which
-is what turns the dashboard's statistics on), and channels shown one message after the other, as
-the page's script asks for them (crates/nerve-view/assets/app.js).
+is what turns the dashboard's statistics on), channels shown one message after the other, as
+the page's script asks for them, and the transform tree (crates/nerve-view/assets/app.js).
 
 A channel's WebSocket gets ``next`` and answers with a JSON header; when its ``kind`` is
-``image`` a binary message of RGBA pixels follows. The page asks again once it has both.
+``image`` a binary message of RGBA pixels follows. The page asks again once it has both. The
+transform tree's WebSocket sends the tree once a second unasked.
 """
 
 from __future__ import annotations
@@ -23,6 +24,12 @@ GRAPH_EVERY = 1.0
 TICK = 0.2
 #: Seconds to wait for a connection or an answer from the dashboard at most.
 TIMEOUT = 30
+#: How the page's WebSockets connect: as a browser's do, without keepalive pings (the client's
+#: default is one every 20 s).
+SOCKET = {"proxy": None, "open_timeout": TIMEOUT, "ping_interval": None}
+#: The transform tree's key in `Page.frames` and `Page.latest`: its endpoint, which is no channel's
+#: key (a topic's name, never with a leading `/`).
+TRANSFORMS = "/api/tf"
 # Loopback only, whatever proxy the environment names.
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -36,6 +43,7 @@ class Page:
         self.channels: set[str] = set()  # what the last graph listed
         self.polls = 0
         self.frames: dict[str, Counter[str]] = {}  # per channel key, messages received by kind
+        self.latest: dict[str, dict] = {}  # per channel key (and TRANSFORMS), the last header shown
         self.opened: set[str] = set()  # channels whose first `next` went out
         self.errors: list[str] = []
         self.lock = threading.Lock()
@@ -61,10 +69,25 @@ class Page:
         self.threads.append(thread)
         thread.start()
 
+    def open_transforms(self) -> None:
+        """Shows the transform tree, as a click on the Transforms tab does: its trees count in
+        `frames[TRANSFORMS]`, and the last one is `latest[TRANSFORMS]`."""
+        with self.lock:
+            self.frames[TRANSFORMS] = Counter()
+        thread = threading.Thread(target=self._transforms, name="page-tf", daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
     def showing(self, keys: list[str]) -> bool:
         """Whether every channel of `keys` has asked for its first message (or failed)."""
         with self.lock:
             return set(keys) <= self.opened or bool(self.errors)
+
+    def shown(self, keys: list[str]) -> bool:
+        """Whether the page has shown a message of every channel of `keys` (`TRANSFORMS`: the
+        transform tree), or failed."""
+        with self.lock:
+            return set(keys) <= self.latest.keys() or bool(self.errors)
 
     def close(self) -> None:
         self.closing.set()
@@ -89,7 +112,7 @@ class Page:
         url = f"ws://127.0.0.1:{self.port}/api/channel?key={urllib.parse.quote(key, safe='')}"
         try:
             # An RGBA frame of 640x480 is 1.2 MB: past the client's default bound of 1 MiB.
-            with connect(url, max_size=None, proxy=None, open_timeout=TIMEOUT) as socket:
+            with connect(url, max_size=None, **SOCKET) as socket:
                 while not self.closing.is_set():
                     socket.send("next")
                     with self.lock:
@@ -108,9 +131,24 @@ class Page:
                             raise RuntimeError(f"{len(pixels)} bytes of RGBA for {shown['width']}x{shown['height']}")
                     with self.lock:
                         self.frames[key][shown["kind"]] += 1
+                        self.latest[key] = shown
         except (OSError, ConnectionClosed, RuntimeError, KeyError, ValueError) as e:
             with self.lock:
                 self.errors.append(f"{key}: {type(e).__name__}: {e}")
+
+    def _transforms(self) -> None:
+        try:
+            with connect(f"ws://127.0.0.1:{self.port}{TRANSFORMS}", **SOCKET) as socket:
+                while (tree := self._receive(socket)) is not None:
+                    shown = json.loads(tree)
+                    if "error" in shown:
+                        raise RuntimeError(shown["error"])
+                    with self.lock:
+                        self.frames[TRANSFORMS]["tree"] += 1
+                        self.latest[TRANSFORMS] = shown
+        except (OSError, ConnectionClosed, RuntimeError, ValueError) as e:
+            with self.lock:
+                self.errors.append(f"transforms: {type(e).__name__}: {e}")
 
     def _receive(self, socket: ClientConnection) -> str | bytes | None:
         """The next message, or None once the page is closing. It waits as long as the channel
