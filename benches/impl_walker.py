@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
 from benches.impl_lan import COORDINATOR, cluster_up, nerve, on_two_hosts
 from benches.model import Case, Samples
 from benches.peers import _harness, venv
@@ -89,10 +91,6 @@ def cluster(case: Case, hosts: Hosts, folder: Path, samples: Samples) -> None:
 def dataflow(case: Case, folder: Path) -> Path:
     """examples/walker/dataflow.yml for one run, in `folder`: its module path made absolute, the
     run's length and AVI's results file in its environment; everything else as it is."""
-    try:
-        import yaml
-    except ImportError as e:
-        raise RuntimeError("needs PyYAML to copy examples/walker/dataflow.yml (pip install pyyaml)") from e
     flow = yaml.safe_load((WALKER / "dataflow.yml").read_text())
     for node in flow["nodes"]:
         node["path"] = str(WALKER / node["path"])
