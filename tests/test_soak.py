@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, Dataflows
 
 SECONDS = float(os.environ.get("NERVE_SOAK_SECONDS", "20"))
 
@@ -70,3 +71,70 @@ def test_soak_short(tmp_path: Path) -> None:
     assert not result["shm_left"], f"/dev/shm objects left after the run: {result['shm_left']}"
     assert not result["procs_left"], f"processes left after the run: {result['procs_left']}"
     assert result["ok"], where  # whatever else the runner's own checks found
+
+
+GROWING = """
+    import numpy as np
+    from nerve import Node
+
+    node = Node()
+    sent = 0
+    for event in node:
+        if event["type"] == "INPUT" and sent < 200:
+            sent += 1
+            node.send_output("path", np.full(4096 * sent, sent % 256, dtype=np.uint8))
+"""
+
+COUNTING = """
+    import os
+    from nerve import Node
+
+    node = Node()
+    for event in node:
+        if event["type"] == "INPUT":
+            n = len(event["value"])
+            assert n % 4096 == 0 and event["value"][n - 1].as_py() == (n // 4096) % 256, n
+            if n == 4096 * 200:
+                blocks = [f for f in os.listdir("/dev/shm") if f.startswith("nerve.") and ".b" in f]
+                size = sum(os.stat(f"/dev/shm/{f}").st_size for f in blocks)
+                print(f"blocks {len(blocks)} bytes {size}", flush=True)
+                break
+"""
+
+
+def test_a_message_that_keeps_growing_leaves_no_block_behind(dataflows: Dataflows) -> None:
+    """A path or a map grows with every message: each size past a page needs a larger block.
+    The blocks it outgrew are freed, not kept until the pool's capacity (1 GiB), so /dev/shm
+    holds about the last sizes only: here 200 one-page steps leave at most a few dozen blocks,
+    where keeping them all would leave 200 (80 MiB)."""
+    path = dataflows.write(
+        """
+        nodes:
+          - id: grower
+            path: grower.py
+            inputs:
+              tick: dora/timer/millis/10
+            outputs: [path]
+          - id: counter
+            path: counter.py
+            inputs:
+              path: grower/path
+        """,
+        {"grower.py": GROWING, "counter.py": COUNTING},
+    )
+    # The grower stays up after its last message, so its blocks are still there when counted.
+    run = dataflows.start(path)
+    out = ""
+    try:
+        assert run.stdout is not None
+        for line in run.stdout:
+            out += line
+            if "blocks" in line:
+                break
+    finally:
+        rest, err = dataflows.interrupt(run)
+    out += rest
+    counted = re.search(r"\[counter\] blocks (\d+) bytes (\d+)", out)
+    assert counted, out + err
+    blocks, size = int(counted.group(1)), int(counted.group(2))
+    assert blocks <= 40 and size <= 40 * 4096 * 201, f"{blocks} blocks of {size} B in /dev/shm"

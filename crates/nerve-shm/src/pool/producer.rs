@@ -16,6 +16,9 @@ use crate::segment::{Access, Segment, page_round};
 pub const DEFAULT_CAPACITY: usize = 1 << 30;
 /// Longest one lease waits for a reader to hand a block back before it makes a new one.
 const RETURN_WAIT: Duration = Duration::from_millis(2);
+/// Leases since a free block was last lent after which, when the pool grows for a message it
+/// cannot hold, it counts as outgrown and is freed.
+const OUTGROWN_AFTER: u64 = 16;
 
 /// How long a lease for a block of `size` bytes may wait for one to come back, when making the
 /// last block (`made`: its size and how long it took) tells what a new one costs and leases
@@ -285,6 +288,7 @@ impl OutputPool {
             return Ok(lease);
         }
         self.make_room(size);
+        self.retire_outgrown(len);
         let Some(slot) = self.empty_slot() else {
             self.retire_one_free();
             return match self.empty_slot() {
@@ -433,9 +437,33 @@ impl OutputPool {
             .filter_map(|&slot| self.blocks[slot].as_ref().map(|b| (slot, b.last_use)))
             .filter(|&(slot, _)| self.is_free(slot))
             .min_by_key(|&(_, last)| last);
-        let Some((slot, _)) = oldest else {
-            return false;
-        };
+        oldest.is_some_and(|(slot, _)| self.retire(slot))
+    }
+
+    /// Frees the blocks a growing message has left behind: free, smaller than `len` (the
+    /// message the pool grows for) and not lent in [`OUTGROWN_AFTER`] leases. Without this, a
+    /// message that keeps growing (a path, a map) would leave a block at every size it passed
+    /// through, in `/dev/shm` and mapped by every reader, until the pool's capacity. A stream
+    /// that still sends small messages between large ones keeps its small blocks: it lends them.
+    fn retire_outgrown(&mut self, len: usize) {
+        let outgrown: Vec<usize> = self
+            .allocated
+            .iter()
+            .copied()
+            .filter(|&slot| {
+                self.blocks[slot]
+                    .as_ref()
+                    .is_some_and(|b| b.segment.len() < len && self.uses - b.last_use > OUTGROWN_AFTER)
+            })
+            .collect();
+        for slot in outgrown {
+            self.retire(slot);
+        }
+    }
+
+    /// Frees block `slot` if no one holds it: its name goes, and readers drop their mappings
+    /// when they next sweep. Whether it was freed.
+    fn retire(&mut self, slot: usize) -> bool {
         if !self.output.table.clear_if_free(slot) {
             return false;
         }
@@ -443,6 +471,7 @@ impl OutputPool {
             b.segment.unlink();
         }
         self.allocated.retain(|&s| s != slot);
+        tracing::trace!(slot, "block retired");
         true
     }
 }
@@ -479,6 +508,42 @@ mod tests {
         assert_eq!(fresh.iter().map(|b| (b.slot, b.seq)).collect::<Vec<_>>(), [(lease.slot(), lease.seq())]);
         assert!(pool.take_new_blocks().is_empty());
         assert_eq!(pool.blocks().len(), 1);
+        Ok(())
+    }
+
+    fn sizes(pool: &OutputPool) -> Vec<usize> {
+        let mut sizes: Vec<usize> = pool.blocks().iter().map(|b| b.segment.len()).collect();
+        sizes.sort_unstable();
+        sizes
+    }
+
+    #[test]
+    fn a_growing_message_leaves_no_block_behind_but_a_stream_of_two_sizes_keeps_both() -> Result<(), ShmError> {
+        let page = page_round(1);
+        let mut pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        drop(pool.lease(page)?);
+        for _ in 0..=OUTGROWN_AFTER {
+            drop(pool.lease(2 * page)?);
+        }
+        // Grown again: the one-page block, unused for over OUTGROWN_AFTER leases, is freed;
+        // the two-page one, lent just now, is kept (a reader may still be sending it back).
+        let held = pool.lease(3 * page)?;
+        assert_eq!(sizes(&pool), [2 * page, 3 * page]);
+        // A block that is held is never freed, however old.
+        for _ in 0..=OUTGROWN_AFTER {
+            drop(pool.lease(3 * page)?);
+        }
+        drop(pool.lease(4 * page)?);
+        assert_eq!(sizes(&pool), [3 * page, 3 * page, 4 * page]);
+        drop(held);
+
+        let mut pool = OutputPool::anonymous(DEFAULT_CAPACITY)?;
+        for _ in 0..=OUTGROWN_AFTER {
+            drop(pool.lease(page)?);
+            drop(pool.lease(2 * page)?);
+        }
+        drop(pool.lease(3 * page)?);
+        assert_eq!(sizes(&pool), [page, 2 * page, 3 * page]);
         Ok(())
     }
 
