@@ -1,9 +1,10 @@
 """`nerve view`, the live dashboard, in a real browser (Debian's chromium, driven by Playwright).
 
-A dataflow with a typed camera, a pose and a transform broadcaster runs with ``--view``; the
-page must draw every node with a rate on every edge, draw the camera's image and plot the pose
-when their edges are clicked, show the transform tree and a node's log, turn a killed node to
-its failed state, and log no console error. A screenshot is kept in ``target/artifacts``.
+A dataflow with a typed camera, a pose, a transform broadcaster and a mapper (a point cloud, a
+path, a stamped pose) runs with ``--view``; the page must draw every node with a rate on every
+edge, draw the camera's image, the cloud's and the path's points, and plot the poses when their
+edges are clicked, show the transform tree and a node's log, turn a killed node to its failed
+state, and log no console error. Screenshots are kept in ``target/artifacts``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,39 @@ POSE = """
             node.send_output("pose", pa.array([0.01 * i, 1.0]))
 """
 
+MAPPER = """
+    import numpy as np
+    from nerve import Node
+    from nerve.msg import geometry_msgs, nav_msgs, sensor_msgs
+
+    # The outline of a 2 m square around (5, 5): nothing at its centre, nor at the frame's
+    # origin, which is off the drawn area. The left and bottom sides at z = 0, the others at 1.
+    side = np.linspace(4.0, 6.0, 100, dtype=np.float32)
+    low, high = np.full(100, 4.0, np.float32), np.full(100, 6.0, np.float32)
+    zeros, ones = np.zeros(100, np.float32), np.ones(100, np.float32)
+    points = np.concatenate([
+        np.stack([low, side, zeros], axis=1), np.stack([side, low, zeros], axis=1),
+        np.stack([high, side, ones], axis=1), np.stack([side, high, ones], axis=1),
+    ])
+    fields = [{"name": n, "offset": 4 * i, "datatype": 7, "count": 1} for i, n in enumerate("xyz")]
+    header = {"stamp": {"sec": 1_700_000_000, "nanosec": 0}, "frame_id": "map"}
+    cloud = sensor_msgs.PointCloud2(
+        header=header, height=1, width=len(points), fields=fields, is_bigendian=False,
+        point_step=12, row_step=12 * len(points), data=points.reshape(-1).view(np.uint8), is_dense=True,
+    )
+
+    def stamped(i):
+        return {"header": header, "pose": {"position": {"x": 0.1 * i, "y": 0.05 * i, "z": 0.0},
+                                           "orientation": {"w": 1.0}}}
+
+    node = Node()
+    for event in node:
+        if event["type"] == "INPUT":
+            node.send_output("cloud", cloud)
+            node.send_output("path", nav_msgs.Path(header=header, poses=[stamped(i) for i in range(20)]))
+            node.send_output("pose", geometry_msgs.PoseStamped(**stamped(19)))
+"""
+
 SINK = """
     from nerve import Node
 
@@ -83,11 +117,23 @@ DATAFLOW = """
         inputs:
           tick: dora/timer/hz/20
         outputs: [pose]
+      - id: mapper
+        path: mapper.py
+        inputs:
+          tick: dora/timer/hz/10
+        outputs: [cloud, path, {id: pose, topic: robot/pose}]
+        output_types:
+          cloud: sensor_msgs/msg/PointCloud2
+          path: nav_msgs/msg/Path
+          pose: geometry_msgs/msg/PoseStamped
       - id: sink
         path: sink.py
         inputs:
           image: camera/image
           pose: pose/pose
+          cloud: mapper/cloud
+          path: mapper/path
+          stamped: mapper/pose
 """
 
 
@@ -95,7 +141,7 @@ DATAFLOW = """
 def dashboard(dataflows: Dataflows) -> Iterator[tuple[str, str]]:
     """The dataflow above run with ``--view=0``; yields the dashboard's URL and the run's name."""
     name = f"view{os.getpid()}"
-    path = dataflows.write(DATAFLOW, {"camera.py": CAMERA, "pose.py": POSE, "sink.py": SINK})
+    path = dataflows.write(DATAFLOW, {"camera.py": CAMERA, "pose.py": POSE, "mapper.py": MAPPER, "sink.py": SINK})
     proc = dataflows.start(path, "--name", name, "--view=0")
     assert proc.stderr is not None
     url = None
@@ -138,17 +184,17 @@ def test_the_dashboard_draws_the_running_graph_its_channels_transforms_and_a_kil
         page.goto(url)
 
         # Every node, and a rate and a latency on every edge (counters read once a second).
-        for node in ("camera", "pose", "sink"):
+        for node in ("camera", "pose", "mapper", "sink"):
             page.wait_for_selector(f'[data-node="{node}"].ok', timeout=60_000)
         page.wait_for_function(
             """() => {
-                const edges = [...document.querySelectorAll('.edge')];
-                return edges.length === 2 && edges.every(e => Number(e.dataset.rate) > 0)
+                const edges = [...document.querySelectorAll('.edge-label')];
+                return edges.length === 5 && edges.every(e => Number(e.dataset.rate) > 0)
                     && edges.every(e => /[µm]s/.test(e.querySelector('.stats').textContent));
             }""",
             timeout=60_000,
         )
-        assert page.locator('[data-edge="camera/image->sink/image"]').count() == 1
+        assert page.locator('.edge[data-edge="camera/image->sink/image"]').count() == 1
 
         # The image channel: drawn as an image, the camera's pixels.
         page.locator('[data-edge="camera/image->sink/image"] .name').click()
@@ -167,6 +213,43 @@ def test_the_dashboard_draws_the_running_graph_its_channels_transforms_and_a_kil
         page.locator('[data-edge="pose/pose->sink/pose"] .name').click()
         page.wait_for_function("() => Number(document.getElementById('channel-plot').dataset.points) >= 5")
         assert page.locator("#channel-legend span").count() == 2
+
+        # The cloud: its points drawn from above, coloured by height, nothing at the centre.
+        page.locator('[data-edge="mapper/cloud->sink/cloud"] .name').click()
+        page.wait_for_function("() => Number(document.getElementById('channel-points').dataset.frames) >= 2")
+        drawn = page.evaluate(
+            """() => {
+                const c = document.getElementById('channel-points');
+                const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                let low = 0, high = 0;
+                for (let i = 0; i < px.length; i += 4) {
+                    if (px[i + 2] > 200 && px[i] < 50) low++;
+                    if (px[i] > 200 && px[i + 2] < 50) high++;
+                }
+                const centre = [...c.getContext('2d').getImageData(c.width / 2, c.height / 2, 1, 1).data];
+                return {shape: c.dataset.shape, points: c.dataset.points, low, high, centre};
+            }"""
+        )
+        assert (drawn["shape"], drawn["points"], drawn["centre"]) == ("cloud", "400", [255, 255, 255, 255]), drawn
+        # 200 points at each height, each drawn 2 by 2 (where two overlap, fewer pixels).
+        assert drawn["low"] >= 400 and drawn["high"] >= 400, drawn
+        assert "400 points in map" in page.locator("#channel-legend").text_content()
+        page.screenshot(path=str(artifact("nerve-view-cloud.png")))
+
+        # The path: its poses as a line, ending where the robot is.
+        page.locator('[data-edge="mapper/path->sink/path"] .name').click()
+        page.wait_for_function("() => document.getElementById('channel-points').dataset.shape === 'path'")
+        assert page.locator("#channel-points").get_attribute("data-points") == "20"
+        assert "20 poses in map" in page.locator("#channel-legend").text_content()
+
+        # A stamped pose, an output published on a topic of its own name: its edge opens that
+        # topic; its position and orientation plotted, its frame beside, its stamp not.
+        page.locator('[data-edge="mapper/pose->sink/stamped"] .name').click()
+        page.wait_for_function(f"() => document.getElementById('channel-title').textContent === '~{name}/robot/pose'")
+        page.wait_for_function("() => Number(document.getElementById('channel-plot').dataset.points) >= 2")
+        legend = page.locator("#channel-legend").text_content()
+        assert "pose.position.x = 1.9" in legend and "header.frame_id: map" in legend, legend
+        assert "stamp" not in legend, legend
 
         # The transform tree, while its panel is open.
         page.locator('#panel nav button[data-tab="tf"]').click()

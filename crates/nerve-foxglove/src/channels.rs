@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use nerve_runtime::inspect::RunStatus;
+use nerve_spec::Dataflow;
 use nerve_topic::Scope;
 use nerve_topic::registry::Kind as EndpointKind;
 use nerve_topic::run_scope::{self, RunScope};
@@ -82,26 +83,45 @@ impl Types {
 /// the topic it names.
 fn typed_keys(run: &RunStatus) -> BTreeMap<String, Encoding> {
     let mut keys = BTreeMap::new();
-    let df = match nerve_spec::load(&run.dataflow) {
-        Ok(df) => df,
-        Err(e) => {
-            // Its outputs still go out, as JSON.
-            tracing::warn!(dataflow = %run.dataflow.display(), "cannot read the types of a running dataflow: {e}");
-            return keys;
-        }
-    };
+    // Without its file, its outputs still go out, as JSON.
+    let Some(df) = dataflow_of(run) else { return keys };
     let registry = Arc::new(Registry::new(&df.types));
-    let scope_name = run.name.clone().unwrap_or_else(|| run.run_id.clone());
+    let outputs = output_keys(&df, run);
     for node in &df.nodes {
         for (output, declared) in &node.output_types {
             let Some(name) = message_type(declared) else { continue };
+            if let Some(key) = outputs.get(&(node.id.clone(), output.clone())) {
+                keys.insert(key.clone(), Encoding::Cdr { name, registry: Arc::clone(&registry) });
+            }
+        }
+    }
+    keys
+}
+
+/// `run`'s dataflow as its file says now; `None`, logged, when the file cannot be read.
+#[must_use]
+pub fn dataflow_of(run: &RunStatus) -> Option<Dataflow> {
+    nerve_spec::load(&run.dataflow)
+        .inspect_err(|e| tracing::warn!(dataflow = %run.dataflow.display(), "cannot read a running dataflow: {e}"))
+        .ok()
+}
+
+/// The topic key of each output of `df` run as `run`, by node and output: the output's own
+/// `~RUN/<node>/<output>`, or the topic it names (`{id: …, topic: …}`), which is the run's own
+/// unless the dataflow shares it.
+#[must_use]
+pub fn output_keys(df: &Dataflow, run: &RunStatus) -> BTreeMap<(String, String), String> {
+    let scope_name = run.name.clone().unwrap_or_else(|| run.run_id.clone());
+    let mut keys = BTreeMap::new();
+    for node in &df.nodes {
+        for output in &node.outputs {
             let (topic, scope) = match node.output_topics.get(output) {
                 Some(topic) if df.share.iter().any(|s| s == topic) => (topic.clone(), RunScope::Shared),
                 Some(topic) => (topic.clone(), RunScope::Run(scope_name.clone())),
                 None => (format!("{}/{output}", node.id), RunScope::Run(scope_name.clone())),
             };
             if let Ok(resolved) = run_scope::resolve(&topic, &scope) {
-                keys.insert(resolved.key, Encoding::Cdr { name, registry: Arc::clone(&registry) });
+                keys.insert((node.id.clone(), output.clone()), resolved.key);
             }
         }
     }

@@ -38,7 +38,12 @@ impl fmt::Display for Direction {
 #[derive(Debug, thiserror::Error)]
 pub enum TfError {
     /// No transform names the frame.
-    #[error("unknown frame `{frame}` (known frames: {})", list(known))]
+    #[error(
+        "unknown frame `{frame}` (known frames: {}); a frame is known once a transform naming it \
+         reached this listener, and a static one reaches listeners that start later only while \
+         its StaticTransformBroadcaster is alive",
+        list(known)
+    )]
     UnknownFrame {
         /// The frame asked for.
         frame: String,

@@ -3,12 +3,16 @@
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
-const NODE_W = 190, NODE_H = 58, COL = 380, ROW = 86, PAD = 16;
+const NODE_W = 190, NODE_H = 58, COL = 380, ROW = 86, PAD = 16, LANE = 42;
 const PLOT_POINTS = 200;
 const COLORS = ["#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#4e342e", "#ad1457"];
 
 const $ = (id) => document.getElementById(id);
-const view = { graph: null, channel: null, socket: null, node: null, tf: null, plot: null, logTimer: 0, drawn: new Map() };
+const view = {
+  graph: null, channel: null, socket: null, node: null, tf: null, plot: null, logTimer: 0, drawn: new Map(),
+  // The points shown last, and how they are looked at: turned about z, tilted from above, zoomed.
+  points: null, camera: { yaw: 0, tilt: 0, zoom: 1 },
+};
 
 function el(tag, attrs = {}, text) {
   const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -103,11 +107,19 @@ function drawRun(run, shape) {
   if (run.nodes.length > 0) {
     const { at, width, height } = layout(run);
     const svg = el("svg:svg", { width, height, viewBox: `0 0 ${width} ${height}` });
+    // Edges between the same two nodes each get a lane of their own, so none hides another;
+    // labels go on a layer above every line, so no line takes a label's click.
+    const lanes = new Map(), labels = el("svg:g", { class: "labels" });
     for (const e of run.edges) {
-      const a = at.get(e.from), b = at.get(e.to);
-      if (a && b) updates.push(drawEdge(svg, edgeKey(e), a, b));
+      const a = at.get(e.from), b = at.get(e.to), pair = `${e.from}->${e.to}`, lane = lanes.get(pair) || 0;
+      lanes.set(pair, lane + 1);
+      if (a && b) updates.push(drawEdge(svg, labels, edgeKey(e), a, b, lane));
     }
     for (const n of run.nodes) updates.push(drawNode(svg, run.run_id, n.id, at.get(n.id)));
+    svg.append(labels);
+    const below = (Math.max(1, ...lanes.values()) - 1) * LANE;
+    svg.setAttribute("height", height + below);
+    svg.setAttribute("viewBox", `0 0 ${width} ${height + below}`);
     box.append(svg);
   }
   const update = (now) => {
@@ -134,30 +146,34 @@ function drawNode(svg, runId, id, p) {
   };
 }
 
-function drawEdge(svg, key, a, b) {
+function drawEdge(svg, labels, key, a, b, lane) {
   const g = el("svg:g", { "data-edge": key });
   const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x, y2 = b.y + NODE_H / 2;
-  const back = x2 <= x1;
+  const back = x2 <= x1, off = lane * LANE;
   const d = back
-    ? `M${x1},${y1} C${x1 + 60},${y1 - 70} ${x2 - 60},${y2 - 70} ${x2},${y2}`
-    : `M${x1},${y1} C${(x1 + x2) / 2},${y1} ${(x1 + x2) / 2},${y2} ${x2},${y2}`;
+    ? `M${x1},${y1} C${x1 + 60},${y1 - 70 - off} ${x2 - 60},${y2 - 70 - off} ${x2},${y2}`
+    : `M${x1},${y1} C${(x1 + x2) / 2},${y1 + off} ${(x1 + x2) / 2},${y2 + off} ${x2},${y2}`;
   // A wide invisible copy of the line takes the clicks a thin line would miss.
   g.append(el("svg:path", { d }), el("svg:path", { d, class: "hit" }));
-  // Labels sit centred between the columns, above the line's middle.
-  const mx = (x1 + x2) / 2, my = (y1 + y2) / 2 - (back ? 50 : 30);
+  // Labels sit centred between the columns, above the line's middle (a lane's below the last).
+  const mx = (x1 + x2) / 2, my = (y1 + y2) / 2 + (back ? -50 - off : off - 30);
   const [from, to] = key.split("->");
+  const label = el("svg:g", { "data-edge": key, class: "edge-label" });
   const name = el("svg:text", { x: mx, y: my, class: "name" }, `${from.split("/")[1]} → ${to.split("/")[1]}`);
   const stats = el("svg:text", { x: mx, y: my + 13, class: "stats" }), drops = el("svg:text", { x: mx, y: my + 26, class: "drops" });
   const tip = el("svg:title");
-  g.append(name, stats, drops, tip);
+  label.append(name, stats, drops, tip);
+  labels.append(label);
   svg.insertBefore(g, svg.firstChild);
   let channel = null;
-  g.addEventListener("click", () => { if (channel) openChannel(channel); });
+  for (const part of [g, label]) part.addEventListener("click", () => { if (channel) openChannel(channel); });
   return (run) => {
     const e = run.edges.find((x) => edgeKey(x) === key);
     channel = e.channel;
-    g.setAttribute("class", "edge" + (e.dropped > 0 ? " dropping" : "") + (channel && channel === view.channel ? " selected" : ""));
-    g.dataset.rate = e.received_per_sec ?? "";
+    const state = (e.dropped > 0 ? " dropping" : "") + (channel && channel === view.channel ? " selected" : "");
+    g.setAttribute("class", "edge" + state);
+    label.setAttribute("class", "edge-label" + state);
+    g.dataset.rate = label.dataset.rate = e.received_per_sec ?? "";
     stats.textContent = `${fmt.rate(e.received_per_sec)} · ${fmt.latency(e.latency_us)} · q ${e.queued}/${e.capacity}`;
     drops.textContent = e.dropped > 0 ? `${e.dropped} dropped` : "";
     tip.textContent = `${key}\nmean latency ${fmt.latency(e.latency_us)}, worst ${fmt.latency(e.latency_max_us)}` +
@@ -192,7 +208,10 @@ function openChannel(key) {
   showTab("channel");
   $("channel-title").textContent = key;
   $("channel-meta").textContent = "waiting for a message…";
-  for (const id of ["channel-image", "channel-plot"]) $(id).hidden = true;
+  // What the canvases counted was of the last channel.
+  for (const id of ["channel-image", "channel-plot", "channel-points"]) { $(id).hidden = true; delete $(id).dataset.frames; delete $(id).dataset.points; }
+  view.points = null;
+  Object.assign(view.camera, { yaw: 0, tilt: 0, zoom: 1 });
   $("channel-tree").replaceChildren();
   $("channel-legend").replaceChildren();
   const socket = new WebSocket(`ws://${location.host}/api/channel?key=${encodeURIComponent(key)}`);
@@ -203,7 +222,13 @@ function openChannel(key) {
   socket.onopen = next;
   socket.onmessage = (m) => {
     if (view.socket !== socket) return;
-    if (typeof m.data !== "string") { drawImage(pending, m.data); pending = null; next(); return; }
+    if (typeof m.data !== "string") {
+      if (pending.kind === "image") drawImage(pending, m.data);
+      else { view.points = { header: pending, xyz: new Float32Array(m.data) }; drawPoints(); }
+      pending = null;
+      next();
+      return;
+    }
     const header = JSON.parse(m.data);
     if (header.error) { $("channel-meta").textContent = header.error; $("channel-meta").className = "meta error"; return; }
     $("channel-meta").className = "meta";
@@ -212,7 +237,7 @@ function openChannel(key) {
     $("channel-meta").title = header.type;
     $("channel-meta").textContent = `${type} · ${header.rows} row${header.rows === 1 ? "" : "s"}` +
       (Object.keys(header.parameters).length ? " · " + JSON.stringify(header.parameters) : "") + (header.note ? ` · ${header.note}` : "");
-    if (header.kind === "image") { pending = header; return; }
+    if (header.kind === "image" || header.kind === "points") { pending = header; return; }
     if (header.kind === "numbers") plot(header); else tree(header.value);
     next();
   };
@@ -228,6 +253,80 @@ function drawImage(header, buffer) {
   canvas.dataset.encoding = header.encoding;
   canvas.getContext("2d").putImageData(new ImageData(new Uint8ClampedArray(buffer), header.width, header.height), 0, 0);
   canvas.dataset.frames = String(Number(canvas.dataset.frames || 0) + 1);
+}
+
+// Points in space, looked at orthographically: from above (x right, y up) until dragged.
+// Coloured by height, blue (low) to red (high); a path is also drawn as a line to where it ends.
+function drawPoints() {
+  const { header, xyz } = view.points, canvas = $("channel-points"), ctx = canvas.getContext("2d");
+  canvas.hidden = false;
+  const n = xyz.length / 3, W = canvas.width, H = canvas.height;
+  const lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < xyz.length; i++) { const a = i % 3; if (xyz[i] < lo[a]) lo[a] = xyz[i]; if (xyz[i] > hi[a]) hi[a] = xyz[i]; }
+  const mid = lo.map((l, a) => (n ? (l + hi[a]) / 2 : 0));
+  const radius = Math.max(1e-3, ...hi.map((h, a) => (n ? (h - lo[a]) / 2 : 0)));
+  const { yaw, tilt, zoom } = view.camera, cy = Math.cos(yaw), sy = Math.sin(yaw), ct = Math.cos(tilt), st = Math.sin(tilt);
+  const scale = (0.45 * Math.min(W, H) / radius) * zoom;
+  const project = (x, y, z) => {
+    x -= mid[0]; y -= mid[1]; z -= mid[2];
+    const u = cy * x - sy * y, v = sy * x + cy * y;
+    return [W / 2 + scale * u, H / 2 - scale * (v * ct + z * st)];
+  };
+  const image = ctx.createImageData(W, H), px = new Uint32Array(image.data.buffer);
+  px.fill(0xffffffff);
+  const span = hi[2] - lo[2];
+  for (let i = 0; i < n; i++) {
+    const [u, v] = project(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]);
+    const x = Math.round(u), y = Math.round(v);
+    if (x < 0 || y < 0 || x >= W - 1 || y >= H - 1) continue;
+    const t = span > 0 ? (xyz[3 * i + 2] - lo[2]) / span : 0.5;
+    // Little-endian RGBA as one number: 0xAABBGGRR.
+    const color = 0xff000000 | (Math.round(255 * (1 - t)) << 16) | (80 << 8) | Math.round(255 * t);
+    px[y * W + x] = px[y * W + x + 1] = px[(y + 1) * W + x] = px[(y + 1) * W + x + 1] = color;
+  }
+  ctx.putImageData(image, 0, 0);
+  if (header.shape === "path" && n > 0) {
+    ctx.strokeStyle = "#263238";
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    for (let i = 0; i < n; i++) { const [u, v] = project(xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]); if (i === 0) ctx.moveTo(u, v); else ctx.lineTo(u, v); }
+    ctx.stroke();
+    const [u, v] = project(xyz[3 * n - 3], xyz[3 * n - 2], xyz[3 * n - 1]);
+    ctx.fillStyle = "#c62828";
+    ctx.beginPath(); ctx.arc(u, v, 4, 0, 2 * Math.PI); ctx.fill();
+  }
+  // The frame's origin and axes (x red, y green, z blue), a fifth of the view long.
+  const [ou, ov] = project(0, 0, 0), axis = radius / 5 / zoom;
+  [[axis, 0, 0, "#c62828"], [0, axis, 0, "#2e7d32"], [0, 0, axis, "#1565c0"]].forEach(([x, y, z, color]) => {
+    const [u, v] = project(x, y, z);
+    ctx.strokeStyle = color; ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.moveTo(ou, ov); ctx.lineTo(u, v); ctx.stroke();
+  });
+  canvas.dataset.shape = header.shape;
+  canvas.dataset.points = String(n);
+  canvas.dataset.frames = String(Number(canvas.dataset.frames || 0) + 1);
+  const sampled = header.total > header.count ? ` (a sample of ${header.total})` : "";
+  const extent = n ? ` · ${(2 * radius).toFixed(2)} m across` : "";
+  $("channel-legend").replaceChildren(el("span", {}, `${n} ${header.shape === "path" ? "poses" : "points"}${sampled}` +
+    (header.frame ? ` in ${header.frame}` : "") + extent));
+}
+
+// Dragging turns the view (sideways about z, up and down from above to level), the wheel zooms.
+function watchPointsCanvas() {
+  const canvas = $("channel-points"), camera = view.camera;
+  let from = null;
+  const redraw = () => { if (view.points) drawPoints(); };
+  canvas.addEventListener("pointerdown", (e) => { from = [e.clientX, e.clientY]; canvas.setPointerCapture(e.pointerId); });
+  canvas.addEventListener("pointerup", () => { from = null; });
+  canvas.addEventListener("pointermove", (e) => {
+    if (!from) return;
+    camera.yaw += (e.clientX - from[0]) * 0.01;
+    camera.tilt = Math.min(Math.PI / 2, Math.max(0, camera.tilt + (e.clientY - from[1]) * 0.01));
+    from = [e.clientX, e.clientY];
+    redraw();
+  });
+  canvas.addEventListener("wheel", (e) => { e.preventDefault(); camera.zoom *= Math.exp(-e.deltaY * 0.001); redraw(); }, { passive: false });
+  canvas.addEventListener("dblclick", () => { Object.assign(camera, { yaw: 0, tilt: 0, zoom: 1 }); redraw(); });
 }
 
 function plot(header) {
@@ -252,11 +351,13 @@ function plot(header) {
     ctx.stroke();
   });
   canvas.dataset.points = String(rows.length);
+  const texts = Object.entries(header.texts || {}).map(([name, text]) => el("span", { class: "text" }, `${name}: ${text}`));
   $("channel-legend").replaceChildren(...header.names.map((name, s) => {
-    const span = el("span", {}, `${name} = ${header.values[s]}`);
+    const value = header.values[s];
+    const span = el("span", {}, `${name} = ${value === null ? "–" : +value.toPrecision(6)}`);
     span.style.color = COLORS[s % COLORS.length];
     return span;
-  }));
+  }), ...texts);
 }
 
 function tree(value) {
@@ -350,4 +451,5 @@ function drawTree(t) {
 for (const b of document.querySelectorAll("#panel nav button")) {
   b.addEventListener("click", () => { showTab(b.dataset.tab); if (b.dataset.tab === "node" && view.node) fetchLog(); });
 }
+watchPointsCanvas();
 poll();

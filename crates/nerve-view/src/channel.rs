@@ -2,7 +2,7 @@
 //!
 //! The page asks with a `next` text message when it has drawn the last value; the server then
 //! sends the newest message that arrived since (a JSON header, and for an image a binary
-//! message of its pixels, see [`crate::preview`]), at most [`MAX_RATE_HZ`] times a second.
+//! message of its pixels or points, see [`crate::preview`]), at most [`MAX_RATE_HZ`] times a second.
 //! Messages in between are skipped: the subscriber keeps only the latest, so nothing queues
 //! however slow the browser is, and a fast channel costs the dashboard no more than a slow one.
 
@@ -58,8 +58,8 @@ pub(crate) async fn serve(mut socket: WebSocket, key: String, shared: Arc<Shared
         if socket.send(WsMessage::Text(shown.header.to_string().into())).await.is_err() {
             break;
         }
-        if let Some(pixels) = shown.pixels
-            && socket.send(WsMessage::Binary(pixels.into())).await.is_err()
+        if let Some(body) = shown.body
+            && socket.send(WsMessage::Binary(body.into())).await.is_err()
         {
             break;
         }

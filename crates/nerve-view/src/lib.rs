@@ -6,7 +6,8 @@
 //!   ([`stats`]). These are counters nerve keeps anyway, read once a second and only while a
 //!   page is open.
 //! * **A channel's latest value**, when one is clicked: images drawn as images, a few numbers
-//!   plotted, anything else as a tree ([`preview`]). The server subscribes to the channel only
+//!   plotted, point clouds, paths and laser scans as points to turn and zoom ([`points`]),
+//!   anything else as a tree ([`preview`]). The server subscribes to the channel only
 //!   while a page looks at it, and sends the next value only when the page has drawn the last
 //!   one, so a slow browser never queues and never slows a node.
 //! * **The transform tree** of the shared `tf` / `tf_static` topics, while its panel is open.
@@ -29,6 +30,7 @@ pub mod channel;
 mod error;
 mod graph;
 mod logs;
+pub mod points;
 pub mod preview;
 mod server;
 pub mod stats;

@@ -1,5 +1,6 @@
-//! What the dashboard shows of a channel's message: an image as pixels the page draws, a few
-//! numbers as values it plots, anything else as a tree of at most [`LIST_LIMIT`] items per list.
+//! What the dashboard shows of a channel's message: an image as pixels the page draws, points
+//! in space (clouds, paths, scans: [`crate::points`]) it turns and zooms, a few numbers as
+//! values it plots, anything else as a tree of at most [`LIST_LIMIT`] items per list.
 //!
 //! Images are `sensor_msgs/msg/Image` values (a struct of `height`, `width`, `encoding`, `step`
 //! and `data`) or, as dora-rs nodes send them, bytes with `width`, `height` and `encoding`
@@ -15,6 +16,8 @@ use arrow_schema::DataType;
 use nerve_topic::Message;
 use serde_json::{Value, json};
 
+use crate::points;
+
 /// Items of a list the tree shows; the rest are counted.
 pub const LIST_LIMIT: usize = 64;
 
@@ -24,15 +27,17 @@ pub const MAX_PLOTTED: usize = 16;
 /// The widest image sent to the page, in pixels.
 pub const MAX_WIDTH: usize = 1280;
 
-/// One message as the page gets it: a JSON header and, for an image, its RGBA pixels.
+/// One message as the page gets it: a JSON header and, for an image or points, their bytes.
 #[derive(Debug)]
 pub struct Preview {
     /// `{"stamp", "parameters", "type", "rows", "kind", …}`: `kind` is `image` (with `width`,
-    /// `height`, `encoding`; the pixels follow), `numbers` (`names`, `values`) or `tree`
-    /// (`value`).
+    /// `height`, `encoding`; the pixels follow), `points` (`shape`, `count`, `total`, `frame`;
+    /// the points follow), `numbers` (`names`, `values`, and `texts`, the message's strings) or
+    /// `tree` (`value`).
     pub header: Value,
-    /// The image's pixels, RGBA, row after row.
-    pub pixels: Option<Vec<u8>>,
+    /// What follows the header: an image's pixels, RGBA, row after row, or the points'
+    /// x, y, z as little-endian `f32`s.
+    pub body: Option<Vec<u8>>,
 }
 
 /// The preview of `message`.
@@ -45,31 +50,49 @@ pub fn of(message: &Message) -> Preview {
         "type": data.data_type().to_string(),
         "rows": data.len(),
     });
-    let mut pixels = None;
-    if let Some(image) = image(data, &message.metadata.parameters) {
-        match image.rgba() {
-            Ok((width, height, rgba)) => {
-                header["kind"] = "image".into();
-                header["width"] = width.into();
-                header["height"] = height.into();
-                header["encoding"] = image.encoding.into();
-                pixels = Some(rgba);
-            }
-            Err(why) => {
+    let drawn = match image(data, &message.metadata.parameters) {
+        Some(image) => Some(image.rgba().map(|(width, height, rgba)| {
+            header["kind"] = "image".into();
+            header["width"] = width.into();
+            header["height"] = height.into();
+            header["encoding"] = image.encoding.into();
+            rgba
+        })),
+        None => points::of(data).map(|found| {
+            found.map(|points| {
+                header["kind"] = "points".into();
+                header["shape"] = points.shape.into();
+                header["count"] = points.len().into();
+                header["total"] = points.total.into();
+                header["frame"] = points.frame.as_deref().into();
+                points.bytes()
+            })
+        }),
+    };
+    let body = match drawn {
+        Some(Ok(body)) => Some(body),
+        // A message of a kind drawn whose layout is wrong: its tree, and why it is not drawn.
+        Some(Err(why)) => {
+            header["note"] = why.into();
+            header["kind"] = "tree".into();
+            header["value"] = nerve_foxglove::json::values_up_to(data.as_ref(), LIST_LIMIT);
+            None
+        }
+        None => {
+            if let Some(Numbers { names, values, texts }) = numbers(data) {
+                header["kind"] = "numbers".into();
+                header["names"] = names.into();
+                header["values"] =
+                    values.into_iter().map(|v| if v.is_finite() { json!(v) } else { Value::Null }).collect();
+                header["texts"] = Value::Object(texts.into_iter().collect());
+            } else {
                 header["kind"] = "tree".into();
-                header["note"] = why.into();
                 header["value"] = nerve_foxglove::json::values_up_to(data.as_ref(), LIST_LIMIT);
             }
+            None
         }
-    } else if let Some((names, values)) = numbers(data) {
-        header["kind"] = "numbers".into();
-        header["names"] = names.into();
-        header["values"] = values.into_iter().map(|v| if v.is_finite() { json!(v) } else { Value::Null }).collect();
-    } else {
-        header["kind"] = "tree".into();
-        header["value"] = nerve_foxglove::json::values_up_to(data.as_ref(), LIST_LIMIT);
-    }
-    Preview { header, pixels }
+    };
+    Preview { header, body }
 }
 
 /// An image's layout and bytes, as its message gives them.
@@ -100,24 +123,27 @@ fn image<'a>(data: &'a ArrayRef, parameters: &'a serde_json::Map<String, Value>)
 
 /// A `sensor_msgs/msg/Image` row.
 fn ros_image(row: &StructArray) -> Option<Image<'_>> {
-    let uint = |name: &str| {
-        let column = row.column_by_name(name)?;
-        let n = column.as_primitive_opt::<UInt32Type>()?;
-        (!n.is_null(0)).then(|| n.value(0) as usize)
-    };
+    let uint = |name: &str| points::uint(row, name);
     let encoding = row.column_by_name("encoding")?.as_string_opt::<i32>()?.value(0);
-    let data = row.column_by_name("data")?;
-    let data: &[u8] = match data.data_type() {
-        DataType::Binary => data.as_binary::<i32>().value(0),
-        DataType::LargeBinary => data.as_binary::<i64>().value(0),
+    let data = bytes_at(row.column_by_name("data")?, 0)?;
+    Some(Image { width: uint("width")?, height: uint("height")?, step: uint("step")?, encoding, data })
+}
+
+/// The bytes of row `i` of a `uint8[]` column: binary, or a list of `uint8`.
+pub(crate) fn bytes_at(column: &ArrayRef, i: usize) -> Option<&[u8]> {
+    if column.is_null(i) {
+        return None;
+    }
+    Some(match column.data_type() {
+        DataType::Binary => column.as_binary::<i32>().value(i),
+        DataType::LargeBinary => column.as_binary::<i64>().value(i),
         DataType::List(_) => {
-            let list = data.as_list::<i32>();
-            let (start, end) = (list.value_offsets()[0] as usize, list.value_offsets()[1] as usize);
+            let list = column.as_list::<i32>();
+            let (start, end) = (list.value_offsets()[i] as usize, list.value_offsets()[i + 1] as usize);
             &list.values().as_primitive_opt::<UInt8Type>()?.values()[start..end]
         }
         _ => return None,
-    };
-    Some(Image { width: uint("width")?, height: uint("height")?, step: uint("step")?, encoding, data })
+    })
 }
 
 /// Bytes per pixel of the encodings the page draws.
@@ -202,41 +228,58 @@ impl Image<'_> {
     }
 }
 
+/// A message plotted: its numbers by name, and its strings (a frame id) shown beside them.
+#[derive(Default)]
+struct Numbers {
+    names: Vec<String>,
+    values: Vec<f64>,
+    texts: Vec<(String, Value)>,
+}
+
 /// The numbers of a one-row message of few numbers, named: a plain array's as `[i]`, a
 /// struct's by their dotted field paths (`position.x`).
-fn numbers(data: &ArrayRef) -> Option<(Vec<String>, Vec<f64>)> {
-    let (mut names, mut values) = (Vec::new(), Vec::new());
+fn numbers(data: &ArrayRef) -> Option<Numbers> {
+    let mut found = Numbers::default();
     if data.as_struct_opt().is_some() {
         if data.len() != 1 {
             return None;
         }
-        leaves(data.as_ref(), "", &mut names, &mut values)?;
+        leaves(data.as_ref(), "", &mut found)?;
     } else {
         if data.is_empty() || data.len() > MAX_PLOTTED {
             return None;
         }
         for i in 0..data.len() {
-            names.push(format!("[{i}]"));
-            values.push(number(data.as_ref(), i)?);
+            found.names.push(format!("[{i}]"));
+            found.values.push(number(data.as_ref(), i)?);
         }
     }
-    (!values.is_empty() && values.len() <= MAX_PLOTTED).then_some((names, values))
+    (!found.values.is_empty() && found.values.len() <= MAX_PLOTTED).then_some(found)
 }
 
-/// The numbers of row 0 of a struct whose fields are all numbers or such structs.
-fn leaves(array: &dyn Array, path: &str, names: &mut Vec<String>, values: &mut Vec<f64>) -> Option<()> {
+/// The numbers of row 0 of a struct whose fields are all numbers, strings or such structs.
+/// Stamps (`builtin_interfaces` times) are left out: seconds since 1970 beside a position in
+/// metres would flatten the plot, and the header carries the stamp already.
+fn leaves(array: &dyn Array, path: &str, found: &mut Numbers) -> Option<()> {
     if let Some(row) = array.as_struct_opt() {
         for (field, column) in row.fields().iter().zip(row.columns()) {
+            if points::is_time(field.data_type()) {
+                continue;
+            }
             let name = if path.is_empty() { field.name().clone() } else { format!("{path}.{}", field.name()) };
-            leaves(column.as_ref(), &name, names, values)?;
-            if values.len() > MAX_PLOTTED {
+            leaves(column.as_ref(), &name, found)?;
+            if found.values.len() > MAX_PLOTTED {
                 return None;
             }
         }
         return Some(());
     }
-    names.push(path.to_owned());
-    values.push(number(array, 0)?);
+    if let Some(text) = array.as_string_opt::<i32>() {
+        found.texts.push((path.to_owned(), (!text.is_null(0)).then(|| text.value(0)).into()));
+        return Some(());
+    }
+    found.names.push(path.to_owned());
+    found.values.push(number(array, 0)?);
     Some(())
 }
 
@@ -300,14 +343,14 @@ mod tests {
             (p.header["kind"].as_str(), p.header["width"].as_u64(), p.header["height"].as_u64()),
             (Some("image"), Some(2), Some(1))
         );
-        assert_eq!(p.pixels, Some(vec![3, 2, 1, 255, 6, 5, 4, 255]));
+        assert_eq!(p.body, Some(vec![3, 2, 1, 255, 6, 5, 4, 255]));
     }
 
     #[test]
     fn bytes_with_dora_parameters_are_an_image_and_a_short_one_is_refused() {
         let bytes = |n: u8| Arc::new(UInt8Array::from((0..n).collect::<Vec<_>>())) as ArrayRef;
         let p = of(&message(bytes(4), json!({"width": 2, "height": 2, "encoding": "mono8"})));
-        assert_eq!(p.pixels, Some(vec![0, 0, 0, 255, 1, 1, 1, 255, 2, 2, 2, 255, 3, 3, 3, 255]));
+        assert_eq!(p.body, Some(vec![0, 0, 0, 255, 1, 1, 1, 255, 2, 2, 2, 255, 3, 3, 3, 255]));
         let p = of(&message(bytes(5), json!({"width": 2, "height": 2})));
         assert_eq!(p.header["kind"], "tree");
         assert!(p.header["note"].as_str().is_some_and(|n| n.contains("not a whole image")), "{}", p.header);
@@ -317,7 +360,7 @@ mod tests {
     fn a_depth_image_is_grey_from_near_to_far() {
         let depths: Vec<u8> = [1.0f32, f32::NAN, 3.0, 2.0].iter().flat_map(|d| d.to_le_bytes()).collect();
         let p = of(&message(ros_image(2, 2, "32FC1", depths), json!({})));
-        let greys: Option<Vec<u8>> = p.pixels.map(|px| px.chunks(4).map(|c| c[0]).collect());
+        let greys: Option<Vec<u8>> = p.body.map(|px| px.chunks(4).map(|c| c[0]).collect());
         assert_eq!(greys, Some(vec![0, 0, 255, 127]));
     }
 
@@ -327,7 +370,7 @@ mod tests {
         let p = of(&message(ros_image(w as u32, h as u32, "mono8", vec![9; w * h]), json!({})));
         // One pixel in three, each way: 854 of 2561 wide.
         assert_eq!((p.header["width"].as_u64(), p.header["height"].as_u64()), (Some(854), Some(1)));
-        assert_eq!(p.pixels.map(|px| px.len()), Some(854 * 4));
+        assert_eq!(p.body.map(|px| px.len()), Some(854 * 4));
     }
 
     #[test]
@@ -346,6 +389,27 @@ mod tests {
         assert_eq!(
             (&p.header["names"], &p.header["values"]),
             (&json!(["position.x", "position.y"]), &json!([1.0, 2.0]))
+        );
+    }
+
+    #[test]
+    fn a_stamped_pose_is_plotted_without_its_stamp_and_with_its_frame_beside() {
+        let column = |name: &str, a: ArrayRef| (Arc::new(Field::new(name, a.data_type().clone(), false)), a);
+        let stamp = StructArray::from(vec![
+            column("sec", Arc::new(arrow_array::Int32Array::from(vec![1_700_000_000]))),
+            column("nanosec", Arc::new(UInt32Array::from(vec![5]))),
+        ]);
+        let header = StructArray::from(vec![
+            column("stamp", Arc::new(stamp)),
+            column("frame_id", Arc::new(StringArray::from(vec!["map"]))),
+        ]);
+        let position = StructArray::from(vec![column("x", Arc::new(Float64Array::from(vec![0.5])))]);
+        let pose = StructArray::from(vec![column("position", Arc::new(position))]);
+        let stamped = StructArray::from(vec![column("header", Arc::new(header)), column("pose", Arc::new(pose))]);
+        let p = of(&message(Arc::new(stamped), json!({})));
+        assert_eq!(
+            (&p.header["kind"], &p.header["names"], &p.header["texts"]),
+            (&json!("numbers"), &json!(["pose.position.x"]), &json!({"header.frame_id": "map"}))
         );
     }
 

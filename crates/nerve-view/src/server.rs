@@ -157,6 +157,7 @@ impl Drop for View {
 /// Looks at the runs every [`INTERVAL`] while a page wants the graph.
 fn watch(shared: &Shared) {
     let mut watcher = Watcher::default();
+    let mut keys = graph::OutputKeys::default();
     let mut last: Option<Instant> = None;
     while !shared.stop.load(Ordering::Acquire) {
         let asked = shared.wanted_at.load(Ordering::Acquire);
@@ -165,7 +166,8 @@ fn watch(shared: &Shared) {
             last = Some(Instant::now());
             let runs = nerve_runtime::inspect::running();
             let stats = watcher.look(&runs);
-            let json = graph::json(&runs, &stats, shared.domain, INTERVAL);
+            keys.update(&runs);
+            let json = graph::json(&runs, &stats, &keys, shared.domain, INTERVAL);
             *shared.look.lock().unwrap_or_else(PoisonError::into_inner) = (runs, Bytes::from(json));
         } else if !wanted {
             // Rates start again from the next look: counters read long ago would average them.
