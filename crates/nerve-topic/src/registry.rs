@@ -10,6 +10,10 @@
 //!
 //! A network namespace counts as a host of its own (`net<inode>`): processes in two
 //! namespaces reach each other through the network, as two machines would.
+//!
+//! A topic's directory goes with its last endpoint (or, after a crash, with the next listing
+//! that finds none alive): run names make new topics all the time, and `nerve view`,
+//! `nerve foxglove` and `nerve topic list` list the registry every second.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -134,9 +138,30 @@ impl Registration {
         let tmp = dir.join(format!(".{file}.tmp"));
         let err = |source| TopicError::Registry { path: path.clone(), source };
         let json = serde_json::to_vec(entry).map_err(|e| err(std::io::Error::other(e)))?;
-        std::fs::write(&tmp, json).map_err(err)?;
+        // The directory is empty until the file is in, so the last endpoint of another process
+        // leaving may remove it in between: then it is made again.
+        let mut attempts = 0;
+        while let Err(e) = std::fs::write(&tmp, &json) {
+            attempts += 1;
+            if e.kind() != std::io::ErrorKind::NotFound || attempts > MAKE_DIR_ATTEMPTS {
+                return Err(err(e));
+            }
+            private_dir(&dir)?;
+        }
         std::fs::rename(&tmp, &path).map_err(err)?;
         Ok(Self { path })
+    }
+}
+
+/// Times a registration makes its topic's directory again when another process removed it.
+const MAKE_DIR_ATTEMPTS: usize = 16;
+
+/// Removes topic directory `dir` if it is empty; an endpoint in it keeps it.
+fn remove_if_empty(dir: &Path) {
+    if let Err(e) = std::fs::remove_dir(dir)
+        && !matches!(e.kind(), std::io::ErrorKind::DirectoryNotEmpty | std::io::ErrorKind::NotFound)
+    {
+        tracing::debug!(path = %dir.display(), error = %e, "cannot remove a topic directory");
     }
 }
 
@@ -146,6 +171,9 @@ impl Drop for Registration {
             && e.kind() != std::io::ErrorKind::NotFound
         {
             tracing::warn!(path = %self.path.display(), error = %e, "cannot remove topic registration");
+        }
+        if let Some(dir) = self.path.parent() {
+            remove_if_empty(dir);
         }
     }
 }
@@ -180,7 +208,12 @@ pub fn topics(domain: u32) -> Vec<(String, Vec<Entry>)> {
         .filter_map(|d| {
             let topic = name::from_file_name(d.file_name().to_str()?);
             let found = endpoints(domain, &topic);
-            (!found.is_empty()).then_some((topic, found))
+            if found.is_empty() {
+                // Left by endpoints that crashed (whose files `endpoints` just removed).
+                remove_if_empty(&d.path());
+                return None;
+            }
+            Some((topic, found))
         })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -206,5 +239,52 @@ pub fn process_alive(pid: u32) -> bool {
         // The state follows the command name, which is in parentheses and may hold spaces.
         Ok(stat) => stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next()) != Some("Z"),
         Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: Kind, pid: u32, id: u64) -> Entry {
+        Entry { kind, pid, id, scope: Scope::Host, socket: PathBuf::from("unused.sock"), origin: None }
+    }
+
+    /// A domain no other test uses, so the topics listed are this test's own.
+    fn domain(n: u32) -> u32 {
+        4_000_000 + (std::process::id() % 100_000) * 10 + n
+    }
+
+    #[test]
+    fn a_topic_s_directory_goes_with_its_last_endpoint() -> Result<(), TopicError> {
+        let (domain, me) = (domain(1), std::process::id());
+        let publisher = Registration::new(domain, "robot/pose", &entry(Kind::Pub, me, 1))?;
+        let subscriber = Registration::new(domain, "robot/pose", &entry(Kind::Sub, me, 2))?;
+        drop(publisher);
+        assert!(topic_dir(domain, "robot/pose").is_dir(), "removed while a subscriber is in it");
+        assert_eq!(topics(domain).len(), 1);
+        drop(subscriber);
+        assert!(!topic_dir(domain, "robot/pose").exists());
+        // A topic registered again gets its directory back.
+        let again = Registration::new(domain, "robot/pose", &entry(Kind::Pub, me, 3))?;
+        assert_eq!(endpoints(domain, "robot/pose"), [entry(Kind::Pub, me, 3)]);
+        drop(again);
+        let _ = std::fs::remove_dir(domain_dir(domain));
+        Ok(())
+    }
+
+    #[test]
+    fn a_listing_removes_what_crashed_endpoints_left() -> Result<(), Box<dyn std::error::Error>> {
+        let domain = domain(2);
+        let mut child = std::process::Command::new("true").spawn()?;
+        child.wait()?;
+        // Written as a process that died without dropping its registration leaves it.
+        let dead = Registration::new(domain, "camera/image", &entry(Kind::Pub, child.id(), 1))?;
+        std::mem::forget(dead);
+        assert!(topic_dir(domain, "camera/image").is_dir());
+        assert!(topics(domain).is_empty());
+        assert!(!topic_dir(domain, "camera/image").exists());
+        let _ = std::fs::remove_dir(domain_dir(domain));
+        Ok(())
     }
 }

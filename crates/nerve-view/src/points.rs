@@ -102,9 +102,14 @@ fn cloud(row: &StructArray) -> Option<Result<Points, String>> {
         (Ok(x), Ok(y), Ok(z)) => [x, y, z],
         (Err(why), ..) | (_, Err(why), _) | (.., Err(why)) => return Some(Err(why)),
     };
-    let needed =
-        height.checked_sub(1).and_then(|h| h.checked_mul(row_step)).and_then(|n| n.checked_add(width * point_step));
-    if needed.is_some_and(|n| n > data.len()) || (height > 1 && row_step < width * point_step) {
+    // The last row's start plus one row of points must lie in the data (no rows: nothing to read).
+    let fits = height.checked_sub(1).is_none_or(|rows_before_last| {
+        rows_before_last
+            .checked_mul(row_step)
+            .and_then(|n| n.checked_add(width * point_step))
+            .is_some_and(|n| n <= data.len())
+    });
+    if !fits || (height > 1 && row_step < width * point_step) {
         return Some(Err(format!(
             "a point cloud of {width}×{height} points of {point_step} bytes (rows of {row_step}) with {} bytes of data",
             data.len()
@@ -254,6 +259,22 @@ mod tests {
         ]))
     }
 
+    /// `cloud` with its `height` and `row_step` replaced.
+    fn with_layout(cloud: &ArrayRef, height: u32, row_step: u32) -> ArrayRef {
+        let row = cloud.as_struct();
+        let columns = row
+            .fields()
+            .iter()
+            .zip(row.columns())
+            .map(|(field, column)| match field.name().as_str() {
+                "height" => one(UInt32Array::from(vec![height])),
+                "row_step" => one(UInt32Array::from(vec![row_step])),
+                _ => column.clone(),
+            })
+            .collect();
+        one(StructArray::new(row.fields().clone(), columns, None))
+    }
+
     const XYZ: [(&str, u32, u8); 3] = [("x", 0, FLOAT32), ("y", 4, FLOAT32), ("z", 8, FLOAT32)];
 
     #[test]
@@ -278,6 +299,9 @@ mod tests {
         assert!(matches!(past, Some(Err(why)) if why.contains("past its point_step")));
         let ints = of(&cloud_of(&[[1.0, 2.0, 3.0]], &[("x", 0, 5), ("y", 4, FLOAT32), ("z", 8, FLOAT32)]));
         assert!(matches!(ints, Some(Err(why)) if why.contains("datatype 5")));
+        // Rows whose offsets do not fit in a machine word are no cloud either, not a panic.
+        let huge = of(&with_layout(&cloud_of(&[[1.0, 2.0, 3.0]], &XYZ), u32::MAX, u32::MAX));
+        assert!(matches!(&huge, Some(Err(why)) if why.contains("with 16 bytes of data")), "{huge:?}");
     }
 
     #[test]
