@@ -29,6 +29,7 @@ from benches import (
     impl_control,
     impl_cpp,
     impl_floor,
+    impl_foxglove,
     impl_lan,
     impl_nerve,
     impl_topics,
@@ -50,6 +51,7 @@ OWN_SCENARIOS = {
     "types": impl_types.IMPLEMENTATIONS,
     "cpp": impl_cpp.IMPLEMENTATIONS,
     "view": impl_view.IMPLEMENTATIONS,
+    "foxglove": impl_foxglove.IMPLEMENTATIONS,
     "walker": impl_walker.IMPLEMENTATIONS,
     "control-loop": impl_control.IMPLEMENTATIONS,
     "viewer-soak": impl_viewer_soak.IMPLEMENTATIONS,
@@ -87,7 +89,8 @@ def implementations(peers: str | None, baseline: str | None = None) -> list:
     """nerve's own, another build of nerve (`baseline`: its environment's interpreter), and the
     peers named in `peers` ("all" for every one; None for none)."""
     impls = [impl_nerve, impl_topics, impl_lan, impl_floor, *impl_types.IMPLEMENTATIONS, *impl_cpp.IMPLEMENTATIONS]
-    impls += [*impl_view.IMPLEMENTATIONS, *impl_walker.IMPLEMENTATIONS, *impl_control.IMPLEMENTATIONS]
+    impls += [*impl_view.IMPLEMENTATIONS, *impl_foxglove.IMPLEMENTATIONS]
+    impls += [*impl_walker.IMPLEMENTATIONS, *impl_control.IMPLEMENTATIONS]
     impls += impl_viewer_soak.IMPLEMENTATIONS
     if baseline:
         impls.append(Baseline(baseline))
@@ -102,7 +105,7 @@ def runs_case(impl, case: Case) -> bool:
     """Whether `impl` takes part in `case`."""
     if isinstance(impl, Baseline):
         return impl.supports(case)
-    # The topic, LAN, types, cpp, view, walker, control-loop and viewer-soak scenarios have
+    # The topic, LAN, types, cpp, view, foxglove, walker, control-loop and viewer-soak scenarios have
     # implementations of their own; the peers are compared with nerve in every other scenario, in
     # its Python cases.
     own = OWN_SCENARIOS.get(case.scenario)

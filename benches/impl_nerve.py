@@ -27,7 +27,8 @@ CPU_LATENCY = "cpu_latency_us: 0"
 
 def supports(case: Case) -> bool:
     # The cpp scenario runs nerve in several languages, as implementations of its own (impl_cpp).
-    return case.scenario not in ("topics", "lan", "types", "cpp", "view", "walker", "control-loop")
+    own = ("topics", "lan", "types", "cpp", "view", "foxglove", "walker", "control-loop", "viewer-soak")
+    return case.scenario not in own
 
 
 def ends(case: Case) -> tuple[str, str]:

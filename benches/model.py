@@ -135,6 +135,15 @@ class Samples:
     # hands (`round_trip_ns`, -1: never answered) and whether that answer missed the next
     # deadline (`missed`, 0 or 1) (benches/impl_control.py).
     control: dict[str, list[int]] | None = None
+    # foxglove: the CPU of the process that forwards (the bridge; the SDK's producing process,
+    # as `process` says) from /proc, with the client subscribed (`cpu_ns` over `seconds`) and
+    # with no client (`idle_cpu_ns` over `idle_seconds`), for nerve also its producer node's
+    # (`producer_cpu_ns`, `producer_idle_cpu_ns`), the payload bytes the client received in its
+    # window (`bytes`), its messages there by stream (`messages`: {"image": 300, "cloud": 100})
+    # and each stream's CDR size (`sizes`); one run serves both streams' cases, so both carry
+    # the same (benches/impl_foxglove.py). The messages the client got are `sent_ns`, `received_ns`,
+    # and `lost` the gaps in the stream's sequence numbers.
+    foxglove: dict | None = None
 
     def latencies_us(self) -> np.ndarray:
         if self.by_topic_ns is not None:

@@ -105,7 +105,7 @@ def stats(runs: list[Samples]) -> dict[str, float] | None:
 
 
 def describe(c: Case) -> str:
-    if c.scenario == "view":
+    if c.scenario in ("view", "foxglove"):
         return f"{view_message(c)} @ {c.rate_hz:g} Hz"
     desc = f"{c.size:,} B" if c.scenario == "types" else human_size(c.size)
     desc += f" @ {c.rate_hz:g} Hz" if c.rate_hz else " unpaced"
@@ -128,7 +128,12 @@ def notes(runs: list[Samples]) -> list[str]:
         extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {failed.error}**")
     expected = c.count if c.scenario == "round-trip" else c.count * c.producers * c.consumers
     lost = sum(max(0, expected - (len(s.rtt_ns) if c.scenario == "round-trip" else len(s.sent_ns))) for s in ok)
-    if lost:
+    if c.scenario == "foxglove":
+        # The client counts from its subscription to its close: lost are the gaps in a stream's
+        # sequence numbers.
+        got, lost = sum(len(s.sent_ns) for s in ok), sum(s.lost or 0 for s in ok)
+        extra.append(f"the client received {got:,}" + (f", **lost {lost}**" if lost else ", none lost"))
+    elif lost:
         extra.append(f"**lost {lost} of {expected * len(ok)}**")
     p50s = [float(np.percentile(lat, 50)) for s in ok if len(lat := measured(s))]
     if c.scenario == "lan":
@@ -259,6 +264,8 @@ SCENARIO_TITLES = {
     "and Python → C++ beside Python → Python, taking turns in each case",
     "view": "The dashboard (`nerve view`): a typed 640x480 camera at 30 Hz and a 100,000-point cloud at 10 Hz from "
     "one producer, with a page open on both channels and without a viewer, taking turns",
+    "foxglove": "Forwarding to a Foxglove client: `nerve foxglove` beside foxglove-sdk's own server, the view "
+    "scenario's 640x480 camera at 30 Hz and 100,000-point cloud at 10 Hz as CDR, taking turns",
     "walker": "The assistive walker (the DALi cWalker study's Table I): eight periodic modules on two boards in the "
     "paper's three mappings, nerve's cluster against ZeroMQ, taking turns",
     "control-loop": "ORC's force loop: a Python controller closing a 1 kHz loop with a simulated robot in C++, "
@@ -341,6 +348,8 @@ def render(results: list[Samples], command: str, out: Path, img: Path, date: str
             lines += cpp_against_rust_and_python(items)
         if scenario == "view":
             lines += viewer_against_none(items)
+        if scenario == "foxglove":
+            lines += foxglove_against_sdk(items)
         # Another report (`--report`) gets plots of its own name, so it never overwrites
         # benchmarks.md's.
         prefix = "" if out.stem == "benchmarks" else f"{out.stem}-"
@@ -420,6 +429,104 @@ def viewer_against_none(items: list[list[Samples]]) -> list[str]:
             "nerve's, but it shares the machine's cores with the graph, as a browser would."
         )
     return [paragraph for line in lines for paragraph in (line, "")]
+
+
+def forwarding(f: dict) -> dict[str, float]:
+    """One foxglove run's figures (`Samples.foxglove`): the CPU per MB forwarded (the process's
+    CPU with the client minus its CPU with no client at that window's rate, over the MB the
+    client received), the CPU in % of a core with the client and with none, MB/s forwarded,
+    and for nerve the same difference of its producer node's CPU per MB (`producer_ms_per_mb`)."""
+    mb = f["bytes"] / 1e6
+
+    def per_mb(cpu_ns: int, idle_cpu_ns: int) -> float:
+        return (cpu_ns - idle_cpu_ns / f["idle_seconds"] * f["seconds"]) / 1e6 / mb
+
+    figures = {
+        "ms_per_mb": per_mb(f["cpu_ns"], f["idle_cpu_ns"]),
+        "percent": f["cpu_ns"] / f["seconds"] / 1e7,
+        "idle_percent": f["idle_cpu_ns"] / f["idle_seconds"] / 1e7,
+        "mb_per_s": mb / f["seconds"],
+    }
+    if "producer_cpu_ns" in f:
+        figures["producer_ms_per_mb"] = per_mb(f["producer_cpu_ns"], f["producer_idle_cpu_ns"])
+    return figures
+
+
+def foxglove_against_sdk(items: list[list[Samples]]) -> list[str]:
+    """The foxglove scenario: per server, the medians over its runs of the CPU per MB forwarded,
+    the CPU % with the client and with none and the MB/s, with the messages of the windows; then
+    nerve's CPU per MB against the SDK's."""
+    # One run serves both streams' cases, and both carry its figures: the image case's runs.
+    by_server = {r[0].implementation: r for r in items if r[0].case.message.endswith("/Image")}
+    rows, per_mb = [], {}
+    for name, runs in sorted(by_server.items(), key=lambda kv: not kv[0].startswith("nerve")):
+        ok = [s for s in runs if not s.error and s.foxglove and s.foxglove["bytes"]]
+        if not ok:
+            rows.append(f"| {name} | - | - | - | - | - | could not run: {runs[0].error or 'nothing received'} |")
+            continue
+        figures = [forwarding(s.foxglove) for s in ok]
+        median = {k: median_of([f[k] for f in figures if k in f]) for k in figures[0]}
+        per_mb[name] = median["ms_per_mb"], median.get("producer_ms_per_mb")
+        messages: Counter[str] = Counter()
+        for s in ok:
+            messages.update(s.foxglove["messages"])
+        extra = []
+        if len(ok) < len(runs):
+            failed = next(s for s in runs if s.error or not s.foxglove)
+            extra.append(f"**{len(runs) - len(ok)} of {len(runs)} runs could not run: {failed.error}**")
+        if len(ok) > 1:
+            values = [f["ms_per_mb"] for f in figures]
+            extra.append(f"{len(ok)} runs, {min(values):.2f} to {max(values):.2f} ms/MB")
+        if ok[0].foxglove.get("process"):
+            extra.append(ok[0].foxglove["process"])
+        if median.get("producer_ms_per_mb") is not None:
+            extra.append(f"its producer node's CPU, the same difference: {median['producer_ms_per_mb']:+.2f} ms/MB")
+        cells = [f"{median['ms_per_mb']:.2f}", f"{median['percent']:.1f}", f"{median['idle_percent']:.1f}"]
+        cells += [f"{median['mb_per_s']:.1f}", ", ".join(f"{n:,} {kind}s" for kind, n in sorted(messages.items()))]
+        rows.append("| " + " | ".join([name, *cells, "; ".join(extra)]) + " |")
+    if not rows:
+        return []
+    first = next((s for r in by_server.values() for s in r if s.foxglove), None)
+    sizes = first.foxglove["sizes"] if first else {}
+    size_said = " and ".join(f"{n:,} B ({kind})" for kind, n in sorted(sizes.items(), reverse=True))
+    lines = [
+        "What forwarding costs the process that forwards: `nerve foxglove`, a process of its own beside the "
+        "dataflow whose outputs it serves, and foxglove-sdk's server, which runs in the Python process that "
+        "logs the messages (as the SDK is made to be used). Both send the same CDR messages "
+        f"({size_said or 'the same sizes'}) under `ros2msg` schemas to one Foxglove client (Python, "
+        "`websockets`, in the harness's process) subscribed to both channels. The process's CPU time comes "
+        "from /proc (10 ms ticks), over the client's window (from its first "
+        f"{WARMUP} messages of each stream on, as many images as the case counts) and over a window of the "
+        "same length with no client connected, just before. CPU per MB forwarded is the first minus the "
+        "second (at its rate), over the payload MB (10^6 B) the client received in its window: for the SDK "
+        "this takes out producing the messages (pre-encoded once; one copy of each to stamp it), for the "
+        "bridge its work with no client (looking for topics every second); both rows are computed the same "
+        "way. CPU % is of one core; the SDK's includes its producing, the bridge's does not (the producer "
+        "is a dataflow node: the notes give what its CPU changed by, the same difference per MB).",
+        "",
+        "| server | CPU ms per MB forwarded | CPU % with the client | CPU % with no client | MB/s forwarded "
+        "| messages in the windows | notes |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
+    nerve = next((v for k, v in per_mb.items() if k.startswith("nerve")), None)
+    sdk = next((v for k, v in per_mb.items() if not k.startswith("nerve")), None)
+    if nerve is not None and sdk is not None and sdk[0] > 0:
+        (bridge, producer), theirs = nerve, sdk[0]
+        said = (
+            f"`nerve foxglove` used {bridge:.2f} ms of CPU per MB forwarded, {bridge / theirs:.2f} times "
+            f"foxglove-sdk's server ({theirs:.2f} ms/MB); the bridge also converts each message from nerve's "
+            "shared memory into CDR, which the SDK's process was handed ready."
+        )
+        if producer is not None:
+            said += (
+                f" With what its producer node's CPU changed by while the bridge subscribed ({producer:+.2f} ms/MB: "
+                f"the SDK's row has its producer's in it), {bridge + producer:.2f} ms/MB, "
+                f"{(bridge + producer) / theirs:.2f} times."
+            )
+        lines += [said, ""]
+    return lines
 
 
 def walker_stats(s: Samples) -> dict[str, float]:

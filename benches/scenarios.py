@@ -2,10 +2,10 @@
 size, vs rate, 1→N, N→1, CPU; ORC: round trip 10 B..100 MB; the walker study: worst case under
 load), nerve's topic API on its three transports, two hosts on a shaped link (DORA's LAN experiment,
 RIMAOS2C's bridge), typed messages (a ROS 2 image against plain bytes, CDR), nerve's C++ nodes
-against its Rust and Python ones, what the dashboard costs a running graph, the walker study's
-eight modules on two boards (its Table I), ORC's 1 kHz force loop closed by a Python
-controller and HyperGraph ROS's visualisation case (the dashboard over a long SLAM run), in a full
-and a quick version."""
+against its Rust and Python ones, what the dashboard costs a running graph, what forwarding to a
+Foxglove client costs beside foxglove-sdk's own server, the walker study's eight modules on two
+boards (its Table I), ORC's 1 kHz force loop closed by a Python controller and HyperGraph ROS's
+visualisation case (the dashboard over a long SLAM run), in a full and a quick version."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ SCENARIOS = [
     "types",
     "cpp",
     "view",
+    "foxglove",
     "walker",
     "control-loop",
     "viewer-soak",
@@ -41,8 +42,9 @@ ONE_RUN = {"viewer-soak"}
 IMAGE_BYTES = 1920 * 1080 * 3
 SMALL_IMAGE_BYTES = 1920 * 160 * 3
 CLOUD_BYTES = 100_000 * 16
-#: The view scenario's streams, from one producer: a 640x480 rgb8 camera at 30 Hz and a lidar of
-#: 100 000 points (x, y, z float32 in 16 bytes) with every third image, at 10 Hz.
+#: The view scenario's streams, from one producer (the foxglove scenario's too): a 640x480 rgb8
+#: camera at 30 Hz and a lidar of 100 000 points (x, y, z float32 in 16 bytes) with every third
+#: image, at 10 Hz.
 VIEW_WIDTH, VIEW_HEIGHT, VIEW_IMAGE_HZ = 640, 480, 30.0
 VIEW_POINTS, VIEW_POINT_STEP, VIEW_CLOUD_EVERY = 100_000, 16, 3
 #: The control-loop scenario's loop (examples/force-control): a 24-byte frame either way at 1 kHz.
@@ -130,10 +132,11 @@ def cases(scenario: str, quick: bool, messages: int | None = None) -> list[Case]
             Case(scenario, 8, m, rate_hz=0, lang="rust"),
             *(Case(scenario, size, n) for size in mixed),
         ]
-    if scenario == "view":
-        # Both streams come from one dataflow run, with the dashboard open and without it
-        # (benches/impl_view.py): a cloud with every third image, at least 3 * WARMUP clouds so
-        # that some are left after the warm-up even with --quick.
+    if scenario in ("view", "foxglove"):
+        # Both streams come from one run, with the dashboard open and without it
+        # (benches/impl_view.py), or forwarded to a Foxglove client by `nerve foxglove` and by
+        # foxglove-sdk's server (benches/impl_foxglove.py): a cloud with every third image, at
+        # least 3 * WARMUP clouds so that some are left after the warm-up even with --quick.
         clouds = max(-(-n // VIEW_CLOUD_EVERY), 3 * WARMUP)
         image_bytes, cloud_hz = VIEW_WIDTH * VIEW_HEIGHT * 3, VIEW_IMAGE_HZ / VIEW_CLOUD_EVERY
         return [
