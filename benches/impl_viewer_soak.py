@@ -126,7 +126,7 @@ def sampled(
         if shown.page.errors:
             raise RuntimeError(f"the page: {shown.page.errors[0]}")
         with shown.page.lock:
-            points = shown.page.latest[map_key]["value"][0]["width"]
+            points = shown.page.latest[map_key]["total"]
         shm_kib = sum(o.st_size for o in shm_objects(shm_prefix).values()) // 1024
         rows.append([time.monotonic() - start, *usage(shown.view.pid), *usage(os.getpid()), points, shm_kib])
     return {column: [row[i] for row in rows] for i, column in enumerate(COLUMNS)}

@@ -424,7 +424,7 @@ def viewer_against_none(items: list[list[Samples]]) -> list[str]:
             f"The `nerve view` process (one of its own) used {ms_per_s:.0f} ms of CPU per second of the run "
             f"({ms_per_s / 10:.1f}% of one core; from /proc, 10 ms ticks), serving a page that fetched the "
             f"graph once a second ({polls:.0f} fetches per run) and showed both channels, asking for each "
-            "one's next message as soon as it had the last (RGBA pixels for the image, a JSON tree for the "
+            "one's next message as soon as it had the last (RGBA pixels for the image, x, y, z points for the "
             f"cloud). The page, Python in the harness's process, used {page_ms_per_s:.0f} ms per second: not "
             "nerve's, but it shares the machine's cores with the graph, as a browser would."
         )

@@ -3,7 +3,8 @@ is what turns the dashboard's statistics on), channels shown one message after t
 the page's script asks for them, and the transform tree (crates/nerve-view/assets/app.js).
 
 A channel's WebSocket gets ``next`` and answers with a JSON header; when its ``kind`` is
-``image`` a binary message of RGBA pixels follows. The page asks again once it has both. The
+``image`` a binary message of RGBA pixels follows, when it is ``points`` one of x, y, z float32
+triples. The page asks again once it has both. The
 transform tree's WebSocket sends the tree once a second unasked.
 """
 
@@ -123,12 +124,11 @@ class Page:
                     shown = json.loads(header)
                     if "error" in shown:
                         raise RuntimeError(shown["error"])
-                    if shown["kind"] == "image":
-                        pixels = self._receive(socket)
-                        if pixels is None:
+                    if shown["kind"] in ("image", "points"):
+                        body = self._receive(socket)
+                        if body is None:
                             return
-                        if len(pixels) != shown["width"] * shown["height"] * 4:
-                            raise RuntimeError(f"{len(pixels)} bytes of RGBA for {shown['width']}x{shown['height']}")
+                        check_body(shown, body)
                     with self.lock:
                         self.frames[key][shown["kind"]] += 1
                         self.latest[key] = shown
@@ -159,3 +159,14 @@ class Page:
             except TimeoutError:
                 continue
         return None
+
+
+def check_body(shown: dict, body: str | bytes) -> None:
+    """The binary message after a header is what the header says: RGBA pixels of its size, or
+    `count` x, y, z float32 triples."""
+    if shown["kind"] == "image":
+        expected, what = shown["width"] * shown["height"] * 4, f"RGBA for {shown['width']}x{shown['height']}"
+    else:
+        expected, what = shown["count"] * 12, f"{shown['count']} points"
+    if not isinstance(body, bytes) or len(body) != expected:
+        raise RuntimeError(f"{len(body)} bytes of {what}")

@@ -15,8 +15,9 @@ from benches.scenarios import cases
 def test_the_page_gets_the_image_and_the_report_compares_the_graph_with_and_without_the_viewer(tmp_path):
     """The quick cases run for real, each implementation once for both streams. Every message
     arrives; with the viewer, the page got the camera's channel as images (RGBA of the right
-    size, else the page fails the run) and the cloud's as a tree, and the viewer used CPU. The
-    report has a row per implementation and stream, the page's count and the p50 comparison."""
+    size, else the page fails the run) and the cloud's as points (as many as the header says),
+    and the viewer used CPU. The report has a row per implementation and stream, the page's
+    count and the p50 comparison."""
     quick = cases("view", quick=True)
     results = [impl.run(case, tmp_path / "work") for case in quick for impl in impl_view.IMPLEMENTATIONS]
     assert not [s.error for s in results if s.error], [s.error for s in results]
@@ -24,7 +25,7 @@ def test_the_page_gets_the_image_and_the_report_compares_the_graph_with_and_with
         assert len(s.sent_ns) == s.case.count, (s.implementation, s.case.key, len(s.sent_ns))
     image, cloud = (next(s for s in results if s.viewer and s.case == case) for case in quick)
     assert set(image.viewer["frames"]) == {"image"} and image.viewer["frames"]["image"] > 0, image.viewer
-    assert set(cloud.viewer["frames"]) == {"tree"} and cloud.viewer["frames"]["tree"] > 0, cloud.viewer
+    assert set(cloud.viewer["frames"]) == {"points"} and cloud.viewer["frames"]["points"] > 0, cloud.viewer
     assert image.viewer["cpu_ns"] > 0 and image.viewer["seconds"] > 0 and image.viewer["graph_polls"] > 0
     assert not [s for s in results if s.implementation == "nerve without viewer" and s.viewer]
     # The raw samples keep what the viewer did (`--render` rebuilds the report from them).

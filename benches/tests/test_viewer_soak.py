@@ -40,7 +40,7 @@ def synthetic(seconds: float = 120.0) -> dict:
     }
     return {
         "series": {key: [int(v) if key != "seconds" else float(v) for v in values] for key, values in series.items()},
-        "frames": {"map": {"tree": 590}, "path": {"tree": 591}, "pose": {"tree": 592}, "tf": {"tree": 121}},
+        "frames": {"map": {"points": 590}, "path": {"points": 591}, "pose": {"numbers": 592}, "tf": {"tree": 121}},
         "graph_polls": 121,
         "transforms": ["map → base", "base → lidar"],
         "mapper": "mapper: 1200 scans",
@@ -75,7 +75,7 @@ def test_the_section_gives_cpu_and_rss_at_start_middle_and_end_and_which_memory_
     assert page[1:4] == ["2.0", "2.8", "4.0"] and page[4:7] == ["30.0"] * 3, page
     assert page[7:] == ["+0.00 (flat)", "+0.00 (flat)"], page
     assert "for 60 s, " in text, text
-    shown = "The page showed 590 of `map` (tree), 591 of `path` (tree), 592 of `pose` (tree), 121 of `tf` (tree)"
+    shown = "The page showed 590 of `map` (points), 591 of `path` (points), 592 of `pose` (numbers), 121 of `tf` (tree)"
     assert shown in text and "map → base, base → lidar at the end" in text, text
     assert "grew from 0 to 37,000 points" in text and "from 20.0 to 22.0 MiB" in text, text
     assert '"mapper: 1200 scans"' in text and '"monitor: 1200 maps"' in text, text
@@ -100,7 +100,8 @@ def test_the_example_runs_with_the_page_open_and_is_sampled(tmp_path):
     v = samples.viewer
     assert set(v["series"]) == set(impl_viewer_soak.COLUMNS), v["series"].keys()
     assert len(v["series"]["seconds"]) == 7, v["series"]["seconds"]
-    assert all(v["frames"][channel]["tree"] > 0 for channel in ("map", "path", "pose", "tf")), v["frames"]
+    kinds = {"map": "points", "path": "points", "pose": "numbers", "tf": "tree"}
+    assert all(v["frames"][channel][kind] > 0 for channel, kind in kinds.items()), v["frames"]
     assert {"map → base", "base → lidar"} <= set(v["transforms"]), v["transforms"]
     assert v["monitor"].startswith("monitor: ") and v["mapper"].startswith("mapper: "), (v["monitor"], v["mapper"])
     points = v["series"]["map_points"]
