@@ -34,10 +34,8 @@ import struct
 import sys
 import time
 
-from node_common import paced
+from node_common import paced, view_messages
 
-POINT_STEP = 16  # x, y, z float32 and 4 bytes of padding: PCL's PointXYZ
-FLOAT32 = 7  # sensor_msgs/msg/PointField.FLOAT32
 HEADER = struct.Struct("<qq")  # stamp, sequence number
 #: Longest a sender runs, in seconds, if STOP never appears.
 LIFETIME = 3600
@@ -50,34 +48,6 @@ DEPENDS = {
 SEPARATOR = "=" * 80
 #: What `encode` writes where the stamp goes, to find that place in the CDR.
 MARK = 0x6E65727665_666F78
-
-
-def messages(width: int, height: int, points: int):
-    """The image and the cloud, and numpy views of their first data bytes (the stamp's place)."""
-    import numpy as np
-    from nerve.msg import sensor_msgs
-
-    pixels = np.zeros((height, width, 3), dtype=np.uint8)
-    xyz = np.random.default_rng(7).standard_normal((points, POINT_STEP // 4), dtype=np.float32)
-    cloud = xyz.view(np.uint8).reshape(-1)
-    fields = [{"name": n, "offset": o, "datatype": FLOAT32, "count": 1} for n, o in (("x", 0), ("y", 4), ("z", 8))]
-
-    def image_message():
-        return sensor_msgs.Image(height=height, width=width, encoding="rgb8", step=width * 3, data=pixels)
-
-    def cloud_message():
-        return sensor_msgs.PointCloud2(
-            height=1,
-            width=points,
-            fields=fields,
-            is_bigendian=False,
-            point_step=POINT_STEP,
-            row_step=points * POINT_STEP,
-            data=cloud,
-            is_dense=True,
-        )
-
-    return image_message, cloud_message, pixels.reshape(-1)[:16], cloud[:16]
 
 
 def schedule(rate_hz: float, cloud_every: int, ready: str, stop: str, said: str = ""):
@@ -100,7 +70,7 @@ def nerve_sender(width: int, height: int, points: int, rate_hz: float, cloud_eve
     from nerve import Node
 
     node = Node()
-    image_message, cloud_message, image_head, cloud_head = messages(width, height, points)
+    image_message, cloud_message, image_head, cloud_head = view_messages(width, height, points)
     make = {"image": image_message, "cloud": cloud_message}
     head = {"image": image_head, "cloud": cloud_head}
     seq = {"image": 0, "cloud": 0}
@@ -113,7 +83,7 @@ def nerve_sender(width: int, height: int, points: int, rate_hz: float, cloud_eve
 def encode(width: int, height: int, points: int, folder: str) -> None:
     import nerve.msg
 
-    image_message, cloud_message, image_head, cloud_head = messages(width, height, points)
+    image_message, cloud_message, image_head, cloud_head = view_messages(width, height, points)
     for stream, make, head, name in (
         ("image", image_message, image_head, IMAGE),
         ("cloud", cloud_message, cloud_head, CLOUD),

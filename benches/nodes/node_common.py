@@ -78,3 +78,38 @@ def usage() -> dict[str, int]:
 def cpu_ns() -> int:
     """This process's CPU time so far (user and system)."""
     return usage()["cpu_ns"]
+
+
+#: The view scenarios' cloud points: x, y, z float32 and 4 bytes of padding, PCL's PointXYZ.
+POINT_STEP = 16
+FLOAT32 = 7  # sensor_msgs/msg/PointField.FLOAT32
+
+
+def view_messages(width: int, height: int, points: int):
+    """The view and foxglove scenarios' camera and lidar: functions that build the WIDTH x HEIGHT
+    rgb8 image and the cloud of POINTS points (x, y, z float32 in POINT_STEP bytes) around the same
+    two buffers, and numpy views of their first 16 data bytes (where the senders stamp)."""
+    import numpy as np
+    from nerve.msg import sensor_msgs
+
+    pixels = np.zeros((height, width, 3), dtype=np.uint8)
+    xyz = np.random.default_rng(7).standard_normal((points, POINT_STEP // 4), dtype=np.float32)
+    cloud = xyz.view(np.uint8).reshape(-1)
+    fields = [{"name": n, "offset": o, "datatype": FLOAT32, "count": 1} for n, o in (("x", 0), ("y", 4), ("z", 8))]
+
+    def image_message():
+        return sensor_msgs.Image(height=height, width=width, encoding="rgb8", step=width * 3, data=pixels)
+
+    def cloud_message():
+        return sensor_msgs.PointCloud2(
+            height=1,
+            width=points,
+            fields=fields,
+            is_bigendian=False,
+            point_step=POINT_STEP,
+            row_step=points * POINT_STEP,
+            data=cloud,
+            is_dense=True,
+        )
+
+    return image_message, cloud_message, pixels.reshape(-1)[:16], cloud[:16]

@@ -22,10 +22,8 @@ import sys
 import time
 
 import numpy as np
-from node_common import STAMP, paced
+from node_common import STAMP, paced, view_messages
 
-POINT_STEP = 16  # x, y, z float32 and 4 bytes of padding: PCL's PointXYZ
-FLOAT32 = 7  # sensor_msgs/msg/PointField.FLOAT32
 #: How long the producer waits for GO at most, in seconds: the harness's own waits are shorter.
 GO_TIMEOUT = 600
 
@@ -40,14 +38,10 @@ def wait_for(path: str) -> None:
 
 def producer(width: int, height: int, points: int, images: int, rate_hz: float, cloud_every: int, ready: str, go: str):
     from nerve import Node
-    from nerve.msg import sensor_msgs
 
     node = Node()
-    pixels = np.zeros((height, width, 3), dtype=np.uint8)
-    xyz = np.random.default_rng(7).standard_normal((points, POINT_STEP // 4), dtype=np.float32)
-    cloud = xyz.view(np.uint8).reshape(-1)
-    image_stamp, cloud_stamp = pixels.reshape(-1)[:8].view("<i8"), cloud[:8].view("<i8")
-    fields = [{"name": n, "offset": o, "datatype": FLOAT32, "count": 1} for n, o in (("x", 0), ("y", 4), ("z", 8))]
+    image_message, cloud_message, image_head, cloud_head = view_messages(width, height, points)
+    image_stamp, cloud_stamp = image_head[:8].view("<i8"), cloud_head[:8].view("<i8")
     with open(ready, "w"):
         pass
     wait_for(go)
@@ -55,21 +49,10 @@ def producer(width: int, height: int, points: int, images: int, rate_hz: float, 
     for tick in paced(2 * images, 2 * rate_hz):
         if tick % 2 == 0:
             image_stamp[0] = time.monotonic_ns()
-            image = sensor_msgs.Image(height=height, width=width, encoding="rgb8", step=width * 3, data=pixels)
-            node.send_output("image", image)
+            node.send_output("image", image_message())
         elif tick % (2 * cloud_every) == 1:
             cloud_stamp[0] = time.monotonic_ns()
-            message = sensor_msgs.PointCloud2(
-                height=1,
-                width=points,
-                fields=fields,
-                is_bigendian=False,
-                point_step=POINT_STEP,
-                row_step=points * POINT_STEP,
-                data=cloud,
-                is_dense=True,
-            )
-            node.send_output("cloud", message)
+            node.send_output("cloud", cloud_message())
 
 
 def consumer(folder: str) -> None:
