@@ -141,18 +141,19 @@ CHECKER = """
             image = sensor_msgs.Image.from_arrow(event["value"])
             digest = hashlib.sha256(image.data.tobytes()).hexdigest()
             node.send_output("digest", std_msgs.String(data=f"{image.header.frame_id} {digest}"))
-            pixels = image.data.reshape(image.height, image.width, 3)[::10, ::10].copy()
-            thumb = sensor_msgs.Image(
-                header=image.header, height=pixels.shape[0], width=pixels.shape[1], encoding=image.encoding,
-                step=pixels.shape[1] * 3, data=pixels.reshape(-1),
+            # Mirrored, so what comes back is nerve's own full-size image, not an echo.
+            pixels = image.data.reshape(image.height, image.width, 3)[:, ::-1].copy()
+            mirror = sensor_msgs.Image(
+                header=image.header, height=image.height, width=image.width, encoding=image.encoding,
+                step=image.step, data=pixels.reshape(-1),
             )
-            node.send_output("back", thumb)
+            node.send_output("back", mirror)
 """
 
 
 def test_images_cross_both_ways_byte_exact(ros_host, tmp_path, dataflows):
-    """Full HD from ROS 2; a thumbnail of each back to it (see docs/ros2.md's limits: large
-    messages from nerve to Fast DDS over UDP overflow its default socket buffer)."""
+    """Full HD from ROS 2, and a mirrored full HD image of each back to it: from nerve, a
+    6 MB sample reaches Fast DDS over UDP through its default socket buffer."""
     reliable = "{reliable: true, keep_last: 4}"
     path = dataflows.write(
         f"""
@@ -205,11 +206,11 @@ def test_images_cross_both_ways_byte_exact(ros_host, tmp_path, dataflows):
                     m.data = pixels.tobytes()
                     send.publish(m)
                     rclpy.spin_once(node, timeout_sec=0.2)
-        thumbs = {k: v.reshape(1080, 1920, 3)[::10, ::10].tobytes() for k, v in frames.items()}
+        mirrors = {k: v.reshape(1080, 1920, 3)[:, ::-1].tobytes() for k, v in frames.items()}
         same = {
-            k: back[k].data.tobytes() == thumbs[k]
+            k: back[k].data.tobytes() == mirrors[k]
             and (back[k].height, back[k].width, back[k].encoding, back[k].step, back[k].header.stamp.sec)
-            == (108, 192, "bgr8", 576, 1700000000)
+            == (1080, 1920, "bgr8", 1920 * 3, 1700000000)
             for k in frames
         }
         print(json.dumps({"digests_match": {k: digests[k] == expected[k] for k in frames}, "back_same": same}))
