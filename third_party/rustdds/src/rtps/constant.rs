@@ -39,25 +39,17 @@ pub const REPAIR_INTERVAL_MAX: Duration = Duration::from_millis(100);
 // one reader. A round always sends at least one sample, even a larger one.
 pub const REPAIR_BATCH_MAX_BYTES: usize = 8192;
 
-// nerve: most bytes of DATAFRAG submessages one SendRepairFrags round sends to
-// one reader, packed into datagrams of the reader's path-MTU budget: less than
-// a reader's default socket buffer (see PACING_BURST_BYTES), which a repair
-// burst would overflow as the first push did.
-pub const REPAIR_FRAGS_MAX_BYTES: usize = 96 * 1024;
-
 // nerve: pacing of fragmented samples. A reader on the same host reads UDP into
 // a socket buffer of the system's default size (212 992 bytes on Linux), and
 // loopback delivers a burst of datagrams faster than a reader drains them: what
 // overflows is lost and must be repaired fragment by fragment. A writer sends
-// the DATAFRAG datagrams of a sample through a token bucket that holds
-// PACING_BURST_BYTES and refills at
-// PACING_RATE_BYTES_PER_SEC, well above what one gigabit link carries, so
-// only bursts are shaped. The event loop's timer has a resolution of one
-// millisecond, which caps the rate at about one burst per millisecond.
-// The bucket holds two datagrams of loopback's 64 KiB budget: the kernel
-// counts a datagram's buffers too, and three such datagrams nearly fill the
-// default buffer on their own.
-pub const PACING_BURST_BYTES: usize = 128 * 1024;
+// the DATAFRAG datagrams of a sample, and its repairs, through a token bucket
+// that holds PACING_BURST_BYTES and refills at PACING_RATE_BYTES_PER_SEC. The
+// kernel counts about 2.3 KiB per datagram of one 1 344-byte fragment, so the
+// bucket's 70 datagrams take three quarters of that buffer. The event loop's
+// timer has a resolution of one millisecond, which caps the rate at about one
+// bucket per millisecond.
+pub const PACING_BURST_BYTES: usize = 96 * 1024;
 pub const PACING_RATE_BYTES_PER_SEC: f64 = 200.0 * 1024.0 * 1024.0;
 
 // Periodic HEARTBEAT period for reliable Writers. The period is adaptive: while

@@ -81,6 +81,8 @@ pub(crate) struct RtpsReaderProxy {
   pub last_nackfrag_count: Option<i32>,
   qos: QosPolicies,
   frags_requested: BTreeMap<SequenceNumber, BitVec>,
+  /// nerve: samples the reader asked fragments of (it holds the others).
+  frags_nacked: BTreeSet<SequenceNumber>,
 
   // Interface-aware transmit: the resolved send destination for this reader,
   // recomputed when locators or observations change. Defaults to the fallback
@@ -117,6 +119,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos,
       frags_requested: BTreeMap::new(),
+      frags_nacked: BTreeSet::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -246,6 +249,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos: reader.qos_policy.clone(),
       frags_requested: BTreeMap::new(),
+      frags_nacked: BTreeSet::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -324,6 +328,7 @@ impl RtpsReaderProxy {
       last_nackfrag_count: None,
       qos: discovered_reader_data.subscription_topic_data.qos(),
       frags_requested: BTreeMap::new(),
+      frags_nacked: BTreeSet::new(),
       send_route: SendRoute::default(),
       max_datagram_payload: FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE,
     }
@@ -572,6 +577,29 @@ impl RtpsReaderProxy {
   }
 
   // This just removes the FragmentNumber entry from the set.
+  /// nerve: asks for every fragment of sample `seq_num`, so a sample the
+  /// reader lacks entirely is repaired fragment-wise, at the writer's pace. A
+  /// sample the reader has asked fragments of is left to those requests: a
+  /// reader lists a partly received sample as missing in its ACKNACK too, and
+  /// sending all of it again would flood the reader on every HEARTBEAT.
+  pub fn request_all_frags(&mut self, seq_num: SequenceNumber, num_frags: u32) {
+    if self.frags_nacked.contains(&seq_num) {
+      return;
+    }
+    self
+      .frags_requested
+      .entry(seq_num)
+      .or_insert_with(|| BitVec::from_elem(num_frags as usize, true));
+  }
+
+  /// nerve: notes that the reader asked for fragments of `seq_num`, and
+  /// forgets the samples it has acknowledged since.
+  pub fn note_frags_nacked(&mut self, seq_num: SequenceNumber) {
+    let acked = self.acked_up_to_before();
+    self.frags_nacked.retain(|sn| *sn >= acked);
+    self.frags_nacked.insert(seq_num);
+  }
+
   pub fn mark_frag_sent(&mut self, seq_num: SequenceNumber, frag_num: &FragmentNumber) {
     let mut frag_map_emptied = false;
     if let Some(frag_map) = self.frags_requested.get_mut(&seq_num) {

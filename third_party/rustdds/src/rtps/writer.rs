@@ -32,7 +32,7 @@ use crate::{
       DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
       HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
       NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, PACING_BURST_BYTES, PACING_RATE_BYTES_PER_SEC,
-      REPAIR_BATCH_MAX_BYTES, REPAIR_FRAGS_MAX_BYTES,
+      REPAIR_BATCH_MAX_BYTES,
       REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
@@ -137,19 +137,35 @@ impl Pacing {
   /// Takes `bytes` from the bucket, or says how long until it holds them (a
   /// datagram larger than the bucket waits for a full bucket).
   fn take(&mut self, bytes: usize) -> Option<std::time::Duration> {
+    match self.allowance(bytes) {
+      Ok(_) => {
+        self.spend(bytes);
+        None
+      }
+      Err(wait) => Some(wait),
+    }
+  }
+
+  /// The bytes the bucket holds once it holds `at_least` (capped at a full
+  /// bucket), or how long until it does.
+  fn allowance(&mut self, at_least: usize) -> Result<usize, std::time::Duration> {
     let now = Instant::now();
     let refill = now.duration_since(self.refilled).as_secs_f64() * PACING_RATE_BYTES_PER_SEC;
     self.tokens = (self.tokens + refill).min(PACING_BURST_BYTES as f64);
     self.refilled = now;
-    let needed = bytes.min(PACING_BURST_BYTES) as f64;
+    let needed = at_least.min(PACING_BURST_BYTES) as f64;
     if self.tokens >= needed {
-      self.tokens -= bytes as f64;
-      None
+      Ok(self.tokens as usize)
     } else {
-      Some(std::time::Duration::from_secs_f64(
+      Err(std::time::Duration::from_secs_f64(
         (needed - self.tokens) / PACING_RATE_BYTES_PER_SEC,
       ))
     }
+  }
+
+  /// Takes `bytes` sent; the bucket may go below empty, delaying what follows.
+  fn spend(&mut self, bytes: usize) {
+    self.tokens -= bytes as f64;
   }
 }
 
@@ -566,6 +582,14 @@ impl Writer {
         if !self.repair_backlogged(reader_guid) {
           self.handle_repair_data_send(reader_guid);
         }
+        // nerve: a fragmented sample the round asked to repair fragment-wise.
+        if self
+          .readers
+          .get(&reader_guid)
+          .is_some_and(RtpsReaderProxy::repair_frags_requested)
+        {
+          self.schedule_repair_frags(reader_guid, std::time::Duration::ZERO);
+        }
         if self
           .readers
           .get(&reader_guid)
@@ -581,15 +605,18 @@ impl Writer {
           Some(rp) => rp.repair_frags_scheduled = false,
           None => return, // reader is gone
         }
-        if !self.repair_backlogged(reader_guid) {
-          self.handle_repair_frags_send(reader_guid);
-        }
+        let paced = if self.repair_backlogged(reader_guid) {
+          None
+        } else {
+          self.handle_repair_frags_send(reader_guid)
+        };
         if self
           .readers
           .get(&reader_guid)
           .is_some_and(RtpsReaderProxy::repair_frags_requested)
         {
-          self.schedule_repair_frags(reader_guid, self.repair_interval());
+          let after = paced.unwrap_or_else(|| self.repair_interval());
+          self.schedule_repair_frags(reader_guid, after);
         }
       } // SendRepairFrags
       TimedEvent::ResumePush => {
@@ -1393,6 +1420,7 @@ impl Writer {
           return;
         }
         reader_proxy.last_nackfrag_count = Some(nackfrag.count);
+        reader_proxy.note_frags_nacked(nackfrag.writer_sn);
         reader_proxy.mark_frags_requested(nackfrag.writer_sn, &nackfrag.fragment_number_state);
         self.schedule_repair_frags(reader_guid, self.nackfrag_response_delay);
       }
@@ -1461,27 +1489,29 @@ impl Writer {
     }
   }
 
-  fn handle_repair_frags_send(&mut self, to_reader: GUID) {
+  // nerve: returns how long until the pacing bucket allows the next round,
+  // when it cut this one short.
+  fn handle_repair_frags_send(&mut self, to_reader: GUID) -> Option<std::time::Duration> {
     if self.like_stateless {
       warn!(
         "Not sending repair frags in a stateless-like Writer, since it currently supports only \
          BestEffort behavior. topic={:?}",
         self.my_topic_name
       );
-      return;
+      return None;
     }
 
     // see similar function above
-    if let Some(mut reader_proxy) = self.readers.remove(&to_reader) {
-      self.handle_repair_frags_send_worker(&mut reader_proxy);
-      if let Some(rp) = self
-        .readers
-        .insert(reader_proxy.remote_reader_guid, reader_proxy)
-      {
-        // this is an internal logic error, or maybe out of memory
-        error!("Reader proxy was duplicated somehow??? (frags) {rp:?}");
-      }
+    let mut reader_proxy = self.readers.remove(&to_reader)?;
+    let paced = self.handle_repair_frags_send_worker(&mut reader_proxy);
+    if let Some(rp) = self
+      .readers
+      .insert(reader_proxy.remote_reader_guid, reader_proxy)
+    {
+      // this is an internal logic error, or maybe out of memory
+      error!("Reader proxy was duplicated somehow??? (frags) {rp:?}");
     }
+    paced
   }
 
   // One repair round for a reader: send its unsent changes, lowest first, until
@@ -1574,7 +1604,16 @@ impl Writer {
         continue;
       };
       let payload_size = cc.data_value.payload_size();
-      if !coalesce || payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy)) {
+      if coalesce && payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy)) {
+        // nerve: a fragmented sample goes out as the fragment repair sends a
+        // NACK_FRAG's fragments, paced, rather than all at once here (a burst a
+        // reader's socket buffer would not hold).
+        let (num_frags, _) = self.num_frags_and_frag_size(payload_size);
+        reader_proxy.request_all_frags(unsent_sn, num_frags);
+        round_bytes += payload_size;
+      } else if !coalesce
+        || payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy))
+      {
         // Keep the order: whatever is packed so far goes first.
         self.flush_repair_datagram(&mut datagram, reader_proxy);
         ts_active = false;
@@ -1659,33 +1698,84 @@ impl Writer {
     }
   }
 
-  // nerve: one SendRepairFrags round answers the reader's requested fragments
-  // of one sample, up to REPAIR_FRAGS_MAX_BYTES: each run of consecutive
-  // fragments goes as DATAFRAG submessages of as many fragments as a datagram
-  // of the reader's budget holds, the datagrams as full as they go. When the
+  // nerve: one SendRepairFrags round answers the reader's fragment requests,
+  // lowest sample first, with as many bytes as the writer's pacing bucket
+  // holds: each run of consecutive fragments
+  // goes as DATAFRAG submessages of as many fragments as a datagram of the
+  // reader's budget holds, the datagrams as full as they go. When every
   // request is answered, a HEARTBEAT in the last datagram asks the reader for
   // what it still lacks, so a large repair takes round trips, not timer ticks.
+  // Returns how long until the bucket allows the next round when requests
+  // remain.
   fn handle_repair_frags_send_worker(
     &mut self,
     reader_proxy: &mut RtpsReaderProxy, /* This is mutable proxy temporarily detached from the
                                          * set of reader proxies */
-  ) {
+  ) -> Option<std::time::Duration> {
+    let budget = reader_proxy.max_datagram_payload();
+    let mut pacing = self.pacing.get();
+    let allowance = match pacing.allowance(budget) {
+      Ok(bytes) => bytes,
+      Err(wait) => return Some(wait),
+    };
+    let mut left = allowance / FRAGMENT_SIZE;
+    let mut datagram: Option<MessageBuilder> = None;
+    while left > 0 {
+      let requested: Vec<(SequenceNumber, FragmentNumber)> =
+        reader_proxy.frags_requested_iterator().take(left).collect();
+      if requested.is_empty() {
+        break;
+      }
+      left -= requested.len();
+      let sent = self.repair_frags_of_sample(reader_proxy, &requested, &mut datagram);
+      pacing.spend(sent);
+    }
+    self.pacing.set(pacing);
+    let remaining = reader_proxy.repair_frags_requested();
+    if !remaining {
+      let heartbeat = MessageBuilder::new().heartbeat_msg(
+        self.entity_id(),
+        self.send_buffer.first_change_sequence_number(),
+        self.send_buffer.last_change_sequence_number(),
+        self.next_heartbeat_count(),
+        self.endianness,
+        reader_proxy.remote_reader_guid.entity_id,
+        false, // final flag unset: the reader answers with what it lacks
+        false,
+      );
+      self.add_to_repair_datagram(&mut datagram, heartbeat, 0, reader_proxy);
+    }
+    self.flush_repair_datagram(&mut datagram, reader_proxy);
+    remaining.then(|| {
+      let mut pacing = self.pacing.get();
+      pacing.allowance(budget).err().unwrap_or_default()
+    })
+  }
+
+  // nerve: adds the `requested` fragments (all of one sample, in order) to the
+  // repair `datagram`, marks them sent, and returns the payload bytes added.
+  fn repair_frags_of_sample(
+    &self,
+    reader_proxy: &mut RtpsReaderProxy,
+    requested: &[(SequenceNumber, FragmentNumber)],
+    datagram: &mut Option<MessageBuilder>,
+  ) -> usize {
     let reader_guid = reader_proxy.remote_reader_guid;
-    let max_frags = REPAIR_FRAGS_MAX_BYTES / FRAGMENT_SIZE;
-    let requested: Vec<(SequenceNumber, FragmentNumber)> =
-      reader_proxy.frags_requested_iterator().take(max_frags).collect();
     let Some(&(seq_num, _)) = requested.first() else {
-      return;
+      return 0;
+    };
+    let forget = |reader_proxy: &mut RtpsReaderProxy| {
+      for (sn, frag_num) in requested {
+        reader_proxy.mark_frag_sent(*sn, frag_num);
+      }
     };
     let Some(cache_change) = self.send_buffer.get_by_sn(seq_num) else {
       error!(
         "handle_repair_frags_send_worker: {:?} missing from send buffer. topic={:?}",
         seq_num, self.my_topic_name
       );
-      for (sn, frag_num) in &requested {
-        reader_proxy.mark_frag_sent(*sn, frag_num);
-      }
-      return;
+      forget(reader_proxy);
+      return 0;
     };
     // If the data is meant for a single reader only, make sure it is the one we're
     // about to send frags to.
@@ -1695,13 +1785,15 @@ impl Writer {
           "We were asked to send datafrags meant for the reader {single_reader_guid:?} to a \
            different reader {reader_guid:?}. Not gonna happen."
         );
-        return;
+        forget(reader_proxy);
+        return 0;
       }
     }
     let data_size = cache_change.data_value.payload_size();
     let Ok(sample_size) = u32::try_from(data_size) else {
       error!("handle_repair_frags_send_worker: sample size {data_size} does not fit in u32");
-      return;
+      forget(reader_proxy);
+      return 0;
     };
     let (num_frags, fragment_size) = self.num_frags_and_frag_size(data_size);
     let source_timestamp = cache_change.write_options.source_timestamp();
@@ -1714,24 +1806,23 @@ impl Writer {
     let opening_len = opening.len_serialized();
     let budget = reader_proxy.max_datagram_payload();
 
-    let mut datagram: Option<MessageBuilder> = None;
+    let mut sent = 0;
     let mut i = 0;
     while i < requested.len() {
       let first = u32::from(requested[i].1);
-      let run = requested[i..]
-        .iter()
-        .enumerate()
-        .take_while(|(j, (sn, f))| *sn == seq_num && u32::from(*f) == first + *j as u32)
-        .count()
-        .max(1);
       if first == 0 || first > num_frags {
         warn!("Reader {reader_guid:?} asked for fragment {first} of {num_frags}; ignored.");
         reader_proxy.mark_frag_sent(seq_num, &requested[i].1);
         i += 1;
         continue;
       }
+      let run = requested[i..]
+        .iter()
+        .enumerate()
+        .take_while(|(j, (sn, f))| *sn == seq_num && u32::from(*f) == first + *j as u32)
+        .count();
       let k = frags_per_datafrag(opening_len, budget, first, num_frags, fragment_size, data_size)
-        .min(run as u32);
+        .min(run as u32) as usize;
       let mut part = MessageBuilder::new();
       if source_timestamp.is_some() {
         part = part.ts_msg(self.endianness, source_timestamp);
@@ -1747,26 +1838,14 @@ impl Writer {
         self.endianness,
         self.security_plugins.as_ref(),
       );
-      self.add_to_repair_datagram(&mut datagram, part, 0, reader_proxy);
-      for (sn, frag_num) in &requested[i..i + k as usize] {
+      self.add_to_repair_datagram(datagram, part, 0, reader_proxy);
+      for (sn, frag_num) in &requested[i..i + k] {
         reader_proxy.mark_frag_sent(*sn, frag_num);
       }
-      i += k as usize;
+      sent += k * usize::from(fragment_size);
+      i += k;
     }
-    if !reader_proxy.repair_frags_requested() {
-      let heartbeat = MessageBuilder::new().heartbeat_msg(
-        self.entity_id(),
-        self.send_buffer.first_change_sequence_number(),
-        self.send_buffer.last_change_sequence_number(),
-        self.next_heartbeat_count(),
-        self.endianness,
-        reader_guid.entity_id,
-        false, // final flag unset: the reader answers with what it lacks
-        false,
-      );
-      self.add_to_repair_datagram(&mut datagram, heartbeat, 0, reader_proxy);
-    }
-    self.flush_repair_datagram(&mut datagram, reader_proxy);
+    sent
   } // fn
 
   /// Removes permanently cacheChanges from DDSCache.
