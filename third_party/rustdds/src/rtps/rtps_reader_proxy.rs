@@ -576,7 +576,6 @@ impl RtpsReaderProxy {
     }
   }
 
-  // This just removes the FragmentNumber entry from the set.
   /// nerve: asks for every fragment of sample `seq_num`, so a sample the
   /// reader lacks entirely is repaired fragment-wise, at the writer's pace. A
   /// sample the reader has asked fragments of is left to those requests: a
@@ -600,6 +599,7 @@ impl RtpsReaderProxy {
     self.frags_nacked.insert(seq_num);
   }
 
+  // This just removes the FragmentNumber entry from the set.
   pub fn mark_frag_sent(&mut self, seq_num: SequenceNumber, frag_num: &FragmentNumber) {
     let mut frag_map_emptied = false;
     if let Some(frag_map) = self.frags_requested.get_mut(&seq_num) {
@@ -617,7 +617,9 @@ impl RtpsReaderProxy {
   // there are still other fragmented samples requested (if any)
   // and continue sending.
   pub fn frags_requested_iterator(&self) -> FragBitVecIterator {
-    match self.frags_requested.iter().next() {
+    // nerve: the first sample with a fragment still requested (a NACK_FRAG
+    // with an empty set leaves an empty entry behind).
+    match self.frags_requested.iter().find(|(_, bv)| bv.any()) {
       None => FragBitVecIterator::new(SequenceNumber::default(), BitVec::new()), // empty iterator
       Some((sn, bv)) => FragBitVecIterator::new(*sn, bv.clone()),
     }

@@ -31,9 +31,9 @@ use crate::{
     constant::{
       DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
       HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
-      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, PACING_BURST_BYTES, PACING_RATE_BYTES_PER_SEC,
-      REPAIR_BATCH_MAX_BYTES,
-      REPAIR_INTERVAL_DEFAULT, REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
+      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, PACING_BURST_BYTES,
+      PACING_RATE_BYTES_PER_SEC, REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT,
+      REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
     outbound::{SocketId, TrafficClass},
     rtps_reader_proxy::RtpsReaderProxy,
@@ -1700,13 +1700,12 @@ impl Writer {
 
   // nerve: one SendRepairFrags round answers the reader's fragment requests,
   // lowest sample first, with as many bytes as the writer's pacing bucket
-  // holds: each run of consecutive fragments
-  // goes as DATAFRAG submessages of as many fragments as a datagram of the
-  // reader's budget holds, the datagrams as full as they go. When every
-  // request is answered, a HEARTBEAT in the last datagram asks the reader for
-  // what it still lacks, so a large repair takes round trips, not timer ticks.
-  // Returns how long until the bucket allows the next round when requests
-  // remain.
+  // holds: each run of consecutive fragments goes as DATAFRAG submessages of as
+  // many fragments as a datagram of the reader's budget holds, the datagrams as
+  // full as they go. When every request is answered, a HEARTBEAT in the last
+  // datagram asks the reader for what it still lacks, so a large repair takes
+  // round trips, not timer ticks. Returns how long until the bucket allows the
+  // next round when requests remain.
   fn handle_repair_frags_send_worker(
     &mut self,
     reader_proxy: &mut RtpsReaderProxy, /* This is mutable proxy temporarily detached from the
