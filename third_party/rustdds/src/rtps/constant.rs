@@ -45,10 +45,10 @@ pub const REPAIR_BATCH_MAX_BYTES: usize = 8192;
 // overflows is lost and must be repaired fragment by fragment. A writer sends
 // the DATAFRAG datagrams of a sample, and its repairs, through a token bucket
 // that holds PACING_BURST_BYTES and refills at PACING_RATE_BYTES_PER_SEC. The
-// kernel counts about 2.3 KiB per datagram of one 1 344-byte fragment, so the
-// bucket's 70 datagrams take three quarters of that buffer. The event loop's
-// timer has a resolution of one millisecond, which caps the rate at about one
-// bucket per millisecond.
+// kernel counts more than a datagram's bytes: the default buffer holds 92
+// datagrams of 1 400 bytes (2 315 bytes each), so the bucket's 73 datagrams of
+// one fragment take four fifths of it. The event loop's timer has a resolution
+// of one millisecond, which caps the rate at about one bucket per millisecond.
 pub const PACING_BURST_BYTES: usize = 96 * 1024;
 pub const PACING_RATE_BYTES_PER_SEC: f64 = 200.0 * 1024.0 * 1024.0;
 

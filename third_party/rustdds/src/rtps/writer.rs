@@ -1604,16 +1604,15 @@ impl Writer {
         continue;
       };
       let payload_size = cc.data_value.payload_size();
-      if coalesce && payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy)) {
+      let fragmented = payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy));
+      if coalesce && fragmented {
         // nerve: a fragmented sample goes out as the fragment repair sends a
         // NACK_FRAG's fragments, paced, rather than all at once here (a burst a
         // reader's socket buffer would not hold).
         let (num_frags, _) = self.num_frags_and_frag_size(payload_size);
         reader_proxy.request_all_frags(unsent_sn, num_frags);
         round_bytes += payload_size;
-      } else if !coalesce
-        || payload_size > self.max_unfragmented_serialized_payload(Some(reader_proxy))
-      {
+      } else if !coalesce || fragmented {
         // Keep the order: whatever is packed so far goes first.
         self.flush_repair_datagram(&mut datagram, reader_proxy);
         ts_active = false;
