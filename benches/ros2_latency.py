@@ -1,13 +1,13 @@
 """One-way latency between rclpy and nerve through `nerve ros2 bridge`, beside rclpy → rclpy and
 nerve → nerve, in the same run.
 
-    ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST python -m benches.ros2_latency
+    ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST python -m benches.ros2_latency [--rate HZ] [--sizes 1080p ...]
 
 Each case sends ``sensor_msgs/Image`` messages of 8 B, 1 MiB and a 1080p rgb8 frame at 50 Hz
-from one process to another. The sender stamps each message with ``CLOCK_MONOTONIC`` (one clock
-for every process of the machine) in ``header.stamp`` and numbers it in ``header.frame_id``; the
-receiver takes the difference on arrival. The first messages, sent while the graph is still
-matching, are not counted. Paths:
+(``--rate`` and ``--sizes`` choose others) from one process to another. The sender stamps each
+message with ``CLOCK_MONOTONIC`` (one clock for every process of the machine) in
+``header.stamp`` and numbers it in ``header.frame_id``; the receiver takes the difference on
+arrival. The first messages, sent while the graph is still matching, are not counted. Paths:
 
 - ``rclpy → rclpy``: ROS 2 alone (Fast DDS, its default middleware);
 - ``rclpy → nerve``: an rclpy publisher, the bridge, a nerve subscriber (Python);
@@ -19,6 +19,7 @@ Everything stays on loopback: the bridge and rclpy are told so by the variable a
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -145,13 +146,13 @@ def percentile(values: list[int], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] / 1e3
 
 
-def measure(work: Path, path: str, rows: int, step: int) -> list[int]:
+def measure(work: Path, path: str, rows: int, step: int, rate: int) -> list[int]:
     """The counted latencies (ns) of one path and size."""
     send, receive, bridged = PATHS[path]
     common = textwrap.dedent(COMMON.format(topic=TOPIC))
     (work / "send.py").write_text(common + textwrap.dedent(send))
     (work / "receive.py").write_text(common + textwrap.dedent(receive))
-    args = [str(a) for a in (rows, step, WARMUP, COUNT, RATE_HZ)]
+    args = [str(a) for a in (rows, step, WARMUP, COUNT, rate)]
     bridge = None
     if bridged:
         bridge = subprocess.Popen(
@@ -175,14 +176,19 @@ def measure(work: Path, path: str, rows: int, step: int) -> list[int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="rclpy ↔ nerve latency through the ROS 2 bridge")
+    parser.add_argument("--rate", type=int, default=RATE_HZ, help="messages per second (default %(default)s)")
+    parser.add_argument("--sizes", nargs="+", choices=SIZES, default=list(SIZES), help="message sizes to send")
+    options = parser.parse_args()
     if os.environ.get("ROS_AUTOMATIC_DISCOVERY_RANGE") != "LOCALHOST":
         sys.exit("set ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: this measurement stays on loopback")
-    print(f"{COUNT} messages per case at {RATE_HZ} Hz, one-way latency in µs\n")
+    print(f"{COUNT} messages per case at {options.rate} Hz, one-way latency in µs\n")
     print("| message | path | p50 | p99 | max | received |\n|---|---|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as folder:
-        for size, (rows, step) in SIZES.items():
+        for size in options.sizes:
+            rows, step = SIZES[size]
             for path in PATHS:
-                got = measure(Path(folder), path, rows, step)
+                got = measure(Path(folder), path, rows, step, options.rate)
                 if got:
                     cells = f"{percentile(got, 0.5):,.0f} | {percentile(got, 0.99):,.0f} | {max(got) / 1e3:,.0f}"
                 else:

@@ -120,6 +120,16 @@ pub fn local_interface_table() -> Vec<IfAddr> {
 /// An overestimate is a soft failure (IP fragmentation), never data loss, so
 /// this errs toward the safe default when unsure.
 pub fn path_mtu_payload_for_peer(ifaces: &[IfAddr], peer_ip: IpAddr) -> usize {
+  // nerve: a peer at one of this host's own addresses is on this host, and the
+  // kernel routes datagrams to a local address through the loopback device
+  // (`ip route get` says `local ... dev lo`), whatever interface holds the
+  // address. Its MTU applies, not the Ethernet one: a same-host reader that
+  // advertises its Ethernet address gets datagrams of 64 KiB instead of 1.5 KiB.
+  if ifaces.iter().any(|ifa| ifa.ip == peer_ip) {
+    if let Some(mtu) = ifaces.iter().filter(|ifa| ifa.is_loopback).find_map(|ifa| ifa.mtu) {
+      return payload_budget_for_mtu(mtu);
+    }
+  }
   if let IpAddr::V4(peer) = peer_ip {
     for ifa in ifaces {
       let (IpAddr::V4(local), Some(mask)) = (ifa.ip, ifa.netmask) else {

@@ -49,7 +49,12 @@ pub const REPAIR_BATCH_MAX_BYTES: usize = 8192;
 // datagrams of 1 400 bytes (2 315 bytes each), so the bucket's 73 datagrams of
 // one fragment take four fifths of it. The event loop's timer has a resolution
 // of one millisecond, which caps the rate at about one bucket per millisecond.
+// A reader on the same host gets datagrams of the loopback MTU (see
+// `path_mtu_payload_for_peer`); two of 64 KiB take 142 000 bytes of the buffer
+// (71 000 each), so the bucket holds PACING_BURST_DATAGRAMS of them when that
+// is more than PACING_BURST_BYTES.
 pub const PACING_BURST_BYTES: usize = 96 * 1024;
+pub const PACING_BURST_DATAGRAMS: usize = 2;
 pub const PACING_RATE_BYTES_PER_SEC: f64 = 200.0 * 1024.0 * 1024.0;
 
 // Periodic HEARTBEAT period for reliable Writers. The period is adaptive: while

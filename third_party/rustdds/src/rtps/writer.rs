@@ -31,7 +31,7 @@ use crate::{
     constant::{
       DEFAULT_WRITER_MAX_SAMPLES, FALLBACK_MAX_AGGREGATED_DATAGRAM_SIZE, FRAGMENT_SIZE,
       HEARTBEAT_PERIOD_FAST, HEARTBEAT_PERIOD_SLOW, HEARTBEAT_SUBMESSAGE_SERIALIZED_SIZE,
-      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, PACING_BURST_BYTES,
+      NACK_RESPONSE_DELAY, NACK_SUPPRESSION_DURATION, PACING_BURST_BYTES, PACING_BURST_DATAGRAMS,
       PACING_RATE_BYTES_PER_SEC, REPAIR_BATCH_MAX_BYTES, REPAIR_INTERVAL_DEFAULT,
       REPAIR_INTERVAL_MAX, REPAIR_INTERVAL_MIN,
     },
@@ -134,8 +134,8 @@ impl Pacing {
     }
   }
 
-  /// Takes `bytes` from the bucket, or says how long until it holds them (a
-  /// datagram larger than the bucket waits for a full bucket).
+  /// Takes a datagram of `bytes` from the bucket, or says how long until it
+  /// holds one.
   fn take(&mut self, bytes: usize) -> Option<std::time::Duration> {
     match self.allowance(bytes) {
       Ok(_) => {
@@ -146,14 +146,17 @@ impl Pacing {
     }
   }
 
-  /// The bytes the bucket holds once it holds `at_least` (capped at a full
-  /// bucket), or how long until it does.
-  fn allowance(&mut self, at_least: usize) -> Result<usize, std::time::Duration> {
+  /// The bytes the bucket holds once it holds a datagram of `datagram` bytes,
+  /// or how long until it does. The bucket holds `PACING_BURST_BYTES`, or
+  /// `PACING_BURST_DATAGRAMS` datagrams when those are larger: a burst of
+  /// one 64 KiB datagram per timer tick would leave loopback at half the rate.
+  fn allowance(&mut self, datagram: usize) -> Result<usize, std::time::Duration> {
+    let capacity = PACING_BURST_BYTES.max(PACING_BURST_DATAGRAMS * datagram) as f64;
     let now = Instant::now();
     let refill = now.duration_since(self.refilled).as_secs_f64() * PACING_RATE_BYTES_PER_SEC;
-    self.tokens = (self.tokens + refill).min(PACING_BURST_BYTES as f64);
+    self.tokens = (self.tokens + refill).min(capacity);
     self.refilled = now;
-    let needed = at_least.min(PACING_BURST_BYTES) as f64;
+    let needed = datagram as f64;
     if self.tokens >= needed {
       Ok(self.tokens as usize)
     } else {
