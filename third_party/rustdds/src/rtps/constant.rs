@@ -52,7 +52,8 @@ pub const REPAIR_BATCH_MAX_BYTES: usize = 8192;
 // A reader on the same host gets datagrams of the loopback MTU (see
 // `path_mtu_payload_for_peer`); two of 64 KiB take 142 000 bytes of the buffer
 // (71 000 each), so the bucket holds PACING_BURST_DATAGRAMS of them when that
-// is more than PACING_BURST_BYTES.
+// is more than PACING_BURST_BYTES. (`python -m benches.udp_buffer` in nerve's
+// repository counts what the default buffer holds of each size.)
 pub const PACING_BURST_BYTES: usize = 96 * 1024;
 pub const PACING_BURST_DATAGRAMS: usize = 2;
 pub const PACING_RATE_BYTES_PER_SEC: f64 = 200.0 * 1024.0 * 1024.0;
